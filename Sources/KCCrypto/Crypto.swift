@@ -1,0 +1,109 @@
+import CSodium
+
+/// Thin wrappers over the libsodium primitives kc uses: Argon2id, XChaCha20-Poly1305, random bytes.
+public enum Crypto {
+    private static let initResult: Int32 = sodium_init()
+
+    /// Initialises libsodium once (thread-safe, idempotent).
+    public static func ensureInitialized() {
+        precondition(initResult >= 0, "kc: libsodium failed to initialise")
+    }
+
+    public static let keyLength = Int(crypto_aead_xchacha20poly1305_ietf_KEYBYTES)      // 32
+    public static let nonceLength = Int(crypto_aead_xchacha20poly1305_ietf_NPUBBYTES)   // 24
+    public static let tagLength = Int(crypto_aead_xchacha20poly1305_ietf_ABYTES)        // 16
+    public static let saltLength = Int(crypto_pwhash_SALTBYTES)                          // 16
+
+    /// libsodium's Argon2id presets and minimums, for checks against the format's constants.
+    public static let argon2idMinimumOps = UInt64(crypto_pwhash_opslimit_min())
+    public static let argon2idMinimumMemory = UInt64(crypto_pwhash_memlimit_min())
+    public static let interactiveOps = UInt64(crypto_pwhash_opslimit_interactive())
+    public static let interactiveMemory = UInt64(crypto_pwhash_memlimit_interactive())
+    public static let moderateOps = UInt64(crypto_pwhash_opslimit_moderate())
+    public static let moderateMemory = UInt64(crypto_pwhash_memlimit_moderate())
+
+    public static func randomBytes(_ count: Int) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: count)
+        if count > 0 { out.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) } }
+        return out
+    }
+
+    public enum Failure: Error, Equatable {
+        /// Argon2id could not run (usually: not enough memory for the requested cost).
+        case keyDerivationFailed
+        /// The ciphertext, tag, key or associated data do not match.
+        case authenticationFailed
+    }
+
+    /// Argon2id13 (`crypto_pwhash`) of `password` into a 32-byte key in secure memory.
+    public static func deriveKey(password: SecureBytes, salt: [UInt8], opsLimit: UInt64, memoryLimit: UInt64) throws -> SecureBytes {
+        ensureInitialized()
+        precondition(salt.count == saltLength)
+        let key = SecureBytes(count: keyLength)
+        let rc = key.withUnsafeMutableBytes { k in
+            password.withUnsafeBytes { p in
+                salt.withUnsafeBufferPointer { s in
+                    crypto_pwhash(k.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(k.count),
+                                  p.baseAddress!.assumingMemoryBound(to: CChar.self), UInt64(p.count),
+                                  s.baseAddress!, opsLimit, Int(memoryLimit), crypto_pwhash_ALG_ARGON2ID13)
+                }
+            }
+        }
+        guard rc == 0 else { throw Failure.keyDerivationFailed }
+        return key
+    }
+
+    /// XChaCha20-Poly1305 encryption; returns ciphertext followed by the 16-byte tag.
+    public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
+        ensureInitialized()
+        precondition(key.count == keyLength && nonce.count == nonceLength)
+        var out = [UInt8](repeating: 0, count: plaintext.count + tagLength)
+        var produced: UInt64 = 0
+        out.withUnsafeMutableBufferPointer { o in
+            key.withUnsafeBytes { k in
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    o.baseAddress!, &produced,
+                    plaintext.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(plaintext.count),
+                    associatedData, UInt64(associatedData.count), nil,
+                    nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        return out
+    }
+
+    public static func seal(_ plaintext: SecureBytes, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
+        plaintext.withUnsafeBytes { seal($0, key: key, nonce: nonce, associatedData: associatedData) }
+    }
+
+    /// XChaCha20-Poly1305 decryption of ciphertext-plus-tag into secure memory.
+    public static func open<C: ContiguousBytes>(_ sealed: C, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> SecureBytes {
+        ensureInitialized()
+        precondition(key.count == keyLength && nonce.count == nonceLength)
+        return try sealed.withUnsafeBytes { c in
+            guard c.count >= tagLength else { throw Failure.authenticationFailed }
+            let plain = SecureBytes(count: c.count - tagLength)
+            var produced: UInt64 = 0
+            let rc = plain.withUnsafeMutableBytes { m in
+                key.withUnsafeBytes { k in
+                    crypto_aead_xchacha20poly1305_ietf_decrypt(
+                        m.count > 0 ? m.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil, &produced, nil,
+                        c.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(c.count),
+                        associatedData, UInt64(associatedData.count),
+                        nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                }
+            }
+            guard rc == 0 else { throw Failure.authenticationFailed }
+            return plain
+        }
+    }
+
+    public static var version: String { String(cString: sodium_version_string()) }
+}
+
+/// Byte containers that can lend contiguous storage (Array, ArraySlice).
+public protocol ContiguousBytes {
+    func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
+}
+extension Array: ContiguousBytes where Element == UInt8 {}
+extension ArraySlice: ContiguousBytes where Element == UInt8 {}

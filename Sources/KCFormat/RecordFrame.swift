@@ -1,0 +1,77 @@
+/// The clear-text frame in front of every sealed record (Docs/FORMAT.md, "Records").
+///
+///     0  u32  body length L (nonce + ciphertext + tag)
+///     4  u64  sequence number (1 for the first record)
+///    12  u32  CRC-32C of bytes 0..<12
+///    16  L    body: 24-byte nonce, then ciphertext and 16-byte tag
+public struct RecordFrame: Equatable, Sendable {
+    public static let length = 16
+    public static let nonceLength = 24
+    public static let tagLength = 16
+    /// Smallest body: nonce, tag and the fixed part of a payload.
+    public static let minimumBodyLength = nonceLength + tagLength + RecordPayload.fixedLength
+    /// Largest body kc writes or reads (16 MiB).
+    public static let maximumBodyLength = 16 << 20
+
+    public var bodyLength: UInt32
+    public var sequence: UInt64
+
+    public init(bodyLength: UInt32, sequence: UInt64) {
+        self.bodyLength = bodyLength
+        self.sequence = sequence
+    }
+
+    public func encoded() -> [UInt8] {
+        var w = ByteWriter(capacity: Self.length)
+        w.u32(bodyLength)
+        w.u64(sequence)
+        w.u32(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+
+    /// Associated data sealed with a record: domain, vault id, the frame bytes, and the previous
+    /// record's tag (16 zero bytes for the first record). Binds each record to its vault, its
+    /// position and its predecessor.
+    public static func associatedData(vaultID: [UInt8], frame: [UInt8], previousTag: [UInt8]) -> [UInt8] {
+        Array("kc record v1".utf8) + vaultID + frame + previousTag
+    }
+
+    public static let noPreviousTag = [UInt8](repeating: 0, count: tagLength)
+}
+
+/// What lies at an offset of the record area.
+public enum FrameScan: Equatable, Sendable {
+    /// A complete record: its frame and the byte range of its body.
+    case record(RecordFrame, body: Range<Int>)
+    /// Nothing more: the offset is the end of the file.
+    case end
+    /// An incomplete final record (a short frame, a frame running past the end, or zero fill):
+    /// never acknowledged, so not an item.
+    case tornTail
+}
+
+extension RecordFrame {
+    /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
+    /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
+    public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64) throws(FormatError) -> FrameScan {
+        let remaining = file.count - offset
+        if remaining == 0 { return .end }
+        let tail = UnsafeRawBufferPointer(rebasing: file[offset...])
+        if remaining < length { return .tornTail }
+        if tail.allSatisfy({ $0 == 0 }) { return .tornTail }   // zero fill left by a crash before fsync
+        var r = ByteReader(tail)
+        let bodyLength = try r.u32()
+        let sequence = try r.u64()
+        let stored = try r.u32()
+        guard CRC32C.checksum(tail[0..<12]) == stored else { throw .badFrameChecksum(offset: offset) }
+        guard (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength)) else {
+            throw .badRecordLength(offset: offset, length: bodyLength)
+        }
+        guard sequence == expectedSequence else {
+            throw .badSequence(offset: offset, expected: expectedSequence, found: sequence)
+        }
+        let bodyStart = offset + length
+        guard file.count - bodyStart >= Int(bodyLength) else { return .tornTail }
+        return .record(RecordFrame(bodyLength: bodyLength, sequence: sequence), body: bodyStart..<(bodyStart + Int(bodyLength)))
+    }
+}

@@ -1,0 +1,132 @@
+/// Names one version of one item across devices: the device that wrote it and that device's counter.
+public struct RecordID: Hashable, Sendable, CustomStringConvertible {
+    public var device: [UInt8]   // 16 bytes
+    public var counter: UInt64   // 1, 2, 3... per device
+
+    public init(device: [UInt8], counter: UInt64) {
+        precondition(device.count == RecordPayload.idLength)
+        self.device = device
+        self.counter = counter
+    }
+
+    public var description: String { "\(device.hexString):\(counter)" }
+}
+
+/// What a record does.
+public enum RecordKind: UInt8, Sendable {
+    /// The whole item, replacing any earlier version.
+    case put = 1
+    /// A tombstone: the item is deleted.
+    case delete = 2
+    /// A compaction marker carrying the frontier (device -> highest counter) seen when compacting.
+    case compaction = 3
+}
+
+/// Field tags of a record payload. Readers ignore tags they do not know (forward compatibility).
+public enum FieldTag: UInt8, Sendable, CaseIterable {
+    case itemClass = 1, service, account, label, description, comment, generic
+    case server, `protocol`, port, path, securityDomain, authenticationType
+    case created, modified, secret
+    /// One frontier entry of a compaction marker: device id (16) + counter (u64).
+    case frontier = 64
+}
+
+/// A field: its tag and where its value lies in the decrypted payload.
+public struct PayloadField: Equatable, Sendable {
+    public var tag: UInt8
+    public var range: Range<Int>
+}
+
+/// The decrypted content of a record (Docs/FORMAT.md, "Payload"):
+///
+///     0  u8   payload version (1)
+///     1  u8   kind
+///     2  16   item id (zero for a compaction marker)
+///    18  16   record id: device id
+///    34  u64  record id: device counter
+///    42  u64  hybrid logical clock: milliseconds since 1970 << 16 | logical counter
+///    50  16   base record id: device id (zero when the item is new)
+///    66  u64  base record id: counter (zero when the item is new)
+///    74  ...  fields: u8 tag, u32 length, value
+public struct RecordPayload: Equatable, Sendable {
+    public static let version: UInt8 = 1
+    public static let idLength = 16
+    public static let fixedLength = 74
+
+    public var kind: RecordKind
+    public var itemID: [UInt8]
+    public var recordID: RecordID
+    public var timestamp: UInt64
+    public var base: RecordID?
+    public var fields: [PayloadField]
+
+    public init(kind: RecordKind, itemID: [UInt8], recordID: RecordID, timestamp: UInt64, base: RecordID?, fields: [PayloadField] = []) {
+        self.kind = kind
+        self.itemID = itemID
+        self.recordID = recordID
+        self.timestamp = timestamp
+        self.base = base
+        self.fields = fields
+    }
+
+    /// The fixed part (bytes 0..<74).
+    public func encodedFixedPart() -> [UInt8] {
+        var w = ByteWriter(capacity: Self.fixedLength)
+        w.u8(Self.version)
+        w.u8(kind.rawValue)
+        w.raw(itemID)
+        w.raw(recordID.device)
+        w.u64(recordID.counter)
+        w.u64(timestamp)
+        w.raw(base?.device ?? [UInt8](repeating: 0, count: Self.idLength))
+        w.u64(base?.counter ?? 0)
+        return w.bytes
+    }
+
+    /// Bytes that precede a field's value: tag and length.
+    public static func fieldPrefix(tag: UInt8, length: Int) -> [UInt8] {
+        var w = ByteWriter(capacity: 5)
+        w.u8(tag)
+        w.u32(UInt32(length))
+        return w.bytes
+    }
+
+    /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges.
+    public static func decode(_ plain: UnsafeRawBufferPointer) throws(FormatError) -> RecordPayload {
+        var r = ByteReader(plain)
+        guard plain.count >= fixedLength else { throw .badPayload("shorter than its fixed part") }
+        let version = try r.u8()
+        guard version == Self.version else { throw .badPayload("unsupported payload version \(version)") }
+        let rawKind = try r.u8()
+        guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload("unknown record kind \(rawKind)") }
+        let itemID = try r.bytes(idLength)
+        let device = try r.bytes(idLength)
+        let counter = try r.u64()
+        let timestamp = try r.u64()
+        let baseDevice = try r.bytes(idLength)
+        let baseCounter = try r.u64()
+        guard counter > 0 else { throw .badPayload("device counter is zero") }
+        let zeroID = [UInt8](repeating: 0, count: idLength)
+        guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload("half-set base record id") }
+        guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload("item id does not fit the record kind") }
+        var fields: [PayloadField] = []
+        var seen = Set<UInt8>()
+        while r.remaining > 0 {
+            guard r.remaining >= 5 else { throw .badPayload("truncated field header") }
+            let tag = try r.u8()
+            let length = Int(try r.u32())
+            guard length <= r.remaining else { throw .badPayload("field \(tag) runs past the payload") }
+            if tag != FieldTag.frontier.rawValue {
+                guard seen.insert(tag).inserted else { throw .badPayload("field \(tag) appears twice") }
+            }
+            fields.append(PayloadField(tag: tag, range: try r.skip(length)))
+        }
+        let base = baseCounter == 0 ? nil : RecordID(device: baseDevice, counter: baseCounter)
+        return RecordPayload(kind: kind, itemID: itemID, recordID: RecordID(device: device, counter: counter),
+                             timestamp: timestamp, base: base, fields: fields)
+    }
+
+    public func field(_ tag: FieldTag) -> Range<Int>? {
+        fields.first { $0.tag == tag.rawValue }?.range
+    }
+}

@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An owned-by-caller file descriptor with EINTR-safe, typed-error operations.
+/// Mutating steps (write, fsync, ftruncate) pass through the test-only `FaultSeam`.
+public struct FileDescriptor: Sendable, Equatable {
+    public let rawValue: Int32
+    public init(rawValue: Int32) { self.rawValue = rawValue }
+
+    public static let standardInput = FileDescriptor(rawValue: 0)
+    public static let standardOutput = FileDescriptor(rawValue: 1)
+    public static let standardError = FileDescriptor(rawValue: 2)
+
+    /// Opens `path`; `O_CLOEXEC` is always added.
+    public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
+        let fd = try retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    public func close() {
+        _ = Glibc.close(rawValue)   // never retried: Linux frees the descriptor even on EINTR
+    }
+
+    /// Reads up to `count` bytes; an empty result means end of file.
+    public func read(upTo count: Int) throws(Errno) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        let n = try retryingOnInterrupt {
+            buffer.withUnsafeMutableBytes { raw in Glibc.read(rawValue, raw.baseAddress, raw.count) }
+        }
+        buffer.removeSubrange(n...)
+        return buffer
+    }
+
+    /// Reads from `offset` to the end of the file without moving the file offset.
+    public func readToEnd(from offset: Int) throws(Errno) -> [UInt8] {
+        var result: [UInt8] = []
+        var position = offset
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = try retryingOnInterrupt {
+                chunk.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress, raw.count, off_t(position)) }
+            }
+            if n == 0 { return result }
+            result.append(contentsOf: chunk[0..<n])
+            position += n
+        }
+    }
+
+    /// Reads until end of input (for pipes and terminals as well as files).
+    public func readAll(limit: Int = 64 << 20) throws(Errno) -> [UInt8] {
+        var result: [UInt8] = []
+        while true {
+            let chunk = try read(upTo: 1 << 16)
+            if chunk.isEmpty { return result }
+            result.append(contentsOf: chunk)
+            if result.count > limit { throw Errno(rawValue: EFBIG) }
+        }
+    }
+
+    /// Writes every byte, looping over short writes.
+    public func write(all bytes: UnsafeRawBufferPointer) throws(Errno) {
+        if let injected = FaultSeam.checkpoint(.write, after: false) { throw injected }
+        var done = 0
+        while done < bytes.count {
+            let n = try retryingOnInterrupt { Glibc.write(rawValue, bytes.baseAddress! + done, bytes.count - done) }
+            done += n
+        }
+        _ = FaultSeam.checkpoint(.write, after: true)
+    }
+
+    public func write(all bytes: [UInt8]) throws(Errno) {
+        if bytes.isEmpty { return }
+        let failure = bytes.withUnsafeBytes { raw -> Errno? in
+            do throws(Errno) { try write(all: raw); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+    }
+
+    public func write(_ text: String) throws(Errno) {
+        try write(all: Array(text.utf8))
+    }
+
+    public func sync() throws(Errno) {
+        if let injected = FaultSeam.checkpoint(.fsync, after: false) { throw injected }
+        _ = try retryingOnInterrupt { fsync(rawValue) }
+        _ = FaultSeam.checkpoint(.fsync, after: true)
+    }
+
+    public func truncate(to length: Int) throws(Errno) {
+        if let injected = FaultSeam.checkpoint(.ftruncate, after: false) { throw injected }
+        _ = try retryingOnInterrupt { ftruncate(rawValue, off_t(length)) }
+        _ = FaultSeam.checkpoint(.ftruncate, after: true)
+    }
+
+    @discardableResult
+    public func seek(toEnd: Void = ()) throws(Errno) -> Int {
+        Int(try retryingOnInterrupt { lseek(rawValue, 0, SEEK_END) })
+    }
+
+    public func status() throws(Errno) -> FileStatus {
+        var st = stat()
+        _ = try retryingOnInterrupt { fstat(rawValue, &st) }
+        return FileStatus(st)
+    }
+
+    public enum LockKind: Sendable { case shared, exclusive }
+
+    /// Takes a `flock` lock, waiting at most `timeout` seconds (nil waits forever).
+    /// Throws `Errno.wouldBlock` when the timeout passes.
+    public func lock(_ kind: LockKind, timeout: Double?) throws(Errno) {
+        let op = kind == .shared ? LOCK_SH : LOCK_EX
+        guard let timeout else {
+            _ = try retryingOnInterrupt { flock(rawValue, op) }
+            return
+        }
+        var waited = 0.0
+        var pause = 0.001
+        while true {
+            if flock(rawValue, op | LOCK_NB) == 0 { return }
+            let error = Errno.current
+            if error != .wouldBlock && error != .interrupted { throw error }
+            if waited >= timeout { throw Errno.wouldBlock }
+            usleep(useconds_t(pause * 1_000_000))
+            waited += pause
+            pause = min(pause * 2, 0.05)
+        }
+    }
+
+    public func unlock() {
+        _ = flock(rawValue, LOCK_UN)
+    }
+
+    public var isTerminal: Bool { isatty(rawValue) == 1 }
+}
+
+/// The fields of `struct stat` that kc checks.
+public struct FileStatus: Sendable, Equatable {
+    public let device: UInt64
+    public let inode: UInt64
+    public let mode: UInt32
+    public let owner: UInt32
+    public let size: Int
+    public let linkCount: UInt64
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev); inode = UInt64(st.st_ino); mode = UInt32(st.st_mode)
+        owner = UInt32(st.st_uid); size = Int(st.st_size); linkCount = UInt64(st.st_nlink)
+    }
+
+    public var permissions: UInt32 { mode & 0o7777 }
+    public var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
+    public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
+    public var isSymbolicLink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
+
+    /// True when both describe the same file (same device and inode).
+    public func isSameFile(as other: FileStatus) -> Bool { device == other.device && inode == other.inode }
+}

@@ -1,0 +1,73 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemShim
+
+/// Path-level system calls, EINTR-safe with typed errors.
+public enum FileSystem {
+    /// `lstat`: does not follow a final symbolic link. Nil when nothing is at `path`.
+    public static func linkStatus(_ path: String) throws(Errno) -> FileStatus? {
+        var st = stat()
+        if lstat(path, &st) == 0 { return FileStatus(st) }
+        let error = Errno.current
+        if error == .noSuchFile { return nil }
+        throw error
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        (try? linkStatus(path)) != nil
+    }
+
+    /// Creates `path` and missing parents with `mode` (0700 by default).
+    public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(Errno) {
+        if path.isEmpty || exists(path) { return }
+        let parent = directoryName(path)
+        if parent != path { try makeDirectories(parent, mode: mode) }
+        if mkdir(path, mode) != 0 {
+            let error = Errno.current
+            if error != .fileExists { throw error }
+        }
+        _ = chmod(path, mode)   // umask must not widen or narrow what we asked for
+    }
+
+    public static func rename(_ from: String, to: String) throws(Errno) {
+        if let injected = FaultSeam.checkpoint(.rename, after: false) { throw injected }
+        _ = try retryingOnInterrupt { Glibc.rename(from, to) }
+        _ = FaultSeam.checkpoint(.rename, after: true)
+    }
+
+    public static func remove(_ path: String) throws(Errno) {
+        _ = try retryingOnInterrupt { unlink(path) }
+    }
+
+    /// Fsyncs the folder holding `path`, so a rename or creation in it is durable.
+    public static func syncDirectory(containing path: String) throws(Errno) {
+        let dir = try FileDescriptor.open(directoryName(path), O_RDONLY | O_DIRECTORY)
+        defer { dir.close() }
+        try dir.sync()
+    }
+
+    /// The folder part of `path` ("." when it has none).
+    public static func directoryName(_ path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+
+    public static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+
+    public static var currentUser: UInt32 { UInt32(getuid()) }
+}
+
+/// Process-wide hardening applied at start-up.
+public enum ProcessHardening {
+    /// Turns off core dumps (RLIMIT_CORE 0) and ptrace attach by other same-user processes.
+    public static func disableCoreDumps() {
+        _ = kc_disable_core_files()
+        _ = kc_set_not_dumpable()
+    }
+}

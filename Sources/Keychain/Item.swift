@@ -1,0 +1,119 @@
+import KCCrypto
+
+/// The two Keychain Services item classes kc stores.
+public enum ItemClass: String, Sendable, CaseIterable {
+    /// kSecClassGenericPassword.
+    case generic
+    /// kSecClassInternetPassword.
+    case internet
+}
+
+/// An item attribute, named as in kc's flags and JSON output.
+public enum Attribute: String, Sendable, CaseIterable {
+    case service, account, label, description, comment, generic
+    case server, `protocol`, port, path, securityDomain, authenticationType
+
+    /// Attributes each class has.
+    public static func all(for itemClass: ItemClass) -> [Attribute] {
+        switch itemClass {
+        case .generic: return [.service, .account, .label, .description, .comment, .generic]
+        case .internet: return [.server, .protocol, .port, .path, .securityDomain, .authenticationType,
+                                .account, .label, .description, .comment]
+        }
+    }
+
+    /// Attributes forming the primary key (a second add with the same values is a duplicate).
+    public static func primaryKey(for itemClass: ItemClass) -> [Attribute] {
+        switch itemClass {
+        case .generic: return [.service, .account]
+        case .internet: return [.server, .protocol, .port, .path, .securityDomain, .authenticationType, .account]
+        }
+    }
+}
+
+/// The non-secret part of an item: its class and attribute values (absent when unset).
+public struct ItemAttributes: Equatable, Sendable {
+    public var itemClass: ItemClass
+    public var values: [Attribute: String]
+
+    public init(_ itemClass: ItemClass, _ values: [Attribute: String] = [:]) {
+        self.itemClass = itemClass
+        self.values = values
+    }
+
+    public subscript(_ attribute: Attribute) -> String? {
+        get { values[attribute] }
+        set { values[attribute] = newValue }
+    }
+
+    /// The value used in primary-key comparison: unset authentication type means "default".
+    func keyValue(_ attribute: Attribute) -> String {
+        if attribute == .authenticationType { return values[attribute] ?? "default" }
+        return values[attribute] ?? ""
+    }
+
+    /// True when both have the same class and primary key (exact, case-sensitive).
+    public func hasSamePrimaryKey(as other: ItemAttributes) -> Bool {
+        itemClass == other.itemClass
+            && Attribute.primaryKey(for: itemClass).allSatisfy { keyValue($0) == other.keyValue($0) }
+    }
+}
+
+/// A stored item: id, attributes, dates, and its secret in secure memory.
+public struct Item: Sendable {
+    /// Stable random id (16 bytes), kept across updates and compaction.
+    public var id: [UInt8]
+    public var attributes: ItemAttributes
+    /// Milliseconds since 1970-01-01 UTC.
+    public var created: Int64
+    public var modified: Int64
+    public var secret: SecureBytes
+
+    public init(id: [UInt8], attributes: ItemAttributes, created: Int64, modified: Int64, secret: SecureBytes) {
+        self.id = id
+        self.attributes = attributes
+        self.created = created
+        self.modified = modified
+        self.secret = secret
+    }
+
+    public var itemClass: ItemClass { attributes.itemClass }
+}
+
+/// SecItemCopyMatching-style query: class, attribute filters, case folding, match limit.
+public struct Query: Sendable {
+    /// Nil matches both classes.
+    public var itemClass: ItemClass?
+    /// Every given attribute must match (exactly, or case-insensitively with `ignoreCase`).
+    public var filters: [Attribute: String]
+    public var ignoreCase: Bool
+    /// False: match limit one (the first match in creation order). True: every match.
+    public var matchAll: Bool
+
+    public init(itemClass: ItemClass? = nil, filters: [Attribute: String] = [:], ignoreCase: Bool = false, matchAll: Bool = false) {
+        self.itemClass = itemClass
+        self.filters = filters
+        self.ignoreCase = ignoreCase
+        self.matchAll = matchAll
+    }
+
+    /// True when `attributes` satisfies every filter. An attribute the item's class lacks never matches.
+    public func matches(_ attributes: ItemAttributes) -> Bool {
+        if let itemClass, itemClass != attributes.itemClass { return false }
+        for (attribute, wanted) in filters {
+            let actual: String?
+            if attribute == .authenticationType {
+                actual = attributes.itemClass == .internet ? attributes.keyValue(attribute) : nil
+            } else {
+                actual = attributes[attribute]
+            }
+            guard let actual else { return false }
+            if ignoreCase {
+                if actual.lowercased() != wanted.lowercased() { return false }
+            } else if actual != wanted {
+                return false
+            }
+        }
+        return true
+    }
+}
