@@ -1,0 +1,81 @@
+# kc: a keychain for the command line.
+#   make install   install what is missing, build, install kc, its man page and completions
+#   make test      install what the tests need, then run every test (unit, end-to-end, FTP)
+#   make bench     print the benchmark figures
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+SWIFT ?= swift
+PYTHON ?= python3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
+TEST_PACKAGES = curl openssl git procps util-linux
+PYTHON_MODULES = pytest pexpect pyftpdlib OpenSSL
+PYTHON_PACKAGES = pytest pexpect pyftpdlib pyopenssl
+DEBUG_BIN = .build/debug/kc
+RELEASE_BIN = .build/release/kc
+
+.PHONY: all build release install uninstall deps test-deps test unit-test e2e-test bench docs fuzz stress clean
+
+all: release
+
+# Installs the Debian packages in $(1) that are not installed yet.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; fi
+endef
+
+deps:
+	$(call apt_install,$(BUILD_PACKAGES))
+
+test-deps: deps
+	$(call apt_install,$(TEST_PACKAGES))
+	@$(PYTHON) -c "import $(shell echo $(PYTHON_MODULES) | tr ' ' ',')" 2>/dev/null || \
+	  $(PYTHON) -m pip install --quiet --disable-pip-version-check $(PYTHON_PACKAGES)
+
+build: deps
+	$(SWIFT) build --product kc
+
+release: deps
+	$(SWIFT) build -c release --product kc
+
+install: release
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -m 0755 $(RELEASE_BIN) $(BINDIR)/kc
+	install -m 0644 Docs/kc.1 $(MANDIR)/kc.1
+	install -m 0644 completions/kc.bash $(BASHDIR)/kc
+	install -m 0644 completions/_kc $(ZSHDIR)/_kc
+	install -m 0644 completions/kc.fish $(FISHDIR)/kc.fish
+
+uninstall:
+	rm -f $(BINDIR)/kc $(MANDIR)/kc.1 $(BASHDIR)/kc $(ZSHDIR)/_kc $(FISHDIR)/kc.fish
+
+# Regenerates the man page and completions from the command table (tests check they match).
+docs: build
+	$(DEBUG_BIN) __man > Docs/kc.1
+	$(DEBUG_BIN) __completion bash > completions/kc.bash
+	$(DEBUG_BIN) __completion zsh > completions/_kc
+	$(DEBUG_BIN) __completion fish > completions/kc.fish
+
+unit-test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+e2e-test: test-deps build
+	KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(PYTHON) -m pytest -q Tests/e2e
+
+test: test-deps
+	$(MAKE) --no-print-directory unit-test
+	$(MAKE) --no-print-directory e2e-test
+
+bench: release
+	$(PYTHON) Tests/bench/bench.py $(RELEASE_BIN)
+
+clean:
+	rm -rf .build
