@@ -1,43 +1,89 @@
 import KCCrypto
 import KCFormat
+import KCVault
 
 /// Options for opening a vault.
 public struct OpenOptions: Sendable {
     /// Seconds to wait for the vault lock before failing with errSecNotAvailable (nil: forever).
     public var lockTimeout: Double?
-    public init(lockTimeout: Double? = 10) { self.lockTimeout = lockTimeout }
+    /// Where the device id (and later the rollback anchor) live; nil: `$XDG_STATE_HOME/kc`.
+    public var stateDirectory: String?
+    public init(lockTimeout: Double? = 10, stateDirectory: String? = nil) {
+        self.lockTimeout = lockTimeout
+        self.stateDirectory = stateDirectory
+    }
 }
 
 /// A keychain: the items of one vault file, with Keychain Services operations.
 /// Works in a short-lived command as well as inside a long-lived process (the future agent):
-/// every write re-reads what other processes appended, under the vault's lock.
+/// every write re-reads what other processes appended, under the vault's lock, and decides
+/// (duplicates, matches) on that fresh state.
 public final class Keychain {
+    public let vault: Vault
+
+    init(vault: Vault) { self.vault = vault }
+
     /// Creates a new vault at `path` (refusing to overwrite one) and opens it.
-    public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate) throws(KeychainError) -> Keychain {
-        fatalError("not implemented yet")
+    public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate,
+                              options: OpenOptions = OpenOptions()) throws(KeychainError) -> Keychain {
+        do {
+            return Keychain(vault: try Vault.create(at: path, password: password, kdf: kdf, lockTimeout: options.lockTimeout,
+                                                    stateDirectory: options.stateDirectory))
+        } catch { throw KeychainError(error) }
     }
 
     /// Opens the vault at `path`. The vault's existence and header are checked before
     /// `password` is called, so a missing or damaged vault never prompts.
-    public static func open(at path: String, options: OpenOptions = OpenOptions(), password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
-        fatalError("not implemented yet")
+    public static func open(at path: String, options: OpenOptions = OpenOptions(),
+                            password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
+        do {
+            let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory) {
+                try password()
+            }
+            return Keychain(vault: vault)
+        } catch { throw KeychainError(error) }
     }
 
     /// Non-fatal findings of the last read (e.g. a torn tail), one line each.
-    public var warnings: [String] { [] }
+    public var warnings: [String] {
+        guard let torn = vault.tornTail else { return [] }
+        return ["the vault ends in an incomplete record (\(torn.length) bytes at offset \(torn.offset)) left by an interrupted write; it was never acknowledged and the next write removes it"]
+    }
 
     /// Every live item, in creation order.
-    public func allItems() throws(KeychainError) -> [Item] { fatalError("not implemented yet") }
+    public func allItems() throws(KeychainError) -> [Item] {
+        try Self.liveItems(in: vault.records).map(\.item)
+    }
 
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
     /// Throws errSecItemNotFound when nothing matches.
-    public func find(_ query: Query) throws(KeychainError) -> [Item] { fatalError("not implemented yet") }
+    public func find(_ query: Query) throws(KeychainError) -> [Item] {
+        let matches = try allItems().filter { query.matches($0.attributes) }
+        if matches.isEmpty { throw KeychainError(.itemNotFound) }
+        return query.matchAll ? matches : [matches[0]]
+    }
 
     /// SecItemAdd: errSecDuplicateItem when the primary key exists, unless `updateExisting`
     /// (then the existing item takes the new attributes and secret). Returns the stored item.
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
-        fatalError("not implemented yet")
+        var stored: Item?
+        try write { live throws(KeychainError) in
+            let now = Self.now()
+            if let existing = live.first(where: { $0.item.attributes.hasSamePrimaryKey(as: attributes) }) {
+                guard updateExisting else { throw KeychainError(.duplicateItem) }
+                var item = existing.item
+                for (attribute, value) in attributes.values { item.attributes[attribute] = value }
+                item.secret = secret
+                item.modified = now
+                stored = item
+                return [Self.put(item, base: existing.version)]
+            }
+            let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: attributes, created: now, modified: now, secret: secret)
+            stored = item
+            return [Self.put(item, base: nil)]
+        }
+        return stored!
     }
 
     /// SecItemUpdate: applies `changes` (nil removes an attribute) and, when given, a new secret
@@ -46,10 +92,100 @@ public final class Keychain {
     /// is errSecDuplicateItem. Returns the updated items.
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
-        fatalError("not implemented yet")
+        var updated: [Item] = []
+        try write { live throws(KeychainError) in
+            let matches = try Self.selectForChange(live, query)
+            let now = Self.now()
+            var result: [PendingRecord] = []
+            var after = live.map(\.item)
+            for match in matches {
+                var item = match.item
+                for (attribute, value) in changes { item.attributes[attribute] = value }
+                if let secret { item.secret = secret }
+                item.modified = now
+                if let index = after.firstIndex(where: { $0.id == item.id }) { after[index] = item }
+                updated.append(item)
+                result.append(Self.put(item, base: match.version))
+            }
+            for item in updated {
+                if after.contains(where: { $0.id != item.id && $0.attributes.hasSamePrimaryKey(as: item.attributes) }) {
+                    throw KeychainError(.duplicateItem, "the change would give an item the primary key of another item")
+                }
+            }
+            return result
+        }
+        return updated
     }
 
     /// SecItemDelete: deletes the matching items (more than one needs `query.matchAll`).
     @discardableResult
-    public func delete(_ query: Query) throws(KeychainError) -> [Item] { fatalError("not implemented yet") }
+    public func delete(_ query: Query) throws(KeychainError) -> [Item] {
+        var deleted: [Item] = []
+        try write { live throws(KeychainError) in
+            let matches = try Self.selectForChange(live, query)
+            deleted = matches.map(\.item)
+            return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) }
+        }
+        return deleted
+    }
+
+    // MARK: Internals
+
+    /// A live item and the record id of its current version.
+    struct LiveItem {
+        var item: Item
+        var version: RecordID
+    }
+
+    /// Replays the log: latest put per item id, minus tombstones, in order of first appearance.
+    static func liveItems(in records: [VaultRecord]) throws(KeychainError) -> [LiveItem] {
+        var order: [[UInt8]] = []
+        var current: [[UInt8]: VaultRecord] = [:]
+        var deleted = Set<[UInt8]>()
+        for record in records {
+            let id = record.payload.itemID
+            switch record.payload.kind {
+            case .put:
+                if current[id] == nil && !deleted.contains(id) { order.append(id) }
+                if !deleted.contains(id) { current[id] = record }
+            case .delete:
+                deleted.insert(id)
+                current[id] = nil
+            case .compaction:
+                continue
+            }
+        }
+        var result: [LiveItem] = []
+        for id in order {
+            guard let record = current[id] else { continue }
+            result.append(LiveItem(item: try ItemCodec.item(from: record), version: record.payload.recordID))
+        }
+        return result
+    }
+
+    static func selectForChange(_ live: [LiveItem], _ query: Query) throws(KeychainError) -> [LiveItem] {
+        let matches = live.filter { query.matches($0.item.attributes) }
+        if matches.isEmpty { throw KeychainError(.itemNotFound) }
+        if matches.count > 1 && !query.matchAll {
+            throw KeychainError(.param, "\(matches.count) items match; nothing was changed",
+                                hint: "narrow the query with more attributes, or pass --all to change every match")
+        }
+        return matches
+    }
+
+    static func put(_ item: Item, base: RecordID?) -> PendingRecord {
+        PendingRecord(kind: .put, itemID: item.id, base: base, fields: ItemCodec.fields(of: item))
+    }
+
+    static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }
+
+    private func write(_ decide: ([LiveItem]) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
+        do {
+            try vault.append { records in try decide(try Self.liveItems(in: records)) }
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(error)
+        }
+    }
 }

@@ -9,6 +9,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable {
     case userCanceled = -128
     case notAvailable = -25291
     case noSuchKeychain = -25294
+    case duplicateKeychain = -25296
     case authFailed = -25293
     case duplicateItem = -25299
     case itemNotFound = -25300
@@ -26,6 +27,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable {
         case .userCanceled: return "errSecUserCanceled"
         case .notAvailable: return "errSecNotAvailable"
         case .noSuchKeychain: return "errSecNoSuchKeychain"
+        case .duplicateKeychain: return "errSecDuplicateKeychain"
         case .authFailed: return "errSecAuthFailed"
         case .duplicateItem: return "errSecDuplicateItem"
         case .itemNotFound: return "errSecItemNotFound"
@@ -45,6 +47,7 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable {
         case .userCanceled: return "User canceled the operation."
         case .notAvailable: return "No keychain is available."
         case .noSuchKeychain: return "The specified keychain could not be found."
+        case .duplicateKeychain: return "A keychain with the same name already exists."
         case .authFailed: return "The user name or passphrase you entered is not correct."
         case .duplicateItem: return "The specified item already exists in the keychain."
         case .itemNotFound: return "The specified item could not be found in the keychain."

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSystem
+
+/// An open vault file: the header, the vault key, and every authenticated record.
+///
+/// Reads happen under a shared `flock`; every write takes the exclusive lock, catches up with
+/// what other processes appended, lets the caller decide on the fresh state, then appends its
+/// records with a single write and an fsync. Safe to keep open in a long-lived process.
+public final class Vault {
+    public let path: String
+    public internal(set) var header: VaultHeader
+    public internal(set) var records: [VaultRecord] = []
+    /// Set when the file ends in an incomplete record (never acknowledged; the next write removes it).
+    public internal(set) var tornTail: (offset: Int, length: Int)?
+    public let lockTimeout: Double?
+    let stateDirectory: String
+
+    var key: SecureBytes
+    var descriptor: FileDescriptor
+    var identity: FileStatus
+    /// End of the last complete record.
+    var endOffset: Int
+    var lastTag: [UInt8] = RecordFrame.noPreviousTag
+
+    init(path: String, header: VaultHeader, key: SecureBytes, descriptor: FileDescriptor, identity: FileStatus,
+         lockTimeout: Double?, stateDirectory: String) {
+        self.path = path
+        self.header = header
+        self.key = key
+        self.descriptor = descriptor
+        self.identity = identity
+        self.lockTimeout = lockTimeout
+        self.stateDirectory = stateDirectory
+        self.endOffset = VaultHeader.length
+    }
+
+    deinit { descriptor.close() }
+
+    // MARK: Opening
+
+    /// Opens the vault at `path`. `password` is called only after the file is found, checked
+    /// and its header parsed, so a missing or damaged vault never prompts.
+    public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
+                            password: () throws -> SecureBytes) throws -> Vault {
+        let (descriptor, identity) = try openChecked(path)
+        var handedOver = false
+        defer { if !handedOver { descriptor.close() } }
+        try lock(descriptor, .shared, timeout: lockTimeout)
+        defer { descriptor.unlock() }
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        let header: VaultHeader
+        do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
+        let key = try unwrapKey(header: header, password: try password())
+        let vault = Vault(path: path, header: header, key: key, descriptor: descriptor, identity: identity,
+                          lockTimeout: lockTimeout, stateDirectory: stateDirectory ?? DeviceIdentity.defaultStateDirectory())
+        handedOver = true
+        try vault.replay(bytes)
+        return vault
+    }
+
+    /// Derives the password key and unwraps the vault key. A wrong password and a tampered
+    /// key block are the same failure.
+    static func unwrapKey(header: VaultHeader, password: SecureBytes) throws -> SecureBytes {
+        let passwordKey: SecureBytes
+        do {
+            passwordKey = try Crypto.deriveKey(password: password, salt: header.salt,
+                                               opsLimit: header.kdf.opsLimit, memoryLimit: header.kdf.memoryLimit)
+        } catch { throw VaultError.keyDerivationFailed }
+        do {
+            return try Crypto.open(header.wrappedKey, key: passwordKey, nonce: header.keyNonce,
+                                   associatedData: header.authenticatedPrefix)
+        } catch { throw VaultError.wrongPassword }
+    }
+
+    /// Opens `path` read-write (read-only when not writable), refusing symbolic links, non-regular
+    /// files, files of other users and files writable by group or others.
+    static func openChecked(_ path: String) throws -> (FileDescriptor, FileStatus) {
+        let status: FileStatus?
+        do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
+        guard let status else { throw VaultError.noSuchVault(path: path) }
+        if status.isSymbolicLink { throw VaultError.unsafeFile(path: path, reason: "it is a symbolic link") }
+        guard status.isRegularFile else { throw VaultError.unsafeFile(path: path, reason: "it is not a regular file") }
+        guard status.owner == FileSystem.currentUser else {
+            throw VaultError.unsafeFile(path: path, reason: "it belongs to another user (uid \(status.owner))")
+        }
+        guard status.permissions & 0o022 == 0 else {
+            throw VaultError.unsafeFile(path: path, reason: "it is writable by other users (mode \(String(status.permissions, radix: 8))); run chmod 600")
+        }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_NOFOLLOW)
+        } catch where error == .permissionDenied {
+            do { descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) } catch {
+                throw VaultError.io(operation: "cannot open", path: path, errno: error)
+            }
+        } catch { throw VaultError.io(operation: "cannot open", path: path, errno: error) }
+        let opened: FileStatus
+        do { opened = try descriptor.status() } catch { descriptor.close(); throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
+        guard opened.isSameFile(as: status) else {
+            descriptor.close()
+            throw VaultError.unsafeFile(path: path, reason: "it changed while being opened")
+        }
+        return (descriptor, opened)
+    }
+
+    static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?) throws {
+        do { try descriptor.lock(kind, timeout: timeout) } catch {
+            if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
+            throw VaultError.io(operation: "cannot lock", path: "the vault", errno: error)
+        }
+    }
+
+    // MARK: Reading
+
+    /// Authenticates and parses the records in `bytes` (which start at file offset `base`) from
+    /// `endOffset` on, appending them to `records`. Stops at the end or at a torn tail; throws on
+    /// any corruption.
+    func replay(_ bytes: [UInt8], base: Int = 0) throws {
+        tornTail = nil
+        let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
+            Result {
+                while true {
+                    let offset = endOffset
+                    let scan: FrameScan
+                    do {
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: UInt64(records.count + 1))
+                    } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
+                    switch scan {
+                    case .end: return
+                    case .tornTail:
+                        tornTail = (offset, raw.count - (offset - base))
+                        return
+                    case .record(let frame, let body):
+                        let record = try openRecord(raw, frame: frame, offset: offset, body: body)
+                        records.append(record)
+                        lastTag = Array(raw[(body.upperBound - RecordFrame.tagLength)..<body.upperBound])
+                        endOffset = base + body.upperBound
+                    }
+                }
+            }
+        }
+        try result.get()
+    }
+
+    private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>) throws -> VaultRecord {
+        let nonce = Array(raw[body.lowerBound..<(body.lowerBound + RecordFrame.nonceLength)])
+        let sealed = raw[(body.lowerBound + RecordFrame.nonceLength)..<body.upperBound]
+        let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame.encoded(), previousTag: lastTag)
+        let plain: SecureBytes
+        do { plain = try Crypto.open(Array(sealed), key: key, nonce: nonce, associatedData: ad) } catch {
+            throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
+        }
+        let payload: RecordPayload
+        do { payload = try plain.withUnsafeBytes { raw in try RecordPayload.decode(raw) } } catch {
+            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(error)"))
+        }
+        return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
+    }
+
+    /// Reads what other processes appended since this vault was read (shared lock).
+    public func refresh() throws {
+        try lockCurrentFile(.shared)
+        defer { descriptor.unlock() }
+        try catchUp()
+    }
+
+    /// Takes `kind` of lock on the file now at the path, following a file that a compaction or
+    /// password change put in place of the one this vault opened.
+    func lockCurrentFile(_ kind: FileDescriptor.LockKind) throws {
+        while true {
+            try Vault.lock(descriptor, kind, timeout: lockTimeout)
+            let current: FileStatus?
+            do { current = try FileSystem.linkStatus(path) } catch {
+                descriptor.unlock()
+                throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
+            }
+            guard let current else { descriptor.unlock(); throw VaultError.noSuchVault(path: path) }
+            if current.isSameFile(as: identity) { return }
+            descriptor.unlock()
+            try switchToReplacement()
+        }
+    }
+
+    /// Reads records appended after `endOffset` (call under a lock).
+    func catchUp() throws {
+        let tail: [UInt8]
+        do { tail = try descriptor.readToEnd(from: endOffset) } catch {
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        do { try replay(tail, base: endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
+            if keyMayHaveChanged { throw VaultError.replacedByAnotherVault(path: path) }
+            throw VaultError.recordAuthenticationFailed(offset: offset, sequence: sequence)
+        }
+        keyMayHaveChanged = false
+    }
+
+    /// Opens the file that replaced ours at the path; its records are read by the next `catchUp`
+    /// with this vault's key (a file of another vault, or re-keyed, is refused).
+    private func switchToReplacement() throws {
+        let (newDescriptor, newIdentity) = try Vault.openChecked(path)
+        let headerBytes: [UInt8]
+        do { headerBytes = try newDescriptor.readToEnd(from: 0).prefix(VaultHeader.length).map { $0 } } catch {
+            newDescriptor.close()
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        let newHeader: VaultHeader
+        do { newHeader = try VaultHeader.decode(headerBytes) } catch { newDescriptor.close(); throw VaultError.corrupt(error) }
+        guard newHeader.vaultID == header.vaultID else {
+            newDescriptor.close()
+            throw VaultError.replacedByAnotherVault(path: path)
+        }
+        descriptor.close()
+        descriptor = newDescriptor
+        identity = newIdentity
+        header = newHeader
+        records = []
+        endOffset = VaultHeader.length
+        lastTag = RecordFrame.noPreviousTag
+        keyMayHaveChanged = true
+    }
+    /// Set after following a replacement: an authentication failure then means a re-keyed vault.
+    private var keyMayHaveChanged = false
+}
+
+extension FormatError {
+    /// The same error with its file offset moved by `base` (for errors found in a slice of the file).
+    func shifted(by base: Int) -> FormatError {
+        switch self {
+        case .badFrameChecksum(let o): return .badFrameChecksum(offset: o + base)
+        case .badRecordLength(let o, let n): return .badRecordLength(offset: o + base, length: n)
+        case .badSequence(let o, let e, let f): return .badSequence(offset: o + base, expected: e, found: f)
+        default: return self
+        }
+    }
+}

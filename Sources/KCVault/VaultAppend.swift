@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSystem
+
+extension Vault {
+    /// Appends records atomically with respect to other kc processes.
+    ///
+    /// Under the exclusive lock: follow a replaced file, read what others appended, remove a torn
+    /// tail, call `decide` with the fresh records, then write every record it returns in one
+    /// `write` and `fsync`. Returns only after the fsync succeeded. On a failed write or fsync the
+    /// file is cut back to its previous length (best effort) and the error is thrown.
+    @discardableResult
+    public func append(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
+        try lockCurrentFile(.exclusive)
+        defer { descriptor.unlock() }
+        try catchUp()
+        let pending = try decide(records)
+        if pending.isEmpty { return [] }
+        let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        if tornTail != nil {
+            do { try descriptor.truncate(to: endOffset) } catch {
+                throw VaultError.io(operation: "cannot remove the torn tail of", path: path, errno: error)
+            }
+            tornTail = nil
+        }
+
+        var counter = records.filter { $0.payload.recordID.device == device }.map(\.payload.recordID.counter).max() ?? 0
+        var clock = HybridLogicalClock(after: records.map(\.payload.timestamp).max() ?? 0)
+        var bytes: [UInt8] = []
+        var written: [VaultRecord] = []
+        var tag = lastTag
+        for record in pending {
+            counter += 1
+            let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
+            let sequence = UInt64(records.count + written.count + 1)
+            let sealed = seal(plaintext, sequence: sequence, previousTag: tag)
+            tag = Array(sealed.suffix(RecordFrame.tagLength))
+            let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0) }
+            written.append(VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext))
+            bytes += sealed
+        }
+
+        do {
+            try descriptor.write(all: bytes)
+            try descriptor.sync()
+        } catch {
+            try? descriptor.truncate(to: endOffset)
+            try? descriptor.sync()
+            throw VaultError.io(operation: "cannot write", path: path, errno: error)
+        }
+        records += written
+        endOffset += bytes.count
+        lastTag = tag
+        return written
+    }
+
+    /// Frame, nonce and sealed payload of one record.
+    func seal(_ plaintext: SecureBytes, sequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
+        let bodyLength = RecordFrame.nonceLength + plaintext.count + RecordFrame.tagLength
+        let frame = RecordFrame(bodyLength: UInt32(bodyLength), sequence: sequence).encoded()
+        let nonce = Crypto.randomBytes(RecordFrame.nonceLength)
+        let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame, previousTag: previousTag)
+        return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
+    }
+}
+
+/// A hybrid logical clock: milliseconds since 1970 in the high 48 bits, a logical counter in
+/// the low 16, never going backwards relative to the records already in the vault.
+public struct HybridLogicalClock {
+    private var last: UInt64
+
+    public init(after last: UInt64) { self.last = last }
+
+    public static func wallMilliseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+    }
+
+    public mutating func next() -> UInt64 {
+        let physical = Self.wallMilliseconds() << 16
+        last = max(physical, last + 1)
+        return last
+    }
+
+    /// The milliseconds part of a timestamp.
+    public static func milliseconds(of timestamp: UInt64) -> Int64 { Int64(timestamp >> 16) }
+}

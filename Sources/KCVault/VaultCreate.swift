@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSystem
+
+extension Vault {
+    /// Creates a new, empty vault at `path` with a fresh random vault key wrapped under `password`.
+    /// The folder is made 0700 and the file 0600 whatever the umask. Never replaces an existing file:
+    /// the header is written to a temporary file, synced, then linked into place (link fails if
+    /// anything is already there).
+    public static func create(at path: String, password: SecureBytes, kdf: KDFParameters,
+                              lockTimeout: Double? = 10, stateDirectory: String? = nil) throws -> Vault {
+        guard kdf.isWithinBounds else {
+            throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
+        }
+        if FileSystem.exists(path) { throw VaultError.alreadyExists(path: path) }
+        let folder = FileSystem.directoryName(path)
+        do { try FileSystem.makeDirectories(folder) } catch {
+            throw VaultError.io(operation: "cannot create the folder", path: folder, errno: error)
+        }
+        let key = SecureBytes.random(count: Crypto.keyLength)
+        let header = try makeHeader(vaultID: Crypto.randomBytes(VaultHeader.vaultIDLength), key: key, password: password, kdf: kdf)
+        try writeNewFile(at: path, contents: header.encoded(), replacing: false)
+        return try open(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
+    }
+
+    /// A header wrapping `key` under a key derived from `password` with a fresh salt and nonce.
+    static func makeHeader(vaultID: [UInt8], key: SecureBytes, password: SecureBytes, kdf: KDFParameters) throws -> VaultHeader {
+        let salt = Crypto.randomBytes(VaultHeader.saltLength)
+        let nonce = Crypto.randomBytes(VaultHeader.nonceLength)
+        let passwordKey: SecureBytes
+        do {
+            passwordKey = try Crypto.deriveKey(password: password, salt: salt, opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit)
+        } catch { throw VaultError.keyDerivationFailed }
+        var header = VaultHeader(vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce,
+                                 wrappedKey: [UInt8](repeating: 0, count: VaultHeader.wrappedKeyLength))
+        header.wrappedKey = Crypto.seal(key, key: passwordKey, nonce: nonce, associatedData: header.authenticatedPrefix)
+        return header
+    }
+
+    /// Safe save: writes `contents` to a new temporary file in the same folder (O_EXCL, 0600),
+    /// fsyncs it, reads it back, then links (new vault) or renames (replacement) it into place and
+    /// fsyncs the folder.
+    static func writeNewFile(at path: String, contents: [UInt8], replacing: Bool) throws {
+        let temporary = path + ".tmp-\(getpid())"
+        do {
+            let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+            defer { fd.close() }
+            _ = fchmod(fd.rawValue, 0o600)
+            try fd.write(all: contents)
+            try fd.sync()
+            guard try fd.readToEnd(from: 0) == contents else { throw Errno.ioError }
+        } catch {
+            _ = unlink(temporary)
+            throw VaultError.io(operation: "cannot write", path: temporary, errno: error as? Errno ?? .ioError)
+        }
+        if replacing {
+            do { try FileSystem.rename(temporary, to: path) } catch {
+                _ = unlink(temporary)
+                throw VaultError.io(operation: "cannot replace", path: path, errno: error)
+            }
+        } else {
+            let linked = link(temporary, path) == 0
+            let linkError = Errno.current
+            _ = unlink(temporary)
+            if !linked {
+                if linkError == .fileExists { throw VaultError.alreadyExists(path: path) }
+                throw VaultError.io(operation: "cannot create", path: path, errno: linkError)
+            }
+        }
+        do { try FileSystem.syncDirectory(containing: path) } catch {
+            throw VaultError.io(operation: "cannot sync the folder of", path: path, errno: error)
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import KCCrypto
+import KCFormat
+
+/// One authenticated record of the log: where it is, its parsed payload, and the decrypted bytes.
+public struct VaultRecord: Sendable {
+    public let offset: Int
+    public let sequence: UInt64
+    public let payload: RecordPayload
+    /// The decrypted payload, in secure memory; `payload.fields` index into it.
+    public let plaintext: SecureBytes
+
+    /// The bytes of a field (nil when absent). Copies: use `secureField` for secrets.
+    public func bytes(_ tag: FieldTag) -> [UInt8]? {
+        guard let range = payload.field(tag) else { return nil }
+        return plaintext.withUnsafeBytes { Array($0[range]) }
+    }
+
+    public func string(_ tag: FieldTag) -> String? {
+        bytes(tag).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A field's bytes copied into secure memory.
+    public func secureField(_ tag: FieldTag) -> SecureBytes? {
+        payload.field(tag).map { plaintext.slice($0) }
+    }
+
+    /// A little-endian integer field of up to 8 bytes.
+    public func integer(_ tag: FieldTag) -> UInt64? {
+        guard let bytes = bytes(tag), bytes.count <= 8 else { return nil }
+        var value: UInt64 = 0
+        for (i, b) in bytes.enumerated() { value |= UInt64(b) << (8 * i) }
+        return value
+    }
+}
+
+/// A record to append: what it does to which item, and its fields. The vault assigns the
+/// record id, timestamp and sequence number.
+public struct PendingRecord {
+    public var kind: RecordKind
+    public var itemID: [UInt8]
+    public var base: RecordID?
+    public var fields: [(tag: UInt8, value: SecureBytes)]
+
+    public init(kind: RecordKind, itemID: [UInt8], base: RecordID?, fields: [(tag: UInt8, value: SecureBytes)] = []) {
+        self.kind = kind
+        self.itemID = itemID
+        self.base = base
+        self.fields = fields
+    }
+
+    /// The plaintext payload, assembled in secure memory.
+    func encode(recordID: RecordID, timestamp: UInt64) -> SecureBytes {
+        let fixed = RecordPayload(kind: kind, itemID: itemID, recordID: recordID, timestamp: timestamp, base: base)
+            .encodedFixedPart()
+        var total = SecureBytes(copying: fixed)
+        for field in fields {
+            total = total.appending(SecureBytes(copying: RecordPayload.fieldPrefix(tag: field.tag, length: field.value.count)))
+                .appending(field.value)
+        }
+        return total
+    }
+}
