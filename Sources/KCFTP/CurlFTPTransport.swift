@@ -1,0 +1,122 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCurl
+import KCCrypto
+
+/// The real transport: libcurl for DNS, TCP, FTP and TLS (OpenSSL), nothing hand-rolled.
+///
+/// - Explicit FTPS uses an `ftp://` URL with `CURLOPT_USE_SSL=CURLUSESSL_ALL`: libcurl
+///   fails rather than continue in clear text when the server refuses `AUTH TLS`.
+/// - The password reaches libcurl only through `CURLOPT_PASSWORD`, copied from secure memory;
+///   it is never in an argument, an environment variable or a file.
+public struct CurlFTPTransport: FTPTransport {
+    public init() {}
+
+    public func probe(_ target: FTPTarget, options: FTPConnectionOptions) -> FTPFailure? {
+        switch target.security {
+        case .plain, .implicitTLS:
+            // The first reply is the greeting; for implicit TLS it arrives after the handshake.
+            let session = ftpSession(target, options: options)
+            session.stopAfterFirstReply = true
+            let code = session.perform()
+            if session.stoppedOnReply, let greeting = session.replies.first {
+                return greeting.code == 220 ? nil : unavailable(target, greeting)
+            }
+            return failure(code, session: session, target: target, options: options)
+        case .explicitTLS:
+            return probeExplicitTLS(target, options: options)
+        }
+    }
+
+    public func login(_ target: FTPTarget, user: String, password: SecureBytes,
+                      options: FTPConnectionOptions) -> FTPLoginResult {
+        let session = ftpSession(target, options: options)
+        session.set(CURLOPT_USERNAME, user)
+        // A NUL-terminated copy in secure memory; libcurl keeps its own copy until cleanup.
+        let terminated = password.appending(SecureBytes(count: 1))
+        let status = terminated.withUnsafeBytes { raw in
+            kc_curl_setopt_pointer(session.handle, CURLOPT_PASSWORD, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        }
+        guard status == CURLE_OK else { return .failed(.other("libcurl refused the password option")) }
+        let code = session.perform()
+        if code == CURLE_OK { return .success }
+        if code == CURLE_LOGIN_DENIED {
+            let reply = session.replies.last { $0.code >= 400 }
+            return .rejected(reply: reply?.summary ?? "530 Login incorrect.")
+        }
+        return .failed(failure(code, session: session, target: target, options: options))
+    }
+
+    /// A session that speaks FTP to `target`, with TLS as its scheme requires.
+    private func ftpSession(_ target: FTPTarget, options: FTPConnectionOptions) -> CurlSession {
+        let session = CurlSession(url: target.curlURL, protocols: target.security == .implicitTLS ? "ftps" : "ftp",
+                                  options: options)
+        if target.security == .explicitTLS {
+            session.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue))
+            session.set(CURLOPT_FTPSSLAUTH, Int(CURLFTPAUTH_TLS.rawValue))
+        }
+        return session
+    }
+
+    /// Explicit FTPS without credentials: read the greeting and send `AUTH TLS` over a raw
+    /// libcurl connection, then let libcurl run the TLS handshake (with verification) on
+    /// that same socket.
+    private func probeExplicitTLS(_ target: FTPTarget, options: FTPConnectionOptions) -> FTPFailure? {
+        let raw = CurlSession(url: "http://\(target.urlHost):\(target.port)/", protocols: "http", options: options)
+        let code = raw.perform()
+        guard code == CURLE_OK else { return failure(code, session: raw, target: target, options: options) }
+        guard let greeting = raw.receiveReply(timeout: options.timeout) else {
+            return .network("\(target.displayHost) sent no FTP greeting within \(options.timeout) s")
+        }
+        guard greeting.code == 220 else { return unavailable(target, greeting) }
+        guard raw.send(Array("AUTH TLS\r\n".utf8), timeout: options.timeout),
+              let answer = raw.receiveReply(timeout: options.timeout) else {
+            return .network("\(target.displayHost) closed the connection after AUTH TLS")
+        }
+        guard answer.code == 234 else {
+            return .other("\(target.displayHost) does not offer TLS (AUTH TLS answered '\(answer.summary)'); "
+                          + "kc does not fall back to clear text")
+        }
+        guard let fd = raw.socket else { return .network("lost the connection to \(target.displayHost)") }
+        let tls = CurlSession(url: "https://\(target.urlHost):\(target.port)/", protocols: "https", options: options)
+        _ = kc_curl_use_connected_socket(tls.handle, fd)
+        let handshake = tls.perform()
+        return handshake == CURLE_OK ? nil : failure(handshake, session: tls, target: target, options: options)
+    }
+
+    private func unavailable(_ target: FTPTarget, _ reply: FTPReply) -> FTPFailure {
+        .network("\(target.displayHost) is not available: '\(reply.summary)'")
+    }
+
+    /// Maps a libcurl failure to a network, trust or other failure, with one clear line.
+    private func failure(_ code: CURLcode, session: CurlSession, target: FTPTarget,
+                         options: FTPConnectionOptions) -> FTPFailure {
+        let host = target.displayHost
+        let detail = session.message(for: code)
+        if let busy = session.replies.last(where: { $0.code == 421 }) { return unavailable(target, busy) }
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return .network("cannot resolve host name '\(target.host)'")
+        case CURLE_COULDNT_CONNECT:
+            var osError = 0
+            _ = kc_curl_getinfo_long(session.handle, CURLINFO_OS_ERRNO, &osError)
+            let reason = osError != 0 ? String(cString: strerror(Int32(osError))) : detail
+            return .network("cannot connect to \(target.urlHost) port \(target.port): \(reason)")
+        case CURLE_OPERATION_TIMEDOUT:
+            return .network("no answer from \(host) within \(options.timeout) s")
+        case CURLE_PEER_FAILED_VERIFICATION:
+            return .untrusted("the TLS certificate of \(host) is not trusted: \(detail)")
+        case CURLE_SSL_CACERT_BADFILE:
+            return .other("cannot use CA file '\(options.caFile ?? "")': \(detail)")
+        case CURLE_USE_SSL_FAILED:
+            return .other("\(host) does not offer TLS; kc does not fall back to clear text")
+        case CURLE_SSL_CONNECT_ERROR:
+            return .network("TLS handshake with \(host) failed: \(detail)")
+        case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY:
+            return .network("\(host) closed the connection or answered unexpectedly: \(detail)")
+        default:
+            return .network("connection to \(host) failed: \(detail)")
+        }
+    }
+}

@@ -1,0 +1,149 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CCurl
+
+/// One libcurl easy handle with kc's common settings: bounded timeouts, no proxies, no
+/// signals, certificate verification (system store, or --cafile), and every server reply
+/// collected through the header callback.
+final class CurlSession {
+    let handle: UnsafeMutableRawPointer
+    private let errorBuffer: UnsafeMutablePointer<CChar>
+    private var replyReader = FTPReplyReader()
+    /// Every complete reply the server sent, in order.
+    private(set) var replies: [FTPReply] = []
+    /// Stop the transfer as soon as the first complete reply arrives (used by the probe).
+    var stopAfterFirstReply = false
+    /// True when the transfer was stopped on purpose by `stopAfterFirstReply`.
+    private(set) var stoppedOnReply = false
+
+    private static let globalInit: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
+    }()
+
+    /// A session for `url`, limited to the given protocols (e.g. "ftp,ftps").
+    init(url: String, protocols: String, options: FTPConnectionOptions) {
+        guard Self.globalInit, let handle = curl_easy_init() else { fatalError("kc: cannot initialise libcurl") }
+        self.handle = handle
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        set(CURLOPT_URL, url)
+        set(CURLOPT_PROTOCOLS_STR, protocols)
+        set(CURLOPT_NOPROXY, "*")
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_CONNECT_ONLY, 1)
+        let timeout = max(options.timeout, 1)
+        set(CURLOPT_CONNECTTIMEOUT, timeout)
+        set(CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout)
+        set(CURLOPT_TIMEOUT, timeout * 4)
+        set(CURLOPT_SSL_ENABLE_ALPN, 0)
+        if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
+        if options.insecure {
+            set(CURLOPT_SSL_VERIFYPEER, 0)
+            set(CURLOPT_SSL_VERIFYHOST, 0)
+        } else {
+            set(CURLOPT_SSL_VERIFYPEER, 1)
+            set(CURLOPT_SSL_VERIFYHOST, 2)
+        }
+        _ = kc_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
+        _ = kc_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
+        _ = kc_curl_setopt_header_function(handle) { pointer, size, count, context in
+            let length = size * count
+            guard let pointer, let context else { return length }
+            let session = Unmanaged<CurlSession>.fromOpaque(context).takeUnretainedValue()
+            let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
+            return session.receiveReplyBytes(bytes) ? length : 0
+        }
+    }
+
+    deinit {
+        curl_easy_cleanup(handle)
+        errorBuffer.deallocate()
+    }
+
+    /// Returns false to make libcurl stop the transfer.
+    private func receiveReplyBytes(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let complete = replyReader.feed(bytes)
+        replies.append(contentsOf: complete)
+        if stopAfterFirstReply && !replies.isEmpty {
+            stoppedOnReply = true
+            return false
+        }
+        return true
+    }
+
+    func set(_ option: CURLoption, _ value: String) {
+        _ = kc_curl_setopt_string(handle, option, value)
+    }
+
+    func set(_ option: CURLoption, _ value: Int) {
+        _ = kc_curl_setopt_long(handle, option, value)
+    }
+
+    /// Runs the transfer (connect, TLS, and for FTP the login).
+    func perform() -> CURLcode {
+        curl_easy_perform(handle)
+    }
+
+    /// libcurl's detailed message for the last failure, or its generic one for `code`.
+    func message(for code: CURLcode) -> String {
+        let detail = String(cString: errorBuffer)
+        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+    }
+
+    /// The connected socket of a CONNECT_ONLY session.
+    var socket: Int32? {
+        var fd: curl_socket_t = -1
+        guard kc_curl_getinfo_socket(handle, &fd) == CURLE_OK, fd >= 0 else { return nil }
+        return fd
+    }
+
+    /// Sends all of `bytes` on a CONNECT_ONLY session, waiting up to `timeout` seconds.
+    func send(_ bytes: [UInt8], timeout: Int) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            var sent = 0
+            let code = bytes[offset...].withUnsafeBytes { raw in
+                curl_easy_send(handle, raw.baseAddress, raw.count, &sent)
+            }
+            if code == CURLE_AGAIN {
+                guard wait(events: Int16(POLLOUT), timeout: timeout) else { return false }
+                continue
+            }
+            guard code == CURLE_OK else { return false }
+            offset += sent
+        }
+        return true
+    }
+
+    /// Reads from a CONNECT_ONLY session until one complete reply arrives.
+    /// Nil on timeout, error or a closed connection.
+    func receiveReply(timeout: Int) -> FTPReply? {
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            var received = 0
+            let code = buffer.withUnsafeMutableBytes { raw in
+                curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
+            }
+            if code == CURLE_AGAIN {
+                guard wait(events: Int16(POLLIN), timeout: timeout) else { return nil }
+                continue
+            }
+            guard code == CURLE_OK, received > 0 else { return nil }
+            if let reply = replyReader.feed(buffer[..<received]).first {
+                replies.append(reply)
+                return reply
+            }
+        }
+    }
+
+    private func wait(events: Int16, timeout: Int) -> Bool {
+        guard let fd = socket else { return false }
+        var descriptor = pollfd(fd: fd, events: events, revents: 0)
+        while true {
+            let ready = poll(&descriptor, 1, Int32(timeout * 1000))
+            if ready < 0 && errno == EINTR { continue }
+            return ready > 0
+        }
+    }
+}

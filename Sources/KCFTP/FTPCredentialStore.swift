@@ -1,0 +1,100 @@
+import KCCrypto
+import Keychain
+
+/// A saved internet password that may be used for a target.
+public struct FTPCredential: Sendable {
+    public var attributes: ItemAttributes
+    public var secret: SecureBytes
+
+    public init(attributes: ItemAttributes, secret: SecureBytes) {
+        self.attributes = attributes
+        self.secret = secret
+    }
+
+    /// The item's account, nil when unset or empty.
+    public var account: String? {
+        guard let account = attributes[.account], !account.isEmpty else { return nil }
+        return account
+    }
+
+    /// "label (account)" for choosing among several.
+    public var choiceTitle: String {
+        "\(attributes[.label] ?? attributes[.server] ?? "?") (\(account ?? "no account"))"
+    }
+}
+
+/// Where the login flow finds and saves passwords. The keychain in real use; a dictionary in tests.
+public protocol FTPCredentialStore {
+    /// Internet items for the target's server (case-insensitive), keychain protocol and port,
+    /// in creation order. An item without a port matches the scheme's default port.
+    func credentials(for target: FTPTarget) throws(KeychainError) -> [FTPCredential]
+    /// SecItemAdd.
+    func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError)
+    /// SecItemUpdate of the item with exactly these attributes: replaces its secret.
+    func updateSecret(of attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError)
+}
+
+extension FTPTarget {
+    /// True when `attributes` is an internet item this target may use (server case-insensitive).
+    public func accepts(_ attributes: ItemAttributes) -> Bool {
+        guard attributes.itemClass == .internet,
+              attributes[.server]?.lowercased() == host.lowercased(),
+              attributes[.protocol]?.lowercased() == security.keychainProtocol else { return false }
+        guard let port = attributes[.port] else { return self.port == security.defaultPort }
+        return Int(port) == self.port
+    }
+
+    /// The attributes of a new item saved for this target.
+    public func newItemAttributes(account: String) -> ItemAttributes {
+        var attributes = ItemAttributes(.internet, [
+            .server: host, .protocol: security.keychainProtocol, .port: String(port),
+            .account: account, .label: host,
+        ])
+        if !path.isEmpty { attributes[.path] = path }
+        return attributes
+    }
+}
+
+/// The credential store backed by a keychain, opened on first use (so that the server is
+/// contacted before the master password is asked for).
+public final class KeychainCredentialStore: FTPCredentialStore {
+    private let openKeychain: () throws(KeychainError) -> Keychain
+    private var opened: Keychain?
+
+    public init(open: @escaping () throws(KeychainError) -> Keychain) {
+        self.openKeychain = open
+    }
+
+    private func keychain() throws(KeychainError) -> Keychain {
+        if let opened { return opened }
+        let keychain = try openKeychain()
+        opened = keychain
+        return keychain
+    }
+
+    public func credentials(for target: FTPTarget) throws(KeychainError) -> [FTPCredential] {
+        let query = Query(itemClass: .internet,
+                          filters: [.server: target.host, .protocol: target.security.keychainProtocol],
+                          ignoreCase: true, matchAll: true)
+        let items: [Item]
+        do {
+            items = try keychain().find(query)
+        } catch where error.status == .itemNotFound {
+            return []
+        }
+        return items.filter { target.accepts($0.attributes) }
+            .map { FTPCredential(attributes: $0.attributes, secret: $0.secret) }
+    }
+
+    public func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
+        try keychain().add(attributes, secret: secret)
+    }
+
+    public func updateSecret(of attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
+        var filters: [Attribute: String] = [:]
+        for attribute in Attribute.primaryKey(for: .internet) {
+            if let value = attributes[attribute] { filters[attribute] = value }
+        }
+        try keychain().update(Query(itemClass: .internet, filters: filters), changes: [:], secret: secret)
+    }
+}

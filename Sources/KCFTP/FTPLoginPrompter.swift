@@ -1,0 +1,67 @@
+import KCCrypto
+import Keychain
+
+/// What the login flow needs from the person at the terminal. The CLI implements it with its
+/// `Terminal`; tests with a script. Each prompt text is the last thing written, verbatim.
+public protocol FTPLoginPrompter {
+    /// True when there is a terminal to ask on.
+    var canPrompt: Bool { get }
+    /// Writes one informational line (never a secret) for the user, e.g. on standard error.
+    func notice(_ line: String)
+    /// Reads a line shown with `prompt`; an empty answer returns "".
+    /// Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
+    func readLine(prompt: String) throws(KeychainError) -> String
+    /// Reads a secret without echo. Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
+    func readSecret(prompt: String) throws(KeychainError) -> SecureBytes
+    /// Asks a yes/no question whose default is no. Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
+    func confirm(prompt: String) throws(KeychainError) -> Bool
+}
+
+/// `--save`: what to do with typed credentials after a successful login.
+public enum FTPSavePolicy: String, Sendable, CaseIterable {
+    case yes, no, ask
+}
+
+/// Options of one `kc ftp login`.
+public struct FTPLoginOptions: Sendable {
+    public var target: FTPTarget
+    /// `--user`: wins over the URL's user and the saved item's account.
+    public var user: String?
+    public var save: FTPSavePolicy
+    /// `--password-stdin`: the password to try instead of the saved one or a prompt.
+    public var stdinPassword: SecureBytes?
+    public var connection: FTPConnectionOptions
+    /// Typed passwords tried before giving up with errSecAuthFailed.
+    public var maxAttempts: Int
+
+    public init(target: FTPTarget, user: String? = nil, save: FTPSavePolicy = .ask, stdinPassword: SecureBytes? = nil,
+                connection: FTPConnectionOptions = FTPConnectionOptions(), maxAttempts: Int = 3) {
+        self.target = target
+        self.user = user
+        self.save = save
+        self.stdinPassword = stdinPassword
+        self.connection = connection
+        self.maxAttempts = maxAttempts
+    }
+}
+
+/// How a successful login ended.
+public struct FTPLoginOutcome: Equatable, Sendable {
+    public enum Saved: Equatable, Sendable {
+        /// The saved password was accepted: nothing written.
+        case usedSaved
+        /// Typed credentials, not saved.
+        case notSaved
+        /// Typed credentials, saved as a new item (SecItemAdd).
+        case added
+        /// Typed credentials, replaced the saved item's password (SecItemUpdate).
+        case updated
+    }
+    public var user: String
+    public var saved: Saved
+
+    public init(user: String, saved: Saved) {
+        self.user = user
+        self.saved = saved
+    }
+}

@@ -1,0 +1,178 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Keychain
+
+/// How the control connection is protected.
+public enum FTPSecurity: String, Sendable, CaseIterable {
+    /// `ftp://`: clear text.
+    case plain
+    /// `ftps://`: explicit FTPS (RFC 4217): `AUTH TLS` on the control port, TLS required.
+    case explicitTLS
+    /// `ftps-implicit://`: implicit FTPS: TLS from the first byte, port 990 by default.
+    case implicitTLS
+
+    /// The URL scheme naming this mode.
+    public var scheme: String {
+        switch self {
+        case .plain: return "ftp"
+        case .explicitTLS: return "ftps"
+        case .implicitTLS: return "ftps-implicit"
+        }
+    }
+
+    /// The keychain `protocol` attribute for items used with this mode.
+    /// Both TLS modes store `ftps`, so a password saved for TLS is never looked up for plain FTP.
+    public var keychainProtocol: String { self == .plain ? "ftp" : "ftps" }
+
+    /// Default control port.
+    public var defaultPort: Int { self == .implicitTLS ? 990 : 21 }
+
+    /// True when the control connection is encrypted.
+    public var usesTLS: Bool { self != .plain }
+}
+
+/// A parsed `ftp://[user@]host[:port][/path]` target.
+public struct FTPTarget: Equatable, Sendable {
+    public var security: FTPSecurity
+    /// User name from the URL (percent-decoded), if any.
+    public var user: String?
+    /// Host name, IPv4 address, or IPv6 address (without brackets).
+    public var host: String
+    public var port: Int
+    /// The path after the authority, starting with "/", or "" when none.
+    public var path: String
+
+    public init(security: FTPSecurity, user: String? = nil, host: String, port: Int? = nil, path: String = "") {
+        self.security = security
+        self.user = user
+        self.host = host
+        self.port = port ?? security.defaultPort
+        self.path = path
+    }
+
+    /// True when `host` is an IPv6 literal.
+    public var isIPv6: Bool { host.contains(":") }
+
+    /// The host as written in a URL (IPv6 in brackets).
+    public var urlHost: String { isIPv6 ? "[\(host)]" : host }
+
+    /// True for localhost and loopback addresses, where clear text never crosses a network.
+    public var isLoopback: Bool {
+        let h = host.lowercased()
+        return h == "localhost" || h.hasSuffix(".localhost") || h == "::1" || h.hasPrefix("127.")
+    }
+
+    /// The URL libcurl is given: always `ftp://` (explicit TLS is requested with CURLOPT_USE_SSL,
+    /// since libcurl's own `ftps://` means implicit TLS), or `ftps://` for implicit TLS.
+    public var curlURL: String {
+        let scheme = security == .implicitTLS ? "ftps" : "ftp"
+        return "\(scheme)://\(urlHost):\(port)/"
+    }
+
+    /// "HOST" or "HOST:PORT" when the port is not the default.
+    public var displayHost: String { port == security.defaultPort ? host : "\(urlHost):\(port)" }
+
+    /// Parses a target URL. Throws errSecParam naming what is wrong.
+    public static func parse(_ text: String) throws(KeychainError) -> FTPTarget {
+        func bad(_ why: String) -> KeychainError {
+            KeychainError(.param, "invalid FTP URL '\(text)': \(why)",
+                          hint: "use ftp://[user@]host[:port][/path], ftps://... (explicit TLS) or ftps-implicit://... (TLS on port 990)")
+        }
+        let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw bad("missing scheme") }
+        let scheme = parts[0].lowercased()
+        guard let security = FTPSecurity.allCases.first(where: { $0.scheme == scheme }) else {
+            throw bad("unsupported scheme '\(scheme)'")
+        }
+        var rest = parts[1]
+        var path = ""
+        if let slash = rest.firstIndex(of: "/") {
+            path = String(rest[slash...])
+            rest = rest[..<slash]
+        }
+        if rest.contains("?") || rest.contains("#") || path.contains("?") || path.contains("#") {
+            throw bad("query and fragment are not supported")
+        }
+        var user: String?
+        if let at = rest.lastIndex(of: "@") {
+            let userInfo = rest[..<at]
+            rest = rest[rest.index(after: at)...]
+            if userInfo.contains(":") {
+                throw bad("a password in the URL is refused (it would be visible in the process list); kc asks for it")
+            }
+            guard let decoded = percentDecode(userInfo), !decoded.isEmpty else { throw bad("bad user name") }
+            user = decoded
+        }
+        var host: String
+        var portText: Substring?
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { throw bad("unclosed '[' in IPv6 address") }
+            host = String(rest[rest.index(after: rest.startIndex)..<close])
+            let after = rest[rest.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw bad("unexpected text after IPv6 address") }
+                portText = after.dropFirst()
+            }
+            guard isIPv6Address(host) else { throw bad("'\(host)' is not an IPv6 address") }
+        } else {
+            if let colon = rest.firstIndex(of: ":") {
+                portText = rest[rest.index(after: colon)...]
+                rest = rest[..<colon]
+            }
+            host = String(rest)
+            guard isHostName(host) else {
+                throw bad(host.isEmpty ? "missing host" : "'\(host)' is not a valid host name or IPv4 address")
+            }
+        }
+        var port: Int?
+        if let portText {
+            guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let value = Int(portText), (1...65535).contains(value) else {
+                throw bad("port must be a number from 1 to 65535")
+            }
+            port = value
+        }
+        if host.hasSuffix(".") && host.count > 1 { host.removeLast() }
+        return FTPTarget(security: security, user: user, host: host, port: port, path: path == "/" ? "" : path)
+    }
+
+    static func isIPv6Address(_ text: String) -> Bool {
+        var address = in6_addr()
+        return inet_pton(AF_INET6, text, &address) == 1
+    }
+
+    /// A DNS name (letters, digits, hyphens, dots; labels 1-63 long, not starting or ending
+    /// with a hyphen) or a dotted IPv4 address.
+    static func isHostName(_ text: String) -> Bool {
+        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
+        var labels = text.split(separator: ".", omittingEmptySubsequences: false)
+        if labels.count > 1 && labels.last == "" { labels.removeLast() }   // trailing dot
+        let allNumeric = labels.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
+        if allNumeric {
+            var address = in_addr()
+            return labels.count == 4 && inet_pton(AF_INET, text, &address) == 1
+        }
+        return labels.allSatisfy { label in
+            !label.isEmpty && label.utf8.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+        }
+    }
+
+    /// Decodes %XX escapes; nil on a malformed escape or invalid UTF-8.
+    static func percentDecode(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        var iterator = Array(text.utf8).makeIterator()
+        while let byte = iterator.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = iterator.next(), let low = iterator.next(),
+                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
+                bytes.append(value)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        guard let string = String(validating: bytes, as: UTF8.self), !string.utf8.contains(0) else { return nil }
+        return string
+    }
+}
