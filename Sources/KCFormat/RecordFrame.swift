@@ -53,7 +53,8 @@ public enum FrameScan: Equatable, Sendable {
 extension RecordFrame {
     /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
     /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
-    public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64) throws(FormatError) -> FrameScan {
+    /// With `expectedSequence` nil (salvage), any sequence number is accepted.
+    public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64?) throws(FormatError) -> FrameScan {
         let remaining = file.count - offset
         if remaining == 0 { return .end }
         let tail = UnsafeRawBufferPointer(rebasing: file[offset...])
@@ -67,7 +68,7 @@ extension RecordFrame {
         guard (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength)) else {
             throw .badRecordLength(offset: offset, length: bodyLength)
         }
-        guard sequence == expectedSequence else {
+        if let expectedSequence, sequence != expectedSequence {
             throw .badSequence(offset: offset, expected: expectedSequence, found: sequence)
         }
         let bodyStart = offset + length

@@ -18,6 +18,12 @@ public final class Vault {
     public internal(set) var tornTail: (offset: Int, length: Int)?
     public let lockTimeout: Double?
     let stateDirectory: String
+    /// Write even when the vault looks rolled back (the user accepts the older copy).
+    public var acceptRollback = false
+    /// Devices whose records went missing compared with the rollback anchor (empty: no rollback).
+    public internal(set) var rollbackDevices: [[UInt8]] = []
+    /// Set when the rollback anchor could not be read.
+    public internal(set) var anchorDamaged = false
 
     var key: SecureBytes
     var descriptor: FileDescriptor
@@ -45,7 +51,7 @@ public final class Vault {
     /// Opens the vault at `path`. `password` is called only after the file is found, checked
     /// and its header parsed, so a missing or damaged vault never prompts.
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
-                            password: () throws -> SecureBytes) throws -> Vault {
+                            acceptRollback: Bool = false, password: () throws -> SecureBytes) throws -> Vault {
         let (descriptor, identity) = try openChecked(path)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
@@ -59,7 +65,9 @@ public final class Vault {
         let vault = Vault(path: path, header: header, key: key, descriptor: descriptor, identity: identity,
                           lockTimeout: lockTimeout, stateDirectory: stateDirectory ?? DeviceIdentity.defaultStateDirectory())
         handedOver = true
+        vault.acceptRollback = acceptRollback
         try vault.replay(bytes)
+        vault.checkAnchor()
         return vault
     }
 
@@ -113,6 +121,38 @@ public final class Vault {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
             throw VaultError.io(operation: "cannot lock", path: "the vault", errno: error)
         }
+    }
+
+    // MARK: Rollback anchor
+
+    /// Compares the records read with the anchor; raises the anchor when the vault is ahead.
+    func checkAnchor() {
+        let vector = VersionVector(records: records)
+        switch RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
+        case .damaged:
+            anchorDamaged = true
+        case .missing:
+            if !vector.counters.isEmpty { try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID) }
+        case .vector(let anchor):
+            rollbackDevices = vector.devicesBehind(anchor)
+            if rollbackDevices.isEmpty && vector != anchor {
+                try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
+            }
+        }
+    }
+
+    /// The anchor's vector (empty when missing or damaged).
+    var anchorVector: VersionVector {
+        if case .vector(let v) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) { return v }
+        return VersionVector()
+    }
+
+    /// Records the state just made durable: the anchor becomes the join of itself and the vault.
+    func advanceAnchor() throws {
+        var vector = acceptRollback ? VersionVector() : anchorVector
+        for (device, counter) in VersionVector(records: records).counters { vector.raise(device, to: counter) }
+        try RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
+        rollbackDevices = []
     }
 
     // MARK: Reading

@@ -17,6 +17,9 @@ extension Vault {
         try lockCurrentFile(.exclusive)
         defer { descriptor.unlock() }
         try catchUp()
+        if !rollbackDevices.isEmpty && !acceptRollback {
+            throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
+        }
         let pending = try decide(records)
         if pending.isEmpty { return [] }
         let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
@@ -27,7 +30,8 @@ extension Vault {
             tornTail = nil
         }
 
-        var counter = records.filter { $0.payload.recordID.device == device }.map(\.payload.recordID.counter).max() ?? 0
+        // Never reuse a record id this device already used, even in a copy that was rolled back.
+        var counter = max(VersionVector(records: records)[device], anchorVector[device])
         var clock = HybridLogicalClock(after: records.map(\.payload.timestamp).max() ?? 0)
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
@@ -54,6 +58,7 @@ extension Vault {
         records += written
         endOffset += bytes.count
         lastTag = tag
+        try? advanceAnchor()   // the write is durable; a stale anchor only weakens rollback detection
         return written
     }
 

@@ -23,6 +23,9 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case keyDerivationFailed
     /// The file at the path was replaced by one this open vault cannot read with its key.
     case replacedByAnotherVault(path: String)
+    /// The vault is older than a copy this machine has seen (its version vector went down);
+    /// writes are refused unless the rollback is accepted.
+    case rollback(devices: [String])
 
     public var description: String {
         switch self {
@@ -37,6 +40,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .io(let op, let p, let e): return "\(op) \(p): \(e)"
         case .keyDerivationFailed: return "key derivation failed (not enough memory for the vault's Argon2id parameters?)"
         case .replacedByAnotherVault(let p): return "\(p) was replaced by a vault this process cannot read"
+        case .rollback(let devices):
+            return "the vault is older than a copy this machine has seen (fewer records from device \(devices.joined(separator: ", ")))"
         }
     }
 }

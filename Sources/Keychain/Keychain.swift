@@ -8,9 +8,12 @@ public struct OpenOptions: Sendable {
     public var lockTimeout: Double?
     /// Where the device id (and later the rollback anchor) live; nil: `$XDG_STATE_HOME/kc`.
     public var stateDirectory: String?
-    public init(lockTimeout: Double? = 10, stateDirectory: String? = nil) {
+    /// Allow writes to a vault older than a copy seen before (errSecVerifyFailed otherwise).
+    public var acceptRollback: Bool
+    public init(lockTimeout: Double? = 10, stateDirectory: String? = nil, acceptRollback: Bool = false) {
         self.lockTimeout = lockTimeout
         self.stateDirectory = stateDirectory
+        self.acceptRollback = acceptRollback
     }
 }
 
@@ -37,7 +40,8 @@ public final class Keychain {
     public static func open(at path: String, options: OpenOptions = OpenOptions(),
                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
-            let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory) {
+            let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
+                                       acceptRollback: options.acceptRollback) {
                 try password()
             }
             return Keychain(vault: vault)
@@ -46,8 +50,17 @@ public final class Keychain {
 
     /// Non-fatal findings of the last read (e.g. a torn tail), one line each.
     public var warnings: [String] {
-        guard let torn = vault.tornTail else { return [] }
-        return ["the vault ends in an incomplete record (\(torn.length) bytes at offset \(torn.offset)) left by an interrupted write; it was never acknowledged and the next write removes it"]
+        var result: [String] = []
+        if let torn = vault.tornTail {
+            result.append("the vault ends in an incomplete record (\(torn.length) bytes at offset \(torn.offset)) left by an interrupted write; it was never acknowledged and the next write removes it")
+        }
+        if !vault.rollbackDevices.isEmpty {
+            result.append("the vault is older than a copy this machine has seen (records missing from \(vault.rollbackDevices.count) device(s)); writes are refused unless --accept-rollback")
+        }
+        if vault.anchorDamaged {
+            result.append("the rollback anchor for this vault is damaged; rollback detection is off until the next write replaces it")
+        }
+        return result
     }
 
     /// Every live item, in creation order.

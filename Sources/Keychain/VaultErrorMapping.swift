@@ -31,6 +31,9 @@ extension KeychainError {
             self.init(.io, "\(operation) \(path): \(errno)")
         case .keyDerivationFailed:
             self.init(.io, "key derivation failed: not enough memory for the vault's Argon2id parameters")
+        case .rollback:
+            self.init(.verifyFailed, "\(vaultError); writes are refused",
+                      hint: "if you restored this copy on purpose, pass --accept-rollback")
         case .replacedByAnotherVault(let path):
             self.init(.decode, "\(path) was replaced by a vault this process cannot read", hint: "run the command again")
         }

@@ -1,0 +1,60 @@
+import KCFormat
+
+/// For each device, the highest record counter seen: the vault's position in the merge order.
+/// A copy whose vector went down in any component is older than one already seen (a rollback).
+public struct VersionVector: Equatable, Sendable {
+    public private(set) var counters: [[UInt8]: UInt64] = [:]
+
+    public init(_ counters: [[UInt8]: UInt64] = [:]) { self.counters = counters }
+
+    /// The vector of a log: every record's id, and the frontier carried by compaction markers.
+    public init(records: [VaultRecord]) {
+        for record in records {
+            raise(record.payload.recordID.device, to: record.payload.recordID.counter)
+            if record.payload.kind == .compaction {
+                for entry in Self.frontier(of: record) { raise(entry.device, to: entry.counter) }
+            }
+        }
+    }
+
+    public mutating func raise(_ device: [UInt8], to counter: UInt64) {
+        counters[device] = max(counters[device] ?? 0, counter)
+    }
+
+    public subscript(device: [UInt8]) -> UInt64 { counters[device] ?? 0 }
+
+    /// Devices whose counter in `self` is below the one in `other`.
+    public func devicesBehind(_ other: VersionVector) -> [[UInt8]] {
+        other.counters.filter { self[$0.key] < $0.value }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    /// True when no component of `self` is below `other`'s.
+    public func dominates(_ other: VersionVector) -> Bool { devicesBehind(other).isEmpty }
+
+    /// The frontier entries of a compaction marker (16-byte device id + u64 counter each).
+    static func frontier(of record: VaultRecord) -> [RecordID] {
+        record.payload.fields.filter { $0.tag == FieldTag.frontier.rawValue }.compactMap { field in
+            guard field.range.count == RecordPayload.idLength + 8 else { return nil }
+            let bytes = record.plaintext.withUnsafeBytes { Array($0[field.range]) }
+            var counter: UInt64 = 0
+            for i in 0..<8 { counter |= UInt64(bytes[RecordPayload.idLength + i]) << (8 * i) }
+            return RecordID(device: Array(bytes[0..<RecordPayload.idLength]), counter: counter)
+        }
+    }
+
+    /// Text form for the anchor file: one "DEVICEHEX COUNTER" line per device, sorted.
+    public var text: String {
+        counters.sorted { $0.key.lexicographicallyPrecedes($1.key) }
+            .map { "\($0.key.hexString) \($0.value)\n" }.joined()
+    }
+
+    /// Parses `text`; nil when malformed.
+    public init?(text: String) {
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            guard parts.count == 2, let device = [UInt8](hexString: String(parts[0])),
+                  device.count == RecordPayload.idLength, let counter = UInt64(parts[1]) else { return nil }
+            counters[device] = counter
+        }
+    }
+}

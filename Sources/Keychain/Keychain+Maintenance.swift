@@ -1,0 +1,90 @@
+import KCCrypto
+import KCFormat
+import KCVault
+
+/// One earlier or current version of an item, from the append-only log.
+public struct ItemVersion: Sendable {
+    public var item: Item
+    /// When this version was written (milliseconds since 1970, from the record's clock).
+    public var written: Int64
+    /// True for the version a query returns today.
+    public var isCurrent: Bool
+}
+
+/// The result of `Keychain.check`.
+public struct CheckReport: Sendable {
+    public var items: Int
+    public var records: Int
+    public var kdf: KDFParameters
+    public var fileSize: Int
+    public var problems: [String]
+    public var tornTail: String?
+    public var rollback: String?
+    public var isWhole: Bool { problems.isEmpty && tornTail == nil && rollback == nil }
+}
+
+extension Keychain {
+    /// Every version of the single item `query` selects, oldest first (until `compact` drops them).
+    public func history(_ query: Query) throws(KeychainError) -> [ItemVersion] {
+        let matches = try Self.selectForChange(try Self.liveItems(in: vault.records), query)
+        var versions: [ItemVersion] = []
+        for match in matches {
+            for record in vault.records where record.payload.kind == .put && record.payload.itemID == match.item.id {
+                versions.append(ItemVersion(item: try ItemCodec.item(from: record),
+                                            written: HybridLogicalClock.milliseconds(of: record.payload.timestamp),
+                                            isCurrent: record.payload.recordID == match.version))
+            }
+        }
+        return versions
+    }
+
+    /// Drops old versions of secrets for good (see `Vault.compact`).
+    public func compact() throws(KeychainError) -> (before: Int, after: Int) {
+        do { return try vault.compact() } catch { throw KeychainError(error) }
+    }
+
+    /// Wraps the vault key under `newPassword`; with `rotateKey`, also replaces the key and
+    /// seals every record again.
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool) throws(KeychainError) {
+        do { try vault.changePassword(to: newPassword, kdf: kdf, rotateKey: rotateKey) } catch { throw KeychainError(error) }
+    }
+
+    /// Removes an incomplete final record; returns the bytes removed.
+    public func removeTornTail() throws(KeychainError) -> Int {
+        do { return try vault.removeTornTail() } catch { throw KeychainError(error) }
+    }
+
+    /// Verifies every record of the vault at `path`, past damage, without writing anything.
+    public static func check(at path: String, options: OpenOptions = OpenOptions(),
+                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> CheckReport {
+        let inspection: VaultInspection
+        do {
+            (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
+        } catch { throw KeychainError(error) }
+        let items = (try? liveItems(in: inspection.goodRecords).count) ?? 0
+        var report = CheckReport(items: items, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
+                                 fileSize: inspection.fileSize, problems: inspection.problems.map(\.message))
+        if let torn = inspection.tornTail {
+            report.tornTail = "incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)"
+        }
+        let stateDirectory = options.stateDirectory ?? DeviceIdentity.defaultStateDirectory()
+        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: inspection.header.vaultID) {
+            let behind = VersionVector(records: inspection.goodRecords).devicesBehind(anchor)
+            if !behind.isEmpty {
+                report.rollback = "the vault is older than a copy this machine has seen (records missing from \(behind.count) device(s))"
+            }
+        }
+        return report
+    }
+
+    /// Writes a new vault of every record that still authenticates; the damaged file is kept as
+    /// `PATH.corrupt-DATE`, whose name is returned with the number of records kept and lost.
+    public static func salvage(at path: String, options: OpenOptions = OpenOptions(),
+                               password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> (keptAs: String, records: Int, problems: Int) {
+        do {
+            let (inspection, key) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
+            let kept = try Vault.salvage(at: path, inspection: inspection, key: key)
+            return (kept, inspection.goodRecords.count, inspection.problems.count)
+        } catch { throw KeychainError(error) }
+    }
+}
