@@ -1,0 +1,149 @@
+import Keychain
+
+/// The keychain commands (issue 2): init, add, find, update, delete, list, help.
+let coreCommands: [CommandSpec] = [initCommand]
+    + ItemClass.allCases.map(addCommand)
+    + [findAnyCommand] + ItemClass.allCases.map(findCommand)
+    + ItemClass.allCases.map(updateCommand)
+    + ItemClass.allCases.map(deleteCommand)
+    + [listCommand, helpCommand]
+
+private func classTitle(_ itemClass: ItemClass) -> String {
+    itemClass == .generic ? "kSecClassGenericPassword" : "kSecClassInternetPassword"
+}
+
+private func primaryKeyText(_ itemClass: ItemClass) -> String {
+    itemClass == .generic ? "service and account"
+        : "server, protocol, port, path, security domain, authentication type and account"
+}
+
+private let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match attribute values case-insensitively.")
+
+let initCommand = CommandSpec(
+    "init", abstract: "Create a new, empty vault.",
+    discussion: """
+    Creates the vault (default $XDG_DATA_HOME/kc/login.kc, folder 0700, file 0600) and asks for a new master \
+    password twice on the terminal, without echo; an empty one is refused. With --master-password-fd or \
+    KC_MASTER_PASSWORD_FILE the password is read from there instead (once). kc init never overwrites an existing vault.
+
+    The master password is stretched with Argon2id. The default cost is libsodium's MODERATE preset \
+    (3 passes, 256 MiB, about 0.6 s). --kdf-ops and --kdf-memory choose others; below the INTERACTIVE \
+    preset (2 passes, 64 MiB) kc warns, as such a vault is cheap to attack.
+    """,
+    options: [
+        .value("kdf-ops", valueName: "N", help: "Argon2id passes (1 to 20; default 3)."),
+        .value("kdf-memory", valueName: "SIZE", help: "Argon2id memory, e.g. 64M, 256M, 1G (8K to 4G; default 256M)."),
+    ],
+    examples: ["kc init", "kc --vault ~/work.kc init"],
+    handler: runInit)
+
+private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
+    CommandSpec(
+        "add \(itemClass.rawValue)", abstract: "Add \(itemClass == .generic ? "a generic" : "an internet") password item (SecItemAdd).",
+        discussion: """
+        Adds a \(classTitle(itemClass)) item with the given attributes. The \(primaryKeyText(itemClass)) form the item's primary key: \
+        adding a second item with the same key fails with errSecDuplicateItem, unless -U updates the existing one.
+
+        The secret never comes from the command line: it is read from standard input with --password-stdin \
+        (to the end, one trailing newline dropped unless --binary), or asked twice at a prompt without echo.
+        """,
+        options: ItemOptions.flags(for: itemClass).map(\.option) + [
+            .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),
+            .flag("password-stdin", help: "Read the secret from standard input (to the end; one trailing newline dropped)."),
+            .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
+            .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
+                  refusesSecretValue: true),
+        ],
+        examples: itemClass == .generic
+            ? ["printf %s \"$PW\" | kc add generic -s github.com -a me@example.com -l GitHub --password-stdin"]
+            : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"],
+        handler: { invocation, context throws(KeychainError) in try runAdd(invocation, context, itemClass) })
+}
+
+let findAnyCommand = CommandSpec(
+    "find", abstract: "Find items of either class (SecItemCopyMatching).",
+    discussion: """
+    Like 'kc find generic' and 'kc find internet' together: -s matches a generic item's service or an internet \
+    item's server. Matches come in creation order; without --all only the first is shown.
+    """,
+    options: [
+        .value("service", short: "s", valueName: "NAME", help: "Service (generic) or server (internet)."),
+        .value("server", valueName: "HOST", help: "The same as --service."),
+        .value("account", short: "a", valueName: "NAME", help: "Account name."),
+        .value("label", short: "l", valueName: "TEXT", help: "Label."),
+        .value("description", short: "D", valueName: "TEXT", help: "Description (kind)."),
+        .value("comment", short: "j", valueName: "TEXT", help: "Comment."),
+    ] + findFlags,
+    examples: ["kc find --all --json", "kc find -s github.com"],
+    handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, nil) })
+
+private let findFlags: [OptionSpec] = [
+    ignoreCaseOption,
+    .flag("all", help: "Show every match (match limit all), not just the first."),
+    .flag("password", short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
+    .flag("json", help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
+]
+
+private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
+    CommandSpec(
+        "find \(itemClass.rawValue)", abstract: "Find \(itemClass.rawValue) password items (SecItemCopyMatching).",
+        discussion: """
+        Every attribute given filters, by exact match (-i: case-insensitive). Matches come in creation order; \
+        without --all only the first is shown. Prints the attributes as 'name: value' lines, never the secret \
+        unless asked with -w. Nothing found: errSecItemNotFound (exit 44).
+        """,
+        options: ItemOptions.flags(for: itemClass).map(\.option) + findFlags,
+        examples: itemClass == .generic ? ["kc find generic -s github.com -w"] : ["kc find internet -s FTP.example.com -i"],
+        handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
+}
+
+private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
+    CommandSpec(
+        "update \(itemClass.rawValue)", abstract: "Change \(itemClass.rawValue) password items (SecItemUpdate).",
+        discussion: """
+        The attribute flags select the items, as for find; --set-ATTR flags change attributes (an empty value \
+        removes one) and --password-stdin or --password gives a new secret. More than one match needs --all \
+        (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
+        the primary key of another fails with errSecDuplicateItem.
+        """,
+        options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
+            .flag("all", help: "Change every matching item."),
+        ] + ItemOptions.setOptions(for: itemClass) + [
+            .flag("password-stdin", help: "Read the new secret from standard input (one trailing newline dropped)."),
+            .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
+            .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
+        ],
+        examples: ["kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") -a me --password-stdin",
+                   "kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --set-label \"Work\""],
+        handler: { invocation, context throws(KeychainError) in try runUpdate(invocation, context, itemClass) })
+}
+
+private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
+    CommandSpec(
+        "delete \(itemClass.rawValue)", abstract: "Delete \(itemClass.rawValue) password items (SecItemDelete).",
+        discussion: """
+        Deletes the item the attribute flags select. More than one match needs --all (otherwise the matches \
+        are listed, nothing changes, and kc exits 2).
+        """,
+        options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
+            .flag("all", help: "Delete every matching item."),
+        ],
+        examples: ["kc delete \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
+        handler: { invocation, context throws(KeychainError) in try runDelete(invocation, context, itemClass) })
+}
+
+let listCommand = CommandSpec(
+    "list", abstract: "List every item (never the secrets).",
+    discussion: "Prints a table of every item in creation order: class, label, service or server, account, modification date.",
+    options: [.flag("json", help: "Print a JSON array of items instead.")],
+    examples: ["kc list", "kc list --json"],
+    handler: runList)
+
+let helpCommand = CommandSpec(
+    "help", abstract: "Show help for kc or for a command.",
+    arguments: [ArgumentSpec("COMMAND", help: "The command, e.g. 'add generic'.", optional: true, repeatable: true)],
+    examples: ["kc help find generic"],
+    handler: { invocation, context throws(KeychainError) in
+        context.output.write(try HelpFormatter.help(for: invocation.arguments, in: CommandTable.parser))
+        return 0
+    })

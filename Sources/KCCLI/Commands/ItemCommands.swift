@@ -1,0 +1,176 @@
+import KCCrypto
+import KCSystem
+import Keychain
+
+// Handlers of add, find, update, delete and list.
+
+func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+    var attributes = ItemAttributes(itemClass, try ItemOptions.attributes(invocation, itemClass))
+    let nameAttribute: Attribute = itemClass == .generic ? .service : .server
+    guard attributes[nameAttribute] != nil else {
+        throw usageError("'kc add \(itemClass.rawValue)' needs -s (the \(nameAttribute.rawValue))",
+                         hint: "usage: kc add \(itemClass.rawValue) -s \(itemClass == .generic ? "SERVICE" : "HOST") [-a ACCOUNT] ...")
+    }
+    if itemClass == .internet && attributes[.authenticationType] == nil { attributes[.authenticationType] = "default" }
+    try checkSecretFlags(invocation)
+    let keychain = try context.openKeychain()
+    let secret = try newSecret(invocation, context, required: true)!
+    try keychain.add(attributes, secret: secret, updateExisting: invocation.flag("update-existing"))
+    return 0
+}
+
+func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(KeychainError) -> Int32 {
+    let json = invocation.flag("json")
+    let withSecrets = invocation.flag("password")
+    let queries = try findQueries(invocation, itemClass)
+    let keychain = try context.openKeychain()
+    let items: [Item]
+    do {
+        items = try lookUp(keychain, queries, matchAll: invocation.flag("all"))
+    } catch {
+        if error.status == .itemNotFound && json { ItemPrinter.writeJSON([], withSecrets: false, to: context.output) }
+        throw error
+    }
+    if json {
+        ItemPrinter.writeJSON(items, withSecrets: withSecrets, to: context.output)
+    } else if withSecrets {
+        ItemPrinter.writeSecrets(items, to: context.output)
+    } else {
+        ItemPrinter.writeHuman(items, to: context.output)
+    }
+    return 0
+}
+
+func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+    let query = try selection(invocation, itemClass)
+    let changes = try ItemOptions.changes(invocation, itemClass)
+    try checkSecretFlags(invocation)
+    let wantsSecret = invocation.flag("password-stdin") || invocation.flag("password")
+    guard !changes.isEmpty || wantsSecret else {
+        throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
+                         hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --password-stdin or --password")
+    }
+    let keychain = try context.openKeychain()
+    try requireSingleMatch(keychain, query, verb: "update", context)
+    let secret = try newSecret(invocation, context, required: false)
+    let updated = try keychain.update(query, changes: changes, secret: secret)
+    context.errors.writeLine("kc: updated \(count(updated.count)).")
+    return 0
+}
+
+func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+    let query = try selection(invocation, itemClass)
+    let keychain = try context.openKeychain()
+    try requireSingleMatch(keychain, query, verb: "delete", context)
+    let deleted = try keychain.delete(query)
+    context.errors.writeLine("kc: deleted \(count(deleted.count)).")
+    return 0
+}
+
+func runList(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let keychain = try context.openKeychain()
+    let items = try keychain.allItems()
+    if invocation.flag("json") {
+        ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
+    } else if !items.isEmpty {
+        ItemPrinter.writeTable(items, to: context.output)
+    } else {
+        context.errors.writeLine("kc: the vault has no items.")
+    }
+    return 0
+}
+
+// MARK: - Helpers
+
+private func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
+
+/// The query of update and delete: the filters, -i, --all.
+private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> Query {
+    let filters = try ItemOptions.attributes(invocation, itemClass)
+    guard !filters.isEmpty || invocation.flag("all") else {
+        throw usageError("no attribute flag selects an item",
+                         hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT, or give --all for every \(itemClass.rawValue) item")
+    }
+    return Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"),
+                 matchAll: invocation.flag("all"))
+}
+
+/// One query per class for find: without a class, -s means service (generic) or server (internet).
+private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(KeychainError) -> [Query] {
+    let ignoreCase = invocation.flag("ignore-case")
+    if let itemClass {
+        return [Query(itemClass: itemClass, filters: try ItemOptions.attributes(invocation, itemClass), ignoreCase: ignoreCase)]
+    }
+    var common: [Attribute: String] = [:]
+    for attribute in [Attribute.account, .label, .description, .comment] {
+        if let value = invocation.value(attribute.rawValue) { common[attribute] = value }
+    }
+    if invocation.value("service") != nil && invocation.value("server") != nil {
+        throw usageError("give -s/--service or --server, not both (they mean the same here)")
+    }
+    guard let name = invocation.value("service") ?? invocation.value("server") else {
+        return [Query(itemClass: nil, filters: common, ignoreCase: ignoreCase)]
+    }
+    var generic = common, internet = common
+    generic[.service] = name
+    internet[.server] = name
+    return [Query(itemClass: .generic, filters: generic, ignoreCase: ignoreCase),
+            Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase)]
+}
+
+/// The items matching any of `queries`, in creation order; errSecItemNotFound when none.
+private func lookUp(_ keychain: Keychain, _ queries: [Query], matchAll: Bool) throws(KeychainError) -> [Item] {
+    if queries.count == 1 {
+        var query = queries[0]
+        query.matchAll = matchAll
+        return try keychain.find(query)
+    }
+    let matches = try keychain.allItems().filter { item in queries.contains { $0.matches(item.attributes) } }
+    guard !matches.isEmpty else { throw KeychainError(.itemNotFound) }
+    return matchAll ? matches : [matches[0]]
+}
+
+/// Without --all, more than one match lists them on standard error and fails with errSecParam.
+private func requireSingleMatch(_ keychain: Keychain, _ query: Query, verb: String, _ context: Context) throws(KeychainError) {
+    guard !query.matchAll else { return }
+    var all = query
+    all.matchAll = true
+    let matches = try keychain.find(all)
+    guard matches.count > 1 else { return }
+    context.errors.writeLine("kc: \(matches.count) items match:")
+    ItemPrinter.writeTable(matches, to: context.errors)
+    throw usageError("\(matches.count) items match and 'kc \(verb)' changes one unless --all is given; nothing was changed",
+                     hint: "narrow the selection (e.g. with -a ACCOUNT), or add --all to \(verb) every match")
+}
+
+/// --binary only with --password-stdin; --password-stdin and --password exclude each other.
+private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainError) {
+    if invocation.flag("password-stdin") && invocation.flag("password") {
+        throw usageError("--password-stdin and --password (prompt) exclude each other")
+    }
+    if invocation.flag("binary") && !invocation.flag("password-stdin") {
+        throw usageError("--binary only applies to --password-stdin")
+    }
+}
+
+/// The new secret: standard input with --password-stdin, else a prompt asked twice.
+/// Nil when none is asked for and `required` is false.
+private func newSecret(_ invocation: ParsedInvocation, _ context: Context, required: Bool) throws(KeychainError) -> SecureBytes? {
+    if invocation.flag("password-stdin") {
+        let raw = try SecretInput.readAll(.standardInput, what: "the secret from standard input")
+        let secret = invocation.flag("binary") ? raw : raw.droppingTrailingNewline()
+        guard secret.count > 0 else {
+            throw usageError("the secret read from standard input is empty", hint: "pipe the secret in, e.g. printf %s \"$PW\" | kc ...")
+        }
+        return secret
+    }
+    guard required || invocation.flag("password") else { return nil }
+    let terminal = try context.terminal(
+        hint: "pipe the secret with --password-stdin, or run kc in a terminal to type it")
+    let first = try terminal.readSecret(prompt: "Password for the item: ")
+    let second = try terminal.readSecret(prompt: "Retype the password: ")
+    guard first.isEqual(to: second) else {
+        throw usageError("the two passwords do not match; nothing was changed", hint: "run the command again")
+    }
+    return first
+}

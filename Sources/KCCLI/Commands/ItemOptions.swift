@@ -1,0 +1,101 @@
+import Keychain
+
+/// The attribute flags of each item class (letters as macOS `security`), and their mapping
+/// between parsed options, attributes and `--set-ATTR` changes.
+enum ItemOptions {
+    /// An attribute flag: its option and the attribute it sets or filters.
+    struct AttributeFlag {
+        let attribute: Attribute
+        let option: OptionSpec
+    }
+
+    static func flags(for itemClass: ItemClass) -> [AttributeFlag] {
+        switch itemClass {
+        case .generic:
+            return [
+                AttributeFlag(attribute: .service, option: .value("service", short: "s", valueName: "NAME", help: "Service name (primary key, with the account).")),
+                AttributeFlag(attribute: .account, option: .value("account", short: "a", valueName: "NAME", help: "Account name (primary key, with the service).")),
+            ] + common
+                + [AttributeFlag(attribute: .generic, option: .value("generic", short: "G", valueName: "VALUE", help: "Generic attribute: free text for your own use."))]
+        case .internet:
+            return [
+                AttributeFlag(attribute: .server, option: .value("server", short: "s", valueName: "HOST", help: "Server name, e.g. ftp.example.com.")),
+                AttributeFlag(attribute: .account, option: .value("account", short: "a", valueName: "NAME", help: "Account (user) name.")),
+                AttributeFlag(attribute: .protocol, option: .value("protocol", short: "r", valueName: "PROTOCOL",
+                    help: "Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...",
+                    completion: .choices(knownProtocols))),
+                AttributeFlag(attribute: .port, option: .value("port", short: "P", valueName: "PORT", help: "Port number, 1 to 65535.")),
+                AttributeFlag(attribute: .path, option: .value("path", short: "p", valueName: "PATH", help: "Path on the server.")),
+                AttributeFlag(attribute: .securityDomain, option: .value("security-domain", short: "d", valueName: "DOMAIN", help: "Security domain (realm).")),
+                AttributeFlag(attribute: .authenticationType, option: .value("auth-type", short: "t", valueName: "TYPE",
+                    help: "Authentication type: default, ntlm, msn, dpa, rpa, httpbasic, httpdigest, htmlform (add stores 'default' when not given).",
+                    completion: .choices(authenticationTypes))),
+            ] + common
+        }
+    }
+
+    private static let common: [AttributeFlag] = [
+        AttributeFlag(attribute: .label, option: .value("label", short: "l", valueName: "TEXT", help: "Label: the name people see.")),
+        AttributeFlag(attribute: .description, option: .value("description", short: "D", valueName: "TEXT", help: "Description (kind), e.g. \"deploy key\".")),
+        AttributeFlag(attribute: .comment, option: .value("comment", short: "j", valueName: "TEXT", help: "Comment.")),
+    ]
+
+    static let knownProtocols = ["ftp", "ftps", "http", "https", "ssh", "sftp", "smtp", "smtps", "imap", "imaps",
+                                 "pop3", "pop3s", "ldap", "ldaps", "telnet", "socks", "afp", "smb", "webdav", "irc"]
+    static let authenticationTypes = ["default", "ntlm", "msn", "dpa", "rpa", "httpbasic", "httpdigest", "htmlform"]
+
+    /// The `--set-ATTR VALUE` options of `update` for a class.
+    static func setOptions(for itemClass: ItemClass) -> [OptionSpec] {
+        flags(for: itemClass).map { flag in
+            .value("set-\(flag.option.long)", valueName: flag.option.valueName ?? "VALUE",
+                   help: "New \(flag.option.long.replacingHyphens()) (an empty value removes it).",
+                   completion: flag.option.completion)
+        }
+    }
+
+    /// The attribute values given with the class's attribute flags, checked.
+    static func attributes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> [Attribute: String] {
+        var result: [Attribute: String] = [:]
+        for flag in flags(for: itemClass) {
+            guard let value = invocation.value(flag.option.long) else { continue }
+            result[flag.attribute] = try checked(value, flag.attribute, written: "--\(flag.option.long)")
+        }
+        return result
+    }
+
+    /// The `--set-ATTR` changes: a value, or nil (remove) for an empty value.
+    static func changes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> [Attribute: String?] {
+        var result: [Attribute: String?] = [:]
+        for flag in flags(for: itemClass) {
+            let long = "set-\(flag.option.long)"
+            guard let value = invocation.value(long) else { continue }
+            result[flag.attribute] = value.isEmpty ? .some(nil) : .some(try checked(value, flag.attribute, written: "--\(long)"))
+        }
+        return result
+    }
+
+    /// Checks a value's form: ports are numbers 1-65535; protocols and authentication types are words.
+    static func checked(_ value: String, _ attribute: Attribute, written: String) throws(KeychainError) -> String {
+        switch attribute {
+        case .port:
+            guard let port = Int(value), (1...65535).contains(port), value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+                throw usageError("\(written) needs a port number from 1 to 65535, not '\(value)'")
+            }
+            return String(port)
+        case .protocol, .authenticationType:
+            let allowed = value.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
+            guard !value.isEmpty, allowed else {
+                let examples = attribute == .protocol ? "ftp, https, ssh" : "default, httpbasic"
+                throw usageError("\(written) needs a lower-case word such as \(examples), not '\(value)'")
+            }
+            return value
+        default:
+            return value
+        }
+    }
+}
+
+extension String {
+    /// "security-domain" → "security domain".
+    func replacingHyphens() -> String { split(separator: "-").joined(separator: " ") }
+}

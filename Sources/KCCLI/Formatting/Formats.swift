@@ -1,0 +1,84 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Dates as ISO 8601 in UTC, without Foundation.
+public enum ISO8601 {
+    /// "2026-11-23T04:27:47Z" for milliseconds since 1970-01-01 UTC (sub-second part dropped).
+    public static func string(millisecondsSince1970 milliseconds: Int64) -> String {
+        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "invalid-date" }
+        func pad(_ value: Int32, _ width: Int) -> String {
+            let digits = String(value)
+            return String(repeating: "0", count: max(0, width - digits.count)) + digits
+        }
+        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2)
+            + "T" + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "Z"
+    }
+}
+
+/// Sizes written like `8M`, `256M`, `1G`, `64K` or plain bytes (binary multiples).
+public enum ByteSize {
+    /// Parses a size; nil when it is not a positive number with an optional K/M/G (KiB/MiB/GiB) suffix.
+    public static func parse(_ text: String) -> UInt64? {
+        var digits = Substring(text)
+        var multiplier: UInt64 = 1
+        let lowered = text.lowercased()
+        for (suffixes, value) in [(["kib", "kb", "k"], UInt64(1) << 10), (["mib", "mb", "m"], UInt64(1) << 20),
+                                  (["gib", "gb", "g"], UInt64(1) << 30)] {
+            if let suffix = suffixes.first(where: { lowered.hasSuffix($0) }) {
+                digits = digits.dropLast(suffix.count)
+                multiplier = value
+                break
+            }
+        }
+        if lowered.hasSuffix("b") && multiplier == 1 { digits = digits.dropLast() }
+        guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+              let number = UInt64(digits), number > 0 else { return nil }
+        let (product, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : product
+    }
+
+    /// "256 MiB", "8 KiB", "1 GiB", or bytes, for messages.
+    public static func describe(_ bytes: UInt64) -> String {
+        if bytes >= 1 << 30 && bytes % (1 << 30) == 0 { return "\(bytes >> 30) GiB" }
+        if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
+        if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
+        return "\(bytes) bytes"
+    }
+}
+
+/// Hexadecimal for item ids.
+enum Hex {
+    static func string(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0xF)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// Text safe to show on a terminal: control characters written as escapes.
+enum Printable {
+    static func text(_ value: String) -> String {
+        guard value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return value }
+        var out = ""
+        for scalar in value.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x0D: out += "\\r"
+            case 0..<0x20, 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,90 @@
+import KCCrypto
+import Keychain
+
+/// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
+enum ItemPrinter {
+    /// The JSON (and human) name of an attribute.
+    static func fieldName(_ attribute: Attribute) -> String { attribute.rawValue }
+
+    /// Attributes in the documented field order, with their values, for one item.
+    static func fields(_ item: Item) -> [(String, String)] {
+        var result: [(String, String)] = [("id", Hex.string(item.id)), ("class", item.itemClass.rawValue)]
+        for attribute in Attribute.all(for: item.itemClass) {
+            if let value = item.attributes[attribute] { result.append((fieldName(attribute), value)) }
+        }
+        result.append(("created", ISO8601.string(millisecondsSince1970: item.created)))
+        result.append(("modified", ISO8601.string(millisecondsSince1970: item.modified)))
+        return result
+    }
+
+    /// `name: value` lines, items separated by a blank line. Never the secret.
+    static func writeHuman(_ items: [Item], to out: OutputStream) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { out.writeLine() }
+            for (name, value) in fields(item) { out.writeLine("\(name): \(Printable.text(value))") }
+        }
+    }
+
+    /// Only the secrets, each as raw bytes followed by a newline (as `security -w`).
+    static func writeSecrets(_ items: [Item], to out: OutputStream) {
+        for item in items {
+            out.write(secret: item.secret)
+            out.write("\n")
+        }
+    }
+
+    /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
+    static func writeJSON(_ items: [Item], withSecrets: Bool, to out: OutputStream) {
+        if items.isEmpty {
+            out.writeLine("[]")
+            return
+        }
+        out.write("[\n")
+        for (index, item) in items.enumerated() {
+            out.write("  {")
+            out.write(fields(item).map { name, value in
+                "\(JSON.quoted(name)): " + (name == "port" && isNumber(value) ? value : JSON.quoted(value))
+            }.joined(separator: ", "))
+            if withSecrets { writeSecretField(item.secret, to: out) }
+            out.write(index + 1 < items.count ? "},\n" : "}\n")
+        }
+        out.write("]\n")
+    }
+
+    /// `, "password": "..."` for UTF-8 secrets, else `, "passwordBase64": "..."`.
+    static func writeSecretField(_ secret: SecureBytes, to out: OutputStream) {
+        if secret.isValidUTF8 {
+            out.write(", \"password\": ")
+            secret.withUnsafeBytes { JSON.writeQuoted($0, to: out) }
+        } else {
+            out.write(", \"passwordBase64\": \"")
+            let encoded = SecureBytes(count: Base64.encodedLength(secret.count))
+            encoded.withUnsafeMutableBytes { target in secret.withUnsafeBytes { Base64.encode($0, into: target) } }
+            out.write(secret: encoded)
+            out.write("\"")
+        }
+    }
+
+    /// The `list` table: class, label, service or server, account, modified.
+    static func writeTable(_ items: [Item], to out: OutputStream) {
+        let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"]
+        let rows = items.map { item -> [String] in
+            let place = item.itemClass == .generic ? item.attributes[.service] : item.attributes[.server]
+            return [item.itemClass.rawValue, item.attributes[.label], place, item.attributes[.account]]
+                .map { Printable.text($0 ?? "-") } + [ISO8601.string(millisecondsSince1970: item.modified)]
+        }
+        var widths = header.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }
+        for row in [header] + rows {
+            var line = ""
+            for (i, cell) in row.enumerated() {
+                line += i + 1 < row.count ? cell + String(repeating: " ", count: widths[i] - cell.count + 2) : cell
+            }
+            out.writeLine(line)
+        }
+    }
+
+    private static func isNumber(_ value: String) -> Bool {
+        !value.isEmpty && value.count <= 9 && value.allSatisfy { $0.isASCII && $0.isNumber }
+    }
+}

@@ -1,0 +1,33 @@
+import Keychain
+
+/// What each result code means for kc: the exit-status table of help, the man page and the README.
+public enum ExitStatusTable {
+    public struct Row: Sendable {
+        public let status: KeychainStatus
+        public let meaning: String
+    }
+
+    /// Every status, ordered by exit status.
+    public static var rows: [Row] {
+        KeychainStatus.allCases.sorted { $0.exitCode < $1.exitCode }.map { Row(status: $0, meaning: meaning($0)) }
+    }
+
+    public static func meaning(_ status: KeychainStatus) -> String {
+        switch status {
+        case .success: return "Success."
+        case .param: return "Usage error: unknown command or option, missing or bad value; several matches where one is required (update or delete without --all)."
+        case .io: return "I/O error: reading or writing failed, or a network failure (FTP)."
+        case .userCanceled: return "Canceled: an empty answer, Ctrl-D or Ctrl-C at a prompt."
+        case .notAvailable: return "The vault's lock was not free within --lock-timeout."
+        case .noSuchKeychain: return "No vault at that path (create one with kc init)."
+        case .authFailed: return "Wrong master password (or a tampered key block); a server rejected the login (FTP)."
+        case .duplicateKeychain: return "A vault already exists at that path (kc init never overwrites one)."
+        case .duplicateItem: return "An item with the same primary key exists (add without -U, or an update that would collide)."
+        case .itemNotFound: return "No item matches."
+        case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source."
+        case .decode: return "The vault is corrupt, tampered with, or of an unsupported format."
+        case .verifyFailed: return "The vault went back to an older state than kc has seen (rollback)."
+        case .notTrusted: return "The server's TLS certificate is not trusted (FTP)."
+        }
+    }
+}

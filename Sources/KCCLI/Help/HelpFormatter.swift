@@ -1,0 +1,125 @@
+import Keychain
+
+/// Help text for `kc help`, `kc help COMMAND` and `kc COMMAND --help`, from the command table.
+public enum HelpFormatter {
+    static let width = 80
+
+    /// Help for kc (no words), a group ("add") or a command ("add generic").
+    public static func help(for words: [String], in parser: Parser) throws(KeychainError) -> String {
+        if words.isEmpty { return general(parser.commands) }
+        if let command = parser.command(named: words) { return help(for: command) }
+        let members = parser.commands(under: words).filter { !$0.isHidden }
+        if !members.isEmpty { return group(words, members) }
+        let topic = words.joined(separator: " ")
+        let names = parser.commands.filter { !$0.isHidden }.map(\.name)
+        let suggestion = Suggestions.closest(to: topic, in: names)
+        throw usageError("no help for '\(topic)': there is no such command",
+                         hint: suggestion.map { "did you mean 'kc help \($0)'?" } ?? "see 'kc help' for the commands")
+    }
+
+    /// The overview: usage, every visible command, the global options.
+    public static func general(_ commands: [CommandSpec]) -> String {
+        var text = "kc \(KCVersion.current): a keychain for the command line, with Keychain Services items\n"
+        text += "in one encrypted, append-only vault.\n\n"
+        text += "Usage: kc [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGUMENTS]\n\n"
+        text += "Commands:\n"
+        let visible = commands.filter { !$0.isHidden }
+        text += table(visible.map { ($0.name, $0.abstract) })
+        text += "\nGlobal options (before or after the command):\n"
+        text += table(GlobalOptions.specs.map { ($0.synopsis, $0.help) })
+        text += "\nRun 'kc help COMMAND' or 'kc COMMAND --help' for a command's options.\n"
+        text += "Exit status: 0 on success, 2 for usage errors, else the low byte of the Keychain\n"
+        text += "result code ('man kc' lists them).\n"
+        return text
+    }
+
+    /// One command's help: abstract, usage, discussion, options, examples.
+    public static func help(for command: CommandSpec) -> String {
+        var text = "kc \(command.name): \(command.abstract)\n\n"
+        text += wrap(units: command.usageUnits, prefix: "Usage: ", indent: "         ") + "\n"
+        if !command.discussion.isEmpty {
+            text += "\n"
+            for paragraph in paragraphs(command.discussion) { text += wrap(paragraph, prefix: "", indent: "") + "\n\n" }
+            text.removeLast()
+        }
+        if !command.arguments.isEmpty {
+            text += "\nArguments:\n" + table(command.arguments.map { ($0.name, $0.help) })
+        }
+        if !command.options.isEmpty {
+            text += "\nOptions:\n" + table(command.options.map { ($0.synopsis, $0.help) })
+        }
+        text += "\nGlobal options: " + GlobalOptions.specs.map { "--\($0.long)" }.joined(separator: ", ")
+            + " (see 'kc help').\n"
+        if !command.examples.isEmpty {
+            text += "\nExamples:\n" + command.examples.map { "  \($0)\n" }.joined()
+        }
+        return text
+    }
+
+    /// A group's commands ("kc help add").
+    static func group(_ words: [String], _ members: [CommandSpec]) -> String {
+        let name = words.joined(separator: " ")
+        var text = "kc \(name): one of\n\n"
+        text += table(members.map { ($0.name, $0.abstract) })
+        text += "\nUsage:\n" + members.map { wrap(units: $0.usageUnits, prefix: "  ", indent: "      ") + "\n" }.joined()
+        text += "\nRun 'kc help \(name) \(members[0].words[words.count])' for its options.\n"
+        return text
+    }
+
+    // MARK: - Layout
+
+    /// Two columns: terms padded to a common width, descriptions wrapped.
+    static func table(_ rows: [(String, String)]) -> String {
+        let termWidth = min(30, (rows.map { $0.0.count }.max() ?? 0))
+        var text = ""
+        for (term, description) in rows {
+            let head = "  " + term
+            let indent = String(repeating: " ", count: termWidth + 4)
+            if term.count > termWidth {
+                text += head + "\n" + wrap(description, prefix: indent, indent: indent) + "\n"
+            } else {
+                let padded = head + String(repeating: " ", count: termWidth - term.count + 2)
+                text += wrap(description, prefix: padded, indent: indent) + "\n"
+            }
+        }
+        return text
+    }
+
+    /// Wraps words to `width` columns; the first line starts with `prefix`, the others with `indent`.
+    static func wrap(_ text: String, prefix: String, indent: String) -> String {
+        wrap(units: text.split(separator: " ", omittingEmptySubsequences: true).map(String.init), prefix: prefix, indent: indent)
+    }
+
+    /// Wraps units (words, or usage parts such as "[-s NAME]") that are never split.
+    static func wrap(units: [String], prefix: String, indent: String) -> String {
+        var lines: [String] = []
+        var line = prefix
+        var lineHasWord = false
+        for word in units {
+            if lineHasWord && line.count + 1 + word.count > width {
+                lines.append(line)
+                line = indent
+                lineHasWord = false
+            }
+            line += (lineHasWord ? " " : "") + word
+            lineHasWord = true
+        }
+        lines.append(line)
+        return lines.joined(separator: "\n")
+    }
+
+    /// Paragraphs of a discussion (separated by blank lines).
+    static func paragraphs(_ text: String) -> [String] {
+        var result: [String] = []
+        var current: [Substring] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.allSatisfy({ $0 == " " }) {
+                if !current.isEmpty { result.append(current.joined(separator: " ")); current = [] }
+            } else {
+                current.append(line)
+            }
+        }
+        if !current.isEmpty { result.append(current.joined(separator: " ")) }
+        return result
+    }
+}

@@ -1,0 +1,137 @@
+import Keychain
+
+/// What a command's handler is: it reads its parsed invocation, does its work through the
+/// context, and returns an exit status (0 on success). Failures are thrown as `KeychainError`.
+public typealias CommandHandler = @Sendable (ParsedInvocation, Context) throws(KeychainError) -> Int32
+
+/// How the shell completions may complete a value.
+public enum ValueCompletion: Sendable, Equatable {
+    case none
+    case file
+    case directory
+    case choices([String])
+}
+
+/// An option of a command or a global option: `--long`, `-s`, taking a value or not.
+public struct OptionSpec: Sendable {
+    public enum Kind: Sendable, Equatable {
+        /// A switch: present or not.
+        case flag
+        /// Takes one value, named `valueName` in help ("NAME", "SECONDS").
+        case value(valueName: String)
+    }
+
+    /// The long name without dashes ("service"). Also the key in `ParsedInvocation`.
+    public var long: String
+    public var short: Character?
+    public var kind: Kind
+    public var help: String
+    /// May be given more than once (values accumulate).
+    public var isRepeatable: Bool
+    /// A flag standing where `security` takes a secret (`-w`): a value written after it is
+    /// refused, so no secret ever reaches argv.
+    public var refusesSecretValue: Bool
+    public var completion: ValueCompletion
+
+    /// A switch.
+    public static func flag(_ long: String, short: Character? = nil, help: String,
+                            refusesSecretValue: Bool = false) -> OptionSpec {
+        OptionSpec(long: long, short: short, kind: .flag, help: help, isRepeatable: false,
+                   refusesSecretValue: refusesSecretValue, completion: .none)
+    }
+
+    /// An option taking a value.
+    public static func value(_ long: String, short: Character? = nil, valueName: String, help: String,
+                             repeatable: Bool = false, completion: ValueCompletion = .none) -> OptionSpec {
+        OptionSpec(long: long, short: short, kind: .value(valueName: valueName), help: help,
+                   isRepeatable: repeatable, refusesSecretValue: false, completion: completion)
+    }
+
+    public var takesValue: Bool { kind != .flag }
+
+    public var valueName: String? {
+        if case .value(let name) = kind { return name }
+        return nil
+    }
+
+    /// "-s, --service NAME" as shown in help.
+    public var synopsis: String {
+        var text = short.map { "-\($0), " } ?? "    "
+        text += "--\(long)"
+        if let valueName { text += " \(valueName)" }
+        return text
+    }
+
+    /// The short form when there is one ("-s NAME"), else the long one, for usage lines.
+    public var usageForm: String {
+        let head = short.map { "-\($0)" } ?? "--\(long)"
+        return valueName.map { "\(head) \($0)" } ?? head
+    }
+}
+
+/// A positional argument of a command.
+public struct ArgumentSpec: Sendable {
+    public var name: String
+    public var help: String
+    public var isOptional: Bool
+    public var isRepeatable: Bool
+    public var completion: ValueCompletion
+
+    public init(_ name: String, help: String, optional: Bool = false, repeatable: Bool = false,
+                completion: ValueCompletion = .none) {
+        self.name = name
+        self.help = help
+        self.isOptional = optional
+        self.isRepeatable = repeatable
+        self.completion = completion
+    }
+
+    var usageForm: String {
+        let core = isRepeatable ? "\(name)..." : name
+        return isOptional ? "[\(core)]" : core
+    }
+}
+
+/// One entry of the command table: everything parsing, help, the man page and the
+/// completions need, plus the handler that runs it.
+public struct CommandSpec: Sendable {
+    /// The command words, space-separated: "list", "add generic", "ftp login".
+    public var name: String
+    /// One line, shown in command lists.
+    public var abstract: String
+    /// Paragraphs shown in `kc help COMMAND` and the man page.
+    public var discussion: String
+    public var arguments: [ArgumentSpec]
+    public var options: [OptionSpec]
+    /// Example command lines for help and the man page.
+    public var examples: [String]
+    /// Hidden commands (`__man`) are left out of help, the man page and completions.
+    public var isHidden: Bool
+    public var handler: CommandHandler
+
+    public init(_ name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+                options: [OptionSpec] = [], examples: [String] = [], hidden: Bool = false,
+                handler: @escaping CommandHandler) {
+        self.name = name
+        self.abstract = abstract
+        self.discussion = discussion
+        self.arguments = arguments
+        self.options = options
+        self.examples = examples
+        self.isHidden = hidden
+        self.handler = handler
+    }
+
+    public var words: [String] { name.split(separator: " ").map(String.init) }
+
+    public func option(long: String) -> OptionSpec? { options.first { $0.long == long } }
+    public func option(short: Character) -> OptionSpec? { options.first { $0.short == short } }
+
+    /// "kc add generic [-s NAME] ... [--json]" (options in brackets, then arguments).
+    public var usage: String { usageUnits.joined(separator: " ") }
+
+    /// The parts of `usage`, each kept whole when wrapped.
+    public var usageUnits: [String] {
+        ["kc", name] + options.map { "[\($0.usageForm)]" } + arguments.map(\.usageForm)
+    }
+}

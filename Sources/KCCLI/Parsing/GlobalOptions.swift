@@ -1,0 +1,63 @@
+import Keychain
+
+/// Options every command accepts, before or after the command words.
+public struct GlobalOptions: Sendable, Equatable {
+    /// `--vault PATH`: wins over `KC_VAULT` and the default path.
+    public var vault: String?
+    /// `--master-password-fd N`: read the master password from this descriptor.
+    public var masterPasswordFD: Int32?
+    /// `--lock-timeout SECONDS`: how long to wait for the vault lock.
+    public var lockTimeout: Double = 10
+    public var help = false
+    public var version = false
+
+    public init() {}
+
+    /// The specs, for parsing, help, the man page and completions.
+    public static let specs: [OptionSpec] = [
+        .value("vault", valueName: "PATH",
+               help: "Use the vault at PATH (default: $KC_VAULT, else $XDG_DATA_HOME/kc/login.kc).",
+               completion: .file),
+        .value("master-password-fd", valueName: "N",
+               help: "Read the master password from file descriptor N (never standard input)."),
+        .value("lock-timeout", valueName: "SECONDS",
+               help: "Wait at most SECONDS for the vault lock (default 10)."),
+        .flag("version", help: "Print the version and exit."),
+        .flag("help", short: "h", help: "Show help for kc or for the command."),
+    ]
+
+    public static func spec(long: String) -> OptionSpec? { specs.first { $0.long == long } }
+    public static func spec(short: Character) -> OptionSpec? { specs.first { $0.short == short } }
+
+    /// Applies one parsed global option; `value` is nil for flags.
+    mutating func apply(_ spec: OptionSpec, value: String?) throws(KeychainError) {
+        switch spec.long {
+        case "vault":
+            guard let value, !value.isEmpty else { throw usageError("--vault needs a non-empty path") }
+            vault = value
+        case "master-password-fd":
+            guard let value, let fd = Int32(value), fd >= 0 else {
+                throw usageError("--master-password-fd needs a descriptor number, not '\(value ?? "")'",
+                                 hint: "for example: kc find -s NAME --master-password-fd 3 3<password-file")
+            }
+            guard fd != 0 else {
+                throw usageError("--master-password-fd 0 is standard input, which is kept for the item's secret",
+                                 hint: "open the password on another descriptor, e.g. 3<FILE with --master-password-fd 3")
+            }
+            masterPasswordFD = fd
+        case "lock-timeout":
+            guard let value, let seconds = Double(value), seconds >= 0, seconds.isFinite else {
+                throw usageError("--lock-timeout needs a number of seconds, not '\(value ?? "")'")
+            }
+            lockTimeout = seconds
+        case "version": version = true
+        case "help": help = true
+        default: preconditionFailure("unhandled global option --\(spec.long)")
+        }
+    }
+}
+
+/// A usage error: errSecParam, exit status 2.
+func usageError(_ detail: String, hint: String? = nil) -> KeychainError {
+    KeychainError(.param, detail, hint: hint)
+}
