@@ -75,8 +75,9 @@ public struct FTPTarget: Equatable, Sendable {
 
     /// Parses a target URL. Throws errSecParam naming what is wrong.
     public static func parse(_ text: String) throws(KeychainError) -> FTPTarget {
+        let shown = redactingPassword(text)
         func bad(_ why: String) -> KeychainError {
-            KeychainError(.param, "invalid FTP URL '\(text)': \(why)",
+            KeychainError(.param, "invalid FTP URL '\(shown)': \(why)",
                           hint: "use ftp://[user@]host[:port][/path], ftps://... (explicit TLS) or ftps-implicit://... (TLS on port 990)")
         }
         let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
@@ -135,6 +136,15 @@ public struct FTPTarget: Equatable, Sendable {
         }
         if host.hasSuffix(".") && host.count > 1 { host.removeLast() }
         return FTPTarget(security: security, user: user, host: host, port: port, path: path == "/" ? "" : path)
+    }
+
+    /// `text` with any password in its user info replaced by "***", for messages.
+    static func redactingPassword(_ text: String) -> String {
+        let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return text }
+        let authority = parts[1].prefix { $0 != "/" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
+        return "\(parts[0])://\(authority[..<colon]):***\(parts[1][at...])"
     }
 
     static func isIPv6Address(_ text: String) -> Bool {
