@@ -1,3 +1,215 @@
-/// Vault maintenance commands (issue 3: check, repair, compact, passwd, history).
-/// Placeholder: the issue-3 work fills this array; `CommandTable.all` already includes it.
-let vaultCommands: [CommandSpec] = []
+import KCCrypto
+import KCFormat
+import KCSystem
+import Keychain
+
+/// Vault maintenance commands (issue 3): check, repair, compact, passwd, history.
+let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand]
+    + ItemClass.allCases.map(historyCommand)
+
+let checkCommand = CommandSpec(
+    "check", abstract: "Verify every record of the vault.",
+    discussion: """
+    Reads the whole vault without changing it, past any damage: authenticates every record and prints the \
+    number of items and records, the key-derivation parameters, and each torn tail, damaged record or \
+    rollback with its offset. Exits 0 only when the vault is whole; damage is errSecDecode (exit 93), a \
+    rollback errSecVerifyFailed (exit 32).
+    """,
+    examples: ["kc check"],
+    handler: runCheck)
+
+let repairCommand = CommandSpec(
+    "repair", abstract: "Remove a torn tail, or salvage a damaged vault.",
+    discussion: """
+    Without --salvage: removes an incomplete final record left by an interrupted write (it was never \
+    acknowledged, so no committed item is lost). With --salvage: writes a new vault holding every record \
+    that still authenticates and keeps the damaged file beside it as NAME.corrupt-DATE; the only copy is \
+    never destroyed. Asks for confirmation on the terminal unless --yes.
+    """,
+    options: [
+        .flag("salvage", help: "Rebuild the vault from every record that still authenticates."),
+        .flag("yes", short: "y", help: "Do not ask for confirmation."),
+    ],
+    examples: ["kc repair", "kc repair --salvage"],
+    handler: runRepair)
+
+let compactCommand = CommandSpec(
+    "compact", abstract: "Rewrite the vault with only the current version of each item.",
+    discussion: """
+    Old versions of secrets are gone for good afterwards ('kc history' shows them until then). Item ids, \
+    dates and listing order are kept; deleted items keep a tombstone without any secret, so a later merge \
+    cannot bring them back. The rewrite is safe: new file, fsync, read back and verify, rename over the old \
+    one (kept as NAME.bak until the new one verified), fsync the folder. Other kc processes wait for the \
+    lock and then continue in the new file.
+    """,
+    examples: ["kc compact"],
+    handler: runCompact)
+
+let passwdCommand = CommandSpec(
+    "passwd", abstract: "Change the master password.",
+    discussion: """
+    Wraps the vault key anew under the new password; the old password stops opening the vault. With \
+    --rotate-key a new vault key is made as well and every record sealed again: use it when the old key \
+    may have leaked (e.g. an old copy of the vault and its password were exposed), since without it the \
+    old password still opens old copies of the file. The new password is asked twice on the terminal, or \
+    read from --new-password-fd N or --new-password-file PATH (mode 0600).
+    """,
+    options: [
+        .flag("rotate-key", help: "Also replace the vault key and re-seal every record."),
+        .value("new-password-fd", valueName: "N", help: "Read the new master password from descriptor N."),
+        .value("new-password-file", valueName: "PATH", help: "Read the new master password from PATH (mode 0600).", completion: .file),
+        .value("kdf-ops", valueName: "N", help: "New Argon2id passes (default: keep the vault's)."),
+        .value("kdf-memory", valueName: "SIZE", help: "New Argon2id memory, e.g. 256M (default: keep the vault's)."),
+    ],
+    examples: ["kc passwd", "kc passwd --rotate-key"],
+    handler: runPasswd)
+
+private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
+    CommandSpec(
+        "history \(itemClass.rawValue)", abstract: "Show the earlier versions of one \(itemClass.rawValue) item.",
+        discussion: """
+        Lists every version of the selected item still in the append-only log, oldest first, with the date \
+        each was written; 'kc compact' removes all but the current one. Secrets only with -w.
+        """,
+        options: ItemOptions.flags(for: itemClass).map(\.option) + [
+            .flag("ignore-case", short: "i", help: "Match attribute values case-insensitively."),
+            .flag("password", short: "w", help: "Show each version's secret too."),
+        ],
+        examples: ["kc history \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],
+        handler: { invocation, context throws(KeychainError) in try runHistory(invocation, context, itemClass) })
+}
+
+func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = context.vaultPath
+    let report = try Keychain.check(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in
+        try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    }
+    let out = context.output
+    out.writeLine("vault: \(path)")
+    out.writeLine("size: \(report.fileSize) bytes")
+    out.writeLine("kdf: Argon2id, \(report.kdf.opsLimit) pass\(report.kdf.opsLimit == 1 ? "" : "es"), \(ByteSize.describe(report.kdf.memoryLimit))")
+    out.writeLine("records: \(report.records)")
+    out.writeLine("items: \(report.items)")
+    for problem in report.problems { out.writeLine("damaged: \(problem)") }
+    if let torn = report.tornTail { out.writeLine("torn tail: \(torn)") }
+    if let rollback = report.rollback { out.writeLine("rollback: \(rollback)") }
+    out.writeLine("status: \(report.isWhole ? "whole" : "NOT whole")")
+    out.flush()
+    if !report.problems.isEmpty || report.tornTail != nil {
+        throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s)\(report.tornTail == nil ? "" : ", a torn tail"))",
+                            hint: report.problems.isEmpty ? "'kc repair' removes the torn tail" : "'kc repair --salvage' keeps every record that still authenticates")
+    }
+    if report.rollback != nil {
+        throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
+                            hint: "restore the newer copy, or pass --accept-rollback to write to this one")
+    }
+    return 0
+}
+
+func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = context.vaultPath
+    let askPassword = { () throws(KeychainError) -> SecureBytes in
+        try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    }
+    if invocation.flag("salvage") {
+        let password = try askPassword()
+        let report = try Keychain.check(at: path, options: context.openOptions) { password }
+        if report.problems.isEmpty && report.tornTail == nil {
+            context.errors.writeLine("kc: the vault is whole; nothing to salvage.")
+            return 0
+        }
+        try confirm(invocation, context, "Rebuild \(path) from the \(report.records) records that authenticate (\(report.problems.count) damaged region(s) dropped; the damaged file is kept)? [y/N] ")
+        let result = try Keychain.salvage(at: path, options: context.openOptions) { password }
+        context.errors.writeLine("kc: salvaged \(result.records) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
+        return 0
+    }
+    let keychain = try context.openKeychain()
+    guard let torn = keychain.vault.tornTail else {
+        context.errors.writeLine("kc: no torn tail to remove.")
+        return 0
+    }
+    try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
+    let removed = try keychain.removeTornTail()
+    context.errors.writeLine("kc: removed \(removed) bytes of torn tail.")
+    return 0
+}
+
+func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let keychain = try context.openKeychain()
+    let counts = try keychain.compact()
+    context.errors.writeLine("kc: compacted \(context.vaultPath): \(counts.before) records -> \(counts.after)")
+    return 0
+}
+
+func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let requested = try kdfParameters(invocation)   // checks the flags before any prompt
+    let keychain = try context.openKeychain()
+    var kdf = keychain.vault.header.kdf
+    if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
+    if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
+    if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
+    let newPassword = try NewPassword.obtain(invocation, context)
+    try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key"))
+    context.errors.writeLine(invocation.flag("rotate-key")
+        ? "kc: changed the master password and replaced the vault key."
+        : "kc: changed the master password.")
+    return 0
+}
+
+func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+    let filters = try ItemOptions.attributes(invocation, itemClass)
+    guard !filters.isEmpty else {
+        throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
+    }
+    let keychain = try context.openKeychain()
+    let versions = try keychain.history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")))
+    for (index, version) in versions.enumerated() {
+        if index > 0 { context.output.writeLine() }
+        context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
+        context.output.writeLine("written: \(ISO8601.string(millisecondsSince1970: version.written))")
+        for (name, value) in ItemPrinter.fields(version.item) where name != "id" && name != "class" {
+            context.output.writeLine("\(name): \(Printable.text(value))")
+        }
+        if invocation.flag("password") {
+            context.output.write("password: ")
+            context.output.write(secret: version.item.secret)
+            context.output.writeLine()
+        }
+    }
+    return 0
+}
+
+/// Asks `question` on the terminal unless --yes; no means errSecUserCanceled.
+private func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(KeychainError) {
+    if invocation.flag("yes") { return }
+    let terminal = try context.terminal(hint: "pass --yes to confirm without a terminal")
+    guard try terminal.confirm(prompt: question) else { throw KeychainError(.userCanceled, "nothing was changed") }
+}
+
+/// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
+enum NewPassword {
+    static func obtain(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> SecureBytes {
+        let password: SecureBytes
+        if let text = invocation.value("new-password-fd") {
+            guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
+            password = try SecretInput.readAll(FileDescriptor(rawValue: fd), what: "the new master password from descriptor \(fd)").droppingTrailingNewline()
+        } else if let path = invocation.value("new-password-file") {
+            password = try MasterPassword.readFile(path)
+        } else {
+            let terminal = try context.terminal(hint: "give the new password with --new-password-fd N or --new-password-file PATH")
+            let first = try terminal.readSecret(prompt: "New master password: ")
+            let second = try terminal.readSecret(prompt: "Retype the new master password: ")
+            guard first.isEqual(to: second) else {
+                throw KeychainError(.param, "the two passwords do not match; nothing was changed", hint: "run the command again")
+            }
+            password = first
+        }
+        guard password.count > 0 else { throw usageError("the new master password is empty") }
+        return password
+    }
+}
+
+extension Context {
+    /// Open options from the global flags.
+    var openOptions: OpenOptions { OpenOptions(lockTimeout: globals.lockTimeout) }
+}
