@@ -1,0 +1,72 @@
+import Foundation
+import KCFormat
+
+/// The text form of a vector (Docs/vectors/README.md): header lines `key: value`, a blank line,
+/// then the vault file's bytes in lower-case hex, 32 bytes per line.
+struct VectorFile {
+    var headers: [(key: String, value: String)]
+    var bytes: [UInt8]
+
+    func value(_ key: String) -> String? { headers.first { $0.key == key }?.value }
+    func values(_ key: String) -> [String] { headers.filter { $0.key == key }.map(\.value) }
+
+    init(_ vector: TestVector) {
+        var h: [(String, String)] = [("expect", vector.expect.rawValue), ("password", vector.password),
+                                     ("kdf", "argon2id ops=1 memory=8192"), ("comment", vector.comment)]
+        if let error = vector.error { h.append(("error", error)) }
+        if let records = vector.records { h.append(("records", String(records))) }
+        if let warning = vector.warning { h.append(("warning", warning)) }
+        for item in vector.items { h.append(("item", item.json)) }
+        h.append(("bytes", String(vector.bytes.count)))
+        headers = h.map { (key: $0.0, value: $0.1) }
+        bytes = vector.bytes
+    }
+
+    var text: String {
+        var out = headers.map { "\($0.key): \($0.value)\n" }.joined() + "\n"
+        var i = 0
+        while i < bytes.count {
+            out += Array(bytes[i..<min(i + 32, bytes.count)]).hexString + "\n"
+            i += 32
+        }
+        return out
+    }
+
+    init(text: String) throws {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let blank = lines.firstIndex(of: "") else { throw VectorFileError.malformed("no blank line after the headers") }
+        headers = try lines[..<blank].map { line in
+            guard let colon = line.range(of: ": ") else { throw VectorFileError.malformed("bad header line \(line)") }
+            return (key: String(line[..<colon.lowerBound]), value: String(line[colon.upperBound...]))
+        }
+        guard let decoded = [UInt8](hexString: lines[(blank + 1)...].joined()) else { throw VectorFileError.malformed("bad hex") }
+        bytes = decoded
+        if let count = value("bytes"), Int(count) != bytes.count { throw VectorFileError.malformed("byte count mismatch") }
+    }
+}
+
+enum VectorFileError: Error { case malformed(String) }
+
+/// Where the committed vectors live.
+enum VectorPaths {
+    static var directory: String {
+        let testFile = URL(fileURLWithPath: #filePath)
+        return testFile.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Docs/vectors").path
+    }
+
+    static func path(_ name: String) -> String { directory + "/" + name + ".txt" }
+
+    static func committedNames() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory)
+            .filter { $0.hasSuffix(".txt") }.map { String($0.dropLast(4)) }.sorted()
+    }
+
+    /// manifest.tsv: one line per vector, name, expectation, error or item count, comment.
+    static func manifest(_ vectors: [TestVector]) -> String {
+        "name\texpect\toutcome\tcomment\n" + vectors.map { v in
+            let outcome = v.error ?? "records=\(v.records ?? 0) items=\(v.items.count)" + (v.warning.map { " \($0)" } ?? "")
+            return "\(v.name)\t\(v.expect.rawValue)\t\(outcome)\t\(v.comment)\n"
+        }.joined()
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+import KCCrypto
+import KCFormat
+import KCVault
+
+/// Reads every vector of Docs/vectors through the real `Vault.open` and checks its outcome;
+/// checks that the committed files are exactly what the generator produces.
+///
+/// Regenerate with: KC_WRITE_VECTORS=1 swift test --filter VectorTests
+final class VectorTests: XCTestCase {
+    var folder = ""
+
+    override func setUp() {
+        var template = Array("/tmp/kc-vectors-XXXXXX".utf8CString)
+        folder = String(cString: mkdtemp(&template)!)
+    }
+
+    override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
+
+    func testVectorsAreUpToDate() throws {
+        let vectors = try VectorCatalog.all()
+        XCTAssertEqual(Set(vectors.map(\.name)).count, vectors.count, "duplicate vector names")
+        let manifestPath = VectorPaths.directory + "/manifest.tsv"
+        if ProcessInfo.processInfo.environment["KC_WRITE_VECTORS"] == "1" {
+            try FileManager.default.createDirectory(atPath: VectorPaths.directory, withIntermediateDirectories: true)
+            for name in try VectorPaths.committedNames() { try FileManager.default.removeItem(atPath: VectorPaths.path(name)) }
+            for vector in vectors { try VectorFile(vector).text.write(toFile: VectorPaths.path(vector.name), atomically: true, encoding: .utf8) }
+            try VectorPaths.manifest(vectors).write(toFile: manifestPath, atomically: true, encoding: .utf8)
+            print("wrote \(vectors.count) vectors to \(VectorPaths.directory)")
+        }
+        XCTAssertEqual(try VectorPaths.committedNames(), vectors.map(\.name).sorted(),
+                       "Docs/vectors differs from the catalog; regenerate with KC_WRITE_VECTORS=1")
+        for vector in vectors {
+            let committed = try String(contentsOfFile: VectorPaths.path(vector.name), encoding: .utf8)
+            XCTAssertEqual(committed, VectorFile(vector).text, "\(vector.name) is not what the generator produces")
+        }
+        XCTAssertEqual(try String(contentsOfFile: manifestPath, encoding: .utf8), VectorPaths.manifest(vectors))
+    }
+
+    func testEveryVectorThroughVaultOpen() throws {
+        let names = try VectorPaths.committedNames()
+        XCTAssertGreaterThanOrEqual(names.count, 40)
+        var counts: [String: Int] = [:]
+        for name in names {
+            let file = try VectorFile(text: String(contentsOfFile: VectorPaths.path(name), encoding: .utf8))
+            try check(name, file)
+            counts[file.value("expect") ?? "?", default: 0] += 1
+        }
+        print("vectors: \(names.count) checked through Vault.open (" +
+              counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ") + ")")
+    }
+
+    func check(_ name: String, _ file: VectorFile) throws {
+        let path = "\(folder)/\(name).kc"
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(file.bytes),
+                                                     attributes: [.posixPermissions: 0o600]))
+        defer { _ = try? FileManager.default.removeItem(atPath: path) }
+        let expect = try XCTUnwrap(file.value("expect"), name)
+        var derived = false
+        let password = SecureBytes(copying: Array(try XCTUnwrap(file.value("password")).utf8))
+        var outcome: String
+        var items: [String] = []
+        var records: Int?
+        var warning: String?
+        do {
+            let vault = try Vault.open(at: path, lockTimeout: 5, stateDirectory: "\(folder)/state-\(name)") {
+                derived = true
+                return password
+            }
+            records = vault.records.count
+            warning = vault.tornTail.map { "torn-tail offset=\($0.offset) length=\($0.length)" }
+            do {
+                items = try Self.liveItems(vault.records).map(\.json)
+                outcome = warning == nil ? "success" : "truncated"
+            } catch let error as ItemDecodeError {
+                outcome = "record failure: bad-item offset=\(error.offset)"
+            }
+        } catch {
+            let canonical = Self.canonical(error)
+            let kind = canonical == "wrong-password" ? "wrong password"
+                : (canonical.contains("offset=") ? "record failure" : "header failure")
+            outcome = "\(kind): \(canonical)"
+        }
+        switch expect {
+        case "success", "truncated":
+            XCTAssertEqual(outcome, expect, name)
+            XCTAssertEqual(records, file.value("records").flatMap { Int($0) }, "\(name): records")
+            XCTAssertEqual(items, file.values("item"), "\(name): items")
+            XCTAssertEqual(warning, file.value("warning"), "\(name): warning")
+        default:
+            XCTAssertEqual(outcome, "\(expect): \(file.value("error") ?? "?")", name)
+            if expect == "header failure" { XCTAssertFalse(derived, "\(name): the password was asked for (a KDF ran) before the header was refused") }
+        }
+        let after = try XCTUnwrap(FileManager.default.contents(atPath: path), name)
+        XCTAssertEqual([UInt8](after), file.bytes, "\(name): reading changed the file")
+    }
+
+    /// A stable name for each failure, as written in the vectors' `error:` lines.
+    static func canonical(_ error: Error) -> String {
+        guard let error = error as? VaultError else { return "unexpected \(error)" }
+        if case .wrongPassword = error { return "wrong-password" }
+        if case .recordAuthenticationFailed(let offset, _) = error { return "record-authentication-failed offset=\(offset)" }
+        guard case .corrupt(let f) = error else { return "unexpected \(error)" }
+        if case .truncated = f { return "truncated" }
+        if case .badMagic = f { return "bad-magic" }
+        if case .unsupportedVersion(let v) = f { return "unsupported-version \(v)" }
+        if case .badHeaderLength(let n) = f { return "bad-header-length \(n)" }
+        if case .badHeaderChecksum = f { return "bad-header-checksum" }
+        if case .reservedNotZero = f { return "reserved-not-zero" }
+        if case .unsupportedKDF(let a) = f { return "unsupported-kdf \(a)" }
+        if case .kdfOutOfBounds(let o, let m) = f { return "kdf-out-of-bounds ops=\(o) memory=\(m)" }
+        if case .badFrameChecksum(let o) = f { return "bad-frame-checksum offset=\(o)" }
+        if case .badRecordLength(let o, let n) = f { return "bad-record-length offset=\(o) length=\(n)" }
+        if case .badSequence(let o, let e, let n) = f { return "bad-sequence offset=\(o) expected=\(e) found=\(n)" }
+        if case .badPayload(let why) = f, let range = why.range(of: "at offset ") {
+            return "bad-payload offset=" + why[range.upperBound...].prefix { $0.isNumber }
+        }
+        return "unexpected \(f)"
+    }
+
+    struct ItemDecodeError: Error { var offset: Int }
+
+    /// Replay as Docs/FORMAT.md specifies it: latest put per item id in log order, a tombstone
+    /// deletes for good, creation order is the order of first appearance; compaction markers skipped.
+    static func liveItems(_ records: [VaultRecord]) throws -> [VectorItem] {
+        var order: [[UInt8]] = []
+        var current: [[UInt8]: VaultRecord] = [:]
+        var deleted = Set<[UInt8]>()
+        for record in records {
+            let id = record.payload.itemID
+            switch record.payload.kind {
+            case .put where !deleted.contains(id):
+                if current[id] == nil { order.append(id) }
+                current[id] = record
+            case .delete:
+                deleted.insert(id)
+                current[id] = nil
+            default: continue
+            }
+        }
+        return try order.compactMap { current[$0] }.map(item)
+    }
+
+    /// Decodes a put record per "Item encoding" (independently of the Keychain layer's codec).
+    static func item(_ record: VaultRecord) throws -> VectorItem {
+        guard let c = record.bytes(.itemClass), c == [1] || c == [2] else { throw ItemDecodeError(offset: record.offset) }
+        var attributes: [(name: String, value: String)] = []
+        for (name, tag) in VectorItem.attributeTags {
+            if tag == .port {
+                if let port = record.integer(.port) { attributes.append((name, String(port))) }
+            } else if let value = record.string(tag) {
+                attributes.append((name, value))
+            }
+        }
+        let created = Int64(bitPattern: record.integer(.created) ?? 0)
+        let secret = record.secureField(.secret).map { String(decoding: $0.copyBytes(), as: UTF8.self) } ?? ""
+        return VectorItem(id: record.payload.itemID, itemClass: c == [1] ? "generic" : "internet", attributes: attributes,
+                          created: created, modified: record.integer(.modified).map { Int64(bitPattern: $0) } ?? created,
+                          secret: secret)
+    }
+}
