@@ -44,11 +44,11 @@ extension FTPTarget {
         return Int(port) == self.port
     }
 
-    /// The attributes of a new item saved for this target.
+    /// The attributes of a new item saved for this target (authentication type `default`, as `kc add internet`).
     public func newItemAttributes(account: String) -> ItemAttributes {
         var attributes = ItemAttributes(.internet, [
             .server: host, .protocol: security.keychainProtocol, .port: String(port),
-            .account: account, .label: host,
+            .account: account, .label: host, .authenticationType: "default",
         ])
         if !path.isEmpty { attributes[.path] = path }
         return attributes

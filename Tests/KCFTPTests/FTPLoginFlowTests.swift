@@ -73,7 +73,8 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(store.added.count, 1)
         XCTAssertEqual(store.added.first?.password, "pw")
         XCTAssertEqual(store.added.first?.attributes.values,
-                       [.server: host, .protocol: "ftp", .port: "2121", .path: "/pub", .account: "alice", .label: host])
+                       [.server: host, .protocol: "ftp", .port: "2121", .path: "/pub", .account: "alice", .label: host,
+                        .authenticationType: "default"])
         XCTAssertTrue(prompter.notices.contains { $0.hasPrefix("No saved password for ftp.example.com:2121") })
     }
 

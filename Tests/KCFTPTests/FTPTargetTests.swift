@@ -89,6 +89,7 @@ final class FTPTargetTests: XCTestCase {
         let target = try FTPTarget.parse("ftps://files.example.com:2121/incoming")
         let attributes = target.newItemAttributes(account: "deploy")
         XCTAssertEqual(attributes.values, [.server: "files.example.com", .protocol: "ftps", .port: "2121",
-                                           .account: "deploy", .label: "files.example.com", .path: "/incoming"])
+                                           .account: "deploy", .label: "files.example.com", .path: "/incoming",
+                                           .authenticationType: "default"])
     }
 }

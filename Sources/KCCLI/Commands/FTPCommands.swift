@@ -1,3 +1,95 @@
-/// FTP commands (issue 4: ftp login, netrc, import netrc).
-/// Placeholder: the FTP work fills this array; `CommandTable.all` already includes it.
-let ftpCommands: [CommandSpec] = []
+import KCFTP
+
+/// FTP commands (issue 4): `ftp login`, `netrc`, `import netrc`.
+let ftpCommands: [CommandSpec] = [ftpLoginCommand, netrcCommand, importNetrcCommand]
+
+let ftpLoginCommand = CommandSpec(
+    "ftp login", abstract: "Log in to an FTP server with a saved password (SecItem flow).",
+    discussion: """
+    The Keychain Services FTP flow. kc first connects to the server (and completes TLS for ftps) without \
+    sending any credentials, so a dead, refused or untrusted server fails before any prompt. It then looks up \
+    internet passwords for the server (case-insensitive), protocol (ftp, or ftps for both TLS schemes) and \
+    port, and the account when one is given by --user or user@ in the URL. Several matches are offered for \
+    choice on the terminal; without a terminal kc fails and says how to narrow.
+
+    With a saved password kc logs in (USER/PASS); when the server accepts it (230) nothing is written. When \
+    nothing is saved, or the server rejects the saved password (530), kc says which on a line of its own and asks: \
+    "User name [ACCOUNT]: " (only when no name is known, or after a rejection; Enter keeps the name in brackets) \
+    and "Password for USER@HOST: " without echo. An empty password, Ctrl-D or Ctrl-C cancels \
+    (errSecUserCanceled, exit 128). After three rejected typed passwords kc gives up (errSecAuthFailed, exit 51). \
+    After a successful login with typed credentials kc asks "Save this password in the keychain? [y/N] " \
+    (SecItemAdd) or "Update the saved password for USER@HOST? [y/N] " (SecItemUpdate); rejected credentials \
+    are never saved.
+
+    URLs: ftp://[user@]host[:port][/path] (clear text; port 21), ftps://... (explicit FTPS: AUTH TLS on the \
+    control port, RFC 4217; port 21) and ftps-implicit://... (implicit FTPS: TLS from the first byte; port 990). \
+    Hosts may be names, IPv4 or bracketed IPv6 addresses. A password in the URL is refused. TLS is never \
+    dropped: a server refusing AUTH TLS is an error. Certificates are verified against the system store, or \
+    --cafile; --insecure turns verification off, with a warning. Plain ftp:// to a host other than localhost \
+    warns that the password crosses the network in clear text; a password saved for ftps is never sent over \
+    plain ftp. Saved items get server, protocol (ftp or ftps), port, path, account and the host as label.
+
+    Without a terminal, a needed prompt fails with errSecInteractionNotAllowed (exit 36). Network failures \
+    (DNS, refused connection, timeout, a closed connection, 421) are errSecIO (exit 220); an untrusted \
+    certificate is errSecNotTrusted (exit 253). The password goes to libcurl from locked memory, never \
+    through argv, the environment or a file.
+    """,
+    arguments: [ArgumentSpec("URL", help: "ftp://, ftps:// or ftps-implicit:// URL: [user@]host[:port][/path].")],
+    options: [
+        .value("user", valueName: "NAME", help: "User name (wins over user@ in the URL and the saved account)."),
+        .flag("password-stdin", help: "Read the password from standard input instead of the keychain or a prompt."),
+        .value("save", valueName: "WHEN", help: "Save typed credentials: yes, no or ask (default ask; no terminal: not saved).",
+               completion: .choices(FTPSavePolicy.allCases.map(\.rawValue))),
+        .value("cafile", valueName: "FILE", help: "Trust the certificate authorities in this PEM file for TLS.",
+               completion: .file),
+        .flag("insecure", help: "Do not verify the server's TLS certificate (warns)."),
+        .value("timeout", valueName: "SECONDS", help: "Limit for connecting and for each server reply (default 15)."),
+    ],
+    examples: [
+        "kc ftp login ftp://ftp.example.com",
+        "kc ftp login ftp://deploy@ftp.example.com:2121",
+        "kc ftp login --cafile ca.pem ftps://files.example.com",
+        "printf %s \"$PW\" | kc ftp login --password-stdin --save yes ftps://deploy@files.example.com",
+    ],
+    handler: runFTPLogin)
+
+let netrcCommand = CommandSpec(
+    "netrc", abstract: "Print internet passwords as netrc lines for curl and ftp.",
+    discussion: """
+    Prints "machine HOST login ACCOUNT password SECRET" for each matching internet password item, quoting \
+    values that hold spaces, quotes or backslashes (as curl 7.84+, inetutils ftp and Python read them). \
+    kc never prints macdef. Read it through a pipe so that the password is never in a file or argv: \
+    curl --netrc-file <(kc netrc -s HOST) URL, or inetutils ftp -N. kc refuses to print to a terminal \
+    unless --force.
+
+    netrc holds one entry per machine, so when several items share a server (compared case-insensitively) kc \
+    prints only the most recently modified one and says so on standard error; narrow with -a or -r. Filters are \
+    case-insensitive. Nothing matching: errSecItemNotFound (exit 44).
+    """,
+    options: [
+        .value("server", short: "s", valueName: "HOST", help: "Only items for this server."),
+        .value("protocol", short: "r", valueName: "PROTOCOL", help: "Only items of this protocol (ftp, ftps, https, ...)."),
+        .value("account", short: "a", valueName: "NAME", help: "Only items for this account."),
+        .flag("force", help: "Print even when standard output is a terminal."),
+    ],
+    examples: [
+        "curl --netrc-file <(kc netrc -s ftp.example.com) ftp://ftp.example.com/report.csv -o report.csv",
+        "kc netrc -r ftp | ftp -N /dev/stdin ftp.example.com",
+    ],
+    handler: runNetrc)
+
+let importNetrcCommand = CommandSpec(
+    "import netrc", abstract: "Import a netrc file as internet password items.",
+    discussion: """
+    Reads FILE (e.g. ~/.netrc) and adds an internet password item for each machine entry: server MACHINE, \
+    account from login, protocol ftp unless -r says otherwise, label MACHINE. kc reports each entry it added, \
+    each it skipped because an item with the same primary key exists, and each it could not read (default \
+    entries, entries without a password, unknown keywords), then a summary on standard error. macdef \
+    bodies are skipped. The file is not changed: delete it yourself once imported.
+    """,
+    arguments: [ArgumentSpec("FILE", help: "The netrc file to read.", completion: .file)],
+    options: [
+        .value("protocol", short: "r", valueName: "PROTOCOL", help: "Protocol of the new items (default ftp)."),
+    ],
+    examples: ["kc import netrc ~/.netrc", "kc import netrc -r https ~/.netrc"],
+    handler: runImportNetrc)

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFTP
+import KCSystem
+import Keychain
+
+/// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
+/// the vault and the terminal.
+func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let target = try FTPTarget.parse(invocation.arguments[0])
+    let save: FTPSavePolicy
+    if let text = invocation.value("save") {
+        guard let policy = FTPSavePolicy(rawValue: text.lowercased()) else {
+            throw usageError("--save must be yes, no or ask (not '\(text)')")
+        }
+        save = policy
+    } else {
+        save = .ask
+    }
+    var timeout = 15
+    if let text = invocation.value("timeout") {
+        guard let seconds = Int(text), (1...600).contains(seconds) else {
+            throw usageError("--timeout must be a number of seconds from 1 to 600 (not '\(text)')")
+        }
+        timeout = seconds
+    }
+    let caFile = invocation.value("cafile")
+    if let caFile, access(caFile, R_OK) != 0 {
+        throw usageError("cannot read the --cafile '\(caFile)': \(Errno.current)")
+    }
+    if caFile != nil && target.security == .plain {
+        context.warn("--cafile has no effect on plain ftp://")
+    }
+    let user = invocation.value("user")
+    if user == "" { throw usageError("--user needs a non-empty name") }
+
+    var stdinPassword: SecureBytes?
+    if invocation.flag("password-stdin") {
+        let password = try SecretInput.readAll(.standardInput, what: "the password from standard input")
+            .droppingTrailingNewline()
+        guard password.count > 0 else { throw usageError("--password-stdin: standard input is empty") }
+        stdinPassword = password
+    }
+
+    let options = FTPLoginOptions(
+        target: target, user: user, save: save, stdinPassword: stdinPassword,
+        connection: FTPConnectionOptions(caFile: caFile, insecure: invocation.flag("insecure"), timeout: timeout))
+    let flow = FTPLoginFlow(options: options, transport: CurlFTPTransport(),
+                            store: KeychainCredentialStore { () throws(KeychainError) -> Keychain in try context.openKeychain() },
+                            prompter: TerminalFTPPrompter(context))
+    let outcome = try flow.run()
+    context.output.writeLine("Logged in to \(Printable.text(target.host)) as \(Printable.text(outcome.user)).")
+    context.output.flush()
+    let who = Printable.text("\(outcome.user)@\(target.host)")
+    switch outcome.saved {
+    case .added: context.errors.writeLine("kc: saved the password for \(who) in the keychain.")
+    case .updated: context.errors.writeLine("kc: updated the saved password for \(who).")
+    case .notSaved, .usedSaved: break
+    }
+    return 0
+}
+
+/// The login flow's prompts on the controlling terminal; notices on standard error, flushed
+/// at once so they appear before the next prompt.
+final class TerminalFTPPrompter: FTPLoginPrompter {
+    private let context: Context
+    private let terminal: Terminal?
+
+    init(_ context: Context) {
+        self.context = context
+        self.terminal = try? Terminal.open()
+    }
+
+    var canPrompt: Bool { terminal != nil }
+
+    func notice(_ line: String) {
+        context.errors.writeLine(Printable.text(line))
+        context.errors.flush()
+    }
+
+    private func requireTerminal() throws(KeychainError) -> Terminal {
+        guard let terminal else { throw KeychainError(.interactionNotAllowed, "a prompt is needed but there is no terminal") }
+        context.output.flush()
+        context.errors.flush()
+        return terminal
+    }
+
+    func readLine(prompt: String) throws(KeychainError) -> String {
+        try requireTerminal().readLine(prompt: prompt)
+    }
+
+    func readSecret(prompt: String) throws(KeychainError) -> SecureBytes {
+        try requireTerminal().readSecret(prompt: prompt)
+    }
+
+    func confirm(prompt: String) throws(KeychainError) -> Bool {
+        try requireTerminal().confirm(prompt: prompt)
+    }
+}
