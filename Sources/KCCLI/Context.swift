@@ -59,7 +59,7 @@ public final class Context {
         let path = vaultPath
         let keychain: Keychain
         do {
-            keychain = try Keychain.open(at: path, options: OpenOptions(lockTimeout: globals.lockTimeout)) {
+            keychain = try Keychain.open(at: path, options: openOptions) {
                 () throws(KeychainError) -> SecureBytes in
                 try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
             }
@@ -72,6 +72,11 @@ public final class Context {
         }
         reportWarnings(of: keychain)
         return keychain
+    }
+
+    /// Open options from the global flags.
+    public var openOptions: OpenOptions {
+        OpenOptions(lockTimeout: globals.lockTimeout, acceptRollback: globals.acceptRollback)
     }
 
     /// Prints the keychain's non-fatal findings (a torn tail, ...) as warnings.

@@ -209,7 +209,3 @@ enum NewPassword {
     }
 }
 
-extension Context {
-    /// Open options from the global flags.
-    var openOptions: OpenOptions { OpenOptions(lockTimeout: globals.lockTimeout) }
-}

@@ -8,6 +8,8 @@ public struct GlobalOptions: Sendable, Equatable {
     public var masterPasswordFD: Int32?
     /// `--lock-timeout SECONDS`: how long to wait for the vault lock.
     public var lockTimeout: Double = 10
+    /// `--accept-rollback`: write to a vault older than a copy this machine has seen.
+    public var acceptRollback = false
     public var help = false
     public var version = false
 
@@ -22,6 +24,7 @@ public struct GlobalOptions: Sendable, Equatable {
                help: "Read the master password from file descriptor N (never standard input)."),
         .value("lock-timeout", valueName: "SECONDS",
                help: "Wait at most SECONDS for the vault lock (default 10)."),
+        .flag("accept-rollback", help: "Allow writes to a vault older than a copy this machine has seen (a restored backup)."),
         .flag("version", help: "Print the version and exit."),
         .flag("help", short: "h", help: "Show help for kc or for the command."),
     ]
@@ -50,6 +53,7 @@ public struct GlobalOptions: Sendable, Equatable {
                 throw usageError("--lock-timeout needs a number of seconds, not '\(value ?? "")'")
             }
             lockTimeout = seconds
+        case "accept-rollback": acceptRollback = true
         case "version": version = true
         case "help": help = true
         default: preconditionFailure("unhandled global option --\(spec.long)")
