@@ -5,7 +5,7 @@
 /// `ftpCommands` (Commands/FTPCommands.swift).
 public enum CommandTable {
     /// Every command, in the order help lists them.
-    public static let all: [CommandSpec] = coreCommands + vaultCommands + ftpCommands + hiddenCommands
+    public static let all: [CommandSpec] = coreCommands + vaultCommands + ftpCommands + [helpCommand] + hiddenCommands
 
     /// The commands help, the man page and the completions show.
     public static var visible: [CommandSpec] { all.filter { !$0.isHidden } }

@@ -1,12 +1,12 @@
 import Keychain
 
-/// The keychain commands (issue 2): init, add, find, update, delete, list, help.
+/// The keychain commands (issue 2): init, add, find, update, delete, list. (`help` is listed last.)
 let coreCommands: [CommandSpec] = [initCommand]
     + ItemClass.allCases.map(addCommand)
     + [findAnyCommand] + ItemClass.allCases.map(findCommand)
     + ItemClass.allCases.map(updateCommand)
     + ItemClass.allCases.map(deleteCommand)
-    + [listCommand, helpCommand]
+    + [listCommand]
 
 private func classTitle(_ itemClass: ItemClass) -> String {
     itemClass == .generic ? "kSecClassGenericPassword" : "kSecClassInternetPassword"

@@ -11,7 +11,8 @@ public enum HelpFormatter {
         let members = parser.commands(under: words).filter { !$0.isHidden }
         if !members.isEmpty { return group(words, members) }
         let topic = words.joined(separator: " ")
-        let names = parser.commands.filter { !$0.isHidden }.map(\.name)
+        let visible = parser.commands.filter { !$0.isHidden }
+        let names = Array(Set(visible.map(\.name) + visible.map { $0.words[0] })).sorted()
         let suggestion = Suggestions.closest(to: topic, in: names)
         throw usageError("no help for '\(topic)': there is no such command",
                          hint: suggestion.map { "did you mean 'kc help \($0)'?" } ?? "see 'kc help' for the commands")
@@ -48,8 +49,8 @@ public enum HelpFormatter {
         if !command.options.isEmpty {
             text += "\nOptions:\n" + table(command.options.map { ($0.synopsis, $0.help) })
         }
-        text += "\nGlobal options: " + GlobalOptions.specs.map { "--\($0.long)" }.joined(separator: ", ")
-            + " (see 'kc help').\n"
+        text += "\n" + wrap("Global options: " + GlobalOptions.specs.map { "--\($0.long)" }.joined(separator: ", ")
+            + " (see 'kc help').", prefix: "", indent: "  ") + "\n"
         if !command.examples.isEmpty {
             text += "\nExamples:\n" + command.examples.map { "  \($0)\n" }.joined()
         }

@@ -1,0 +1,73 @@
+import XCTest
+import KCCrypto
+@testable import KCCLI
+
+final class FormattingTests: XCTestCase {
+    func testByteSizes() {
+        XCTAssertEqual(ByteSize.parse("8M"), 8 << 20)
+        XCTAssertEqual(ByteSize.parse("256M"), 256 << 20)
+        XCTAssertEqual(ByteSize.parse("1G"), 1 << 30)
+        XCTAssertEqual(ByteSize.parse("64k"), 64 << 10)
+        XCTAssertEqual(ByteSize.parse("64KiB"), 64 << 10)
+        XCTAssertEqual(ByteSize.parse("2mb"), 2 << 20)
+        XCTAssertEqual(ByteSize.parse("8192"), 8192)
+        XCTAssertEqual(ByteSize.parse("8192B"), 8192)
+        for bad in ["", "M", "0", "0M", "-1M", "1.5G", "8X", "8 M", "99999999999999999999G", "18014398509481984G"] {
+            XCTAssertNil(ByteSize.parse(bad), bad)
+        }
+        XCTAssertEqual(ByteSize.describe(256 << 20), "256 MiB")
+        XCTAssertEqual(ByteSize.describe(1 << 30), "1 GiB")
+        XCTAssertEqual(ByteSize.describe(1000), "1000 bytes")
+    }
+
+    func testJSONEscaping() {
+        XCTAssertEqual(JSON.quoted("plain"), "\"plain\"")
+        XCTAssertEqual(JSON.quoted("a\"b\\c"), "\"a\\\"b\\\\c\"")
+        XCTAssertEqual(JSON.quoted("line\nnext\ttab\r"), "\"line\\nnext\\ttab\\r\"")
+        XCTAssertEqual(JSON.quoted("\u{0}\u{1f}\u{7f}\u{8}\u{c}"), "\"\\u0000\\u001f\\u007f\\b\\f\"")
+        XCTAssertEqual(JSON.quoted("Pässwörd ✓ 🔑"), "\"Pässwörd ✓ 🔑\"")
+        XCTAssertEqual(JSON.quoted("/"), "\"/\"")
+    }
+
+    func testJSONSecretWrittenFromSecureMemory() {
+        let out = OutputStream()
+        let secret = SecureBytes(copying: Array("p\"w\\\n✓".utf8))
+        secret.withUnsafeBytes { JSON.writeQuoted($0, to: out) }
+        out.flush()
+        XCTAssertEqual(out.capturedText, "\"p\\\"w\\\\\\n✓\"")
+    }
+
+    func testBase64() {
+        let vectors: [(String, String)] = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"),
+                                           ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")]
+        for (input, expected) in vectors { XCTAssertEqual(Base64.encode(Array(input.utf8)), expected) }
+        XCTAssertEqual(Base64.encode([0xFF, 0xFE, 0x00, 0x80]), "//4AgA==")
+    }
+
+    func testISO8601() {
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: 0), "1970-01-01T00:00:00Z")
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: 1_700_000_000_999), "2023-11-14T22:13:20Z")
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: 951_782_400_000), "2000-02-29T00:00:00Z")
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: -1), "1969-12-31T23:59:59Z")
+    }
+
+    func testEditDistance() {
+        XCTAssertEqual(Suggestions.editDistance("kitten", "sitting"), 3)
+        XCTAssertEqual(Suggestions.editDistance("", "abc"), 3)
+        XCTAssertEqual(Suggestions.editDistance("same", "same"), 0)
+        XCTAssertEqual(Suggestions.closest(to: "updat", in: ["update", "delete"]), "update")
+        XCTAssertNil(Suggestions.closest(to: "zzzzzz", in: ["update", "delete"]))
+    }
+
+    func testPrintableEscapesControlCharacters() {
+        XCTAssertEqual(Printable.text("ok"), "ok")
+        XCTAssertEqual(Printable.text("a\nb\u{1b}[31m"), "a\\nb\\x1b[31m")
+    }
+
+    func testVaultLocation() {
+        XCTAssertEqual(VaultLocation.resolve(flag: "/x.kc", environment: ["KC_VAULT": "/y.kc", "HOME": "/h"]), "/x.kc")
+        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["KC_VAULT": "/y.kc", "XDG_DATA_HOME": "/d"]), "/y.kc")
+        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]), "/d/kc/login.kc")
+        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "", "HOME": "/h"]), "/h/.local/share/kc/login.kc")
+    }
+}
