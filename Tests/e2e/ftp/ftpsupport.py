@@ -1,0 +1,158 @@
+"""Support for kc's FTP end-to-end tests: the pyftpdlib server (plain FTP and explicit FTPS
+with a certificate made at test time), kc in a temporary HOME, and helpers.
+
+kc is the binary named by KC_BIN (default .build/debug/kc).
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pexpect
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[2]
+USER = "deploy"
+# Spaces, a quote and a backslash: exercises netrc quoting and the terminal reader.
+PASSWORD = 'Ftp s3cret"\\Q7'
+OTHER_USER = "other"
+OTHER_PASSWORD = "other-pw-81"
+MASTER = "master-pw-for-tests"
+REPORT = b"id,total\n1,42\n"
+
+
+def kc_binary():
+    path = Path(os.environ.get("KC_BIN", REPO / ".build" / "debug" / "kc"))
+    if not path.is_file():
+        raise RuntimeError(f"kc binary not found at {path}: build it (swift build) or set KC_BIN")
+    return str(path)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class FTPServer:
+    port: int
+    cafile: str
+    root: Path
+    log: Path
+    process: subprocess.Popen = field(repr=False)
+
+    def url(self, scheme="ftp", user=None, port=None):
+        who = f"{user}@" if user else ""
+        return f"{scheme}://{who}127.0.0.1:{port or self.port}"
+
+    def log_text(self):
+        return self.log.read_text() if self.log.exists() else ""
+
+
+def make_certificate(folder: Path):
+    """A self-signed certificate valid for IP 127.0.0.1, made with openssl for this run."""
+    key, cert = folder / "key.pem", folder / "cert.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=kc test ftpd",
+         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True)
+    combined = folder / "combined.pem"
+    combined.write_bytes(key.read_bytes() + cert.read_bytes())
+    return str(cert), str(combined)
+
+
+def start_server(folder: Path, tls=True):
+    folder.mkdir(parents=True, exist_ok=True)
+    root = folder / "root"
+    root.mkdir(exist_ok=True)
+    (root / "report.csv").write_bytes(REPORT)
+    cafile, combined = make_certificate(folder)
+    portfile, log = folder / "port", folder / "ftpd.log"
+    args = [sys.executable, str(HERE / "ftpd_server.py"), "--port", "0", "--portfile", str(portfile),
+            "--root", str(root), "--log", str(log), "--fail-delay", "0",
+            "--user", f"{USER}:{PASSWORD}", "--user", f"{OTHER_USER}:{OTHER_PASSWORD}"]
+    if tls:
+        args += ["--tls-cert", combined]
+    out = open(folder / "ftpd.out", "w")
+    process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    out.close()
+    deadline = time.time() + 15
+    while not portfile.exists():
+        if process.poll() is not None or time.time() > deadline:
+            stop_server(process)
+            raise RuntimeError("FTP test server did not start:\n" + (folder / "ftpd.out").read_text())
+        time.sleep(0.05)
+    port = int(portfile.read_text())
+    with socket.create_connection(("127.0.0.1", port), timeout=5):
+        pass
+    return FTPServer(port=port, cafile=cafile, root=root, log=log, process=process)
+
+
+def stop_server(process):
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class KC:
+    """kc in a temporary HOME with a fresh vault (fast KDF) and a master password file."""
+
+    def __init__(self, binary, home: Path):
+        self.binary = binary
+        self.home = home
+        master = home / "master-password"
+        master.write_text(MASTER + "\n")
+        master.chmod(0o600)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("KC_", "XDG_"))}
+        self.env.update(HOME=str(home), KC_MASTER_PASSWORD_FILE=str(master), LC_ALL="C.UTF-8",
+                        XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"),
+                        XDG_CONFIG_HOME=str(home / "config"), NO_COLOR="1", TERM="dumb")
+        self.vault = home / "data" / "kc" / "login.kc"
+        result = self.run("init", "--kdf-ops", "1", "--kdf-memory", "8M")
+        assert result.returncode == 0, result.stderr
+
+    def run(self, *args, input=None, env=None, timeout=30):
+        """Runs kc without a controlling terminal (new session, so /dev/tty cannot be opened)."""
+        return subprocess.run([self.binary, *args], input=input, capture_output=True, env=env or self.env,
+                              timeout=timeout, start_new_session=True,
+                              stdin=None if input is not None else subprocess.DEVNULL)
+
+    def spawn(self, *args, env=None, timeout=15):
+        """Runs kc on a fresh pseudo-terminal (its controlling terminal) for prompts."""
+        return pexpect.spawn(self.binary, list(args), env=env or self.env, encoding="utf-8",
+                             timeout=timeout, dimensions=(40, 200))
+
+    def add_internet(self, server, account, password, protocol="ftp", port=None, extra=()):
+        args = ["add", "internet", "-s", server, "-r", protocol, "-a", account, "--password-stdin", *extra]
+        if port is not None:
+            args += ["-P", str(port)]
+        result = self.run(*args, input=password.encode())
+        assert result.returncode == 0, result.stderr
+        return result
+
+    def secret(self, server, account, protocol=None):
+        args = ["find", "internet", "-s", server, "-a", account, "-w"]
+        if protocol:
+            args += ["-r", protocol]
+        return self.run(*args)
+
+    def vault_bytes(self):
+        return self.vault.read_bytes()
+
+
+def finish(child):
+    """Waits for the spawned kc to end; returns (everything it wrote after the last expect, exit status)."""
+    child.expect(pexpect.EOF)
+    rest = child.before
+    child.close()
+    return rest, child.exitstatus
