@@ -13,7 +13,14 @@ import KCSystem
 public final class Vault {
     public let path: String
     public internal(set) var header: VaultHeader
-    public internal(set) var records: [VaultRecord] = []
+    public private(set) var records: [VaultRecord] = []
+    /// The version vector of `records`, kept up to date as records are read or written.
+    public private(set) var versionVector = VersionVector()
+    /// Changes whenever `records` is emptied to be read again from the start (after following a
+    /// replaced file), so caches built on `records` know to start over.
+    public private(set) var generation = 0
+    /// The highest clock value among `records`.
+    private(set) var latestTimestamp: UInt64 = 0
     /// Set when the file ends in an incomplete record (never acknowledged; the next write removes it).
     public internal(set) var tornTail: (offset: Int, length: Int)?
     public let lockTimeout: Double?
@@ -123,11 +130,26 @@ public final class Vault {
         }
     }
 
+    /// Adds one authenticated record to the in-memory state.
+    func ingest(_ record: VaultRecord) {
+        records.append(record)
+        versionVector.include(record)
+        latestTimestamp = max(latestTimestamp, record.payload.timestamp)
+    }
+
+    /// Forgets every record (before reading a replacement file from the start).
+    func resetRecords() {
+        records = []
+        versionVector = VersionVector()
+        latestTimestamp = 0
+        generation += 1
+    }
+
     // MARK: Rollback anchor
 
     /// Compares the records read with the anchor; raises the anchor when the vault is ahead.
     func checkAnchor() {
-        let vector = VersionVector(records: records)
+        let vector = versionVector
         switch RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
         case .damaged:
             anchorDamaged = true
@@ -150,7 +172,7 @@ public final class Vault {
     /// Records the state just made durable: the anchor becomes the join of itself and the vault.
     func advanceAnchor() throws {
         var vector = acceptRollback ? VersionVector() : anchorVector
-        for (device, counter) in VersionVector(records: records).counters { vector.raise(device, to: counter) }
+        for (device, counter) in versionVector.counters { vector.raise(device, to: counter) }
         try RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
         rollbackDevices = []
     }
@@ -177,7 +199,7 @@ public final class Vault {
                         return
                     case .record(let frame, let body):
                         let record = try openRecord(raw, frame: frame, offset: offset, body: body)
-                        records.append(record)
+                        ingest(record)
                         lastTag = Array(raw[(body.upperBound - RecordFrame.tagLength)..<body.upperBound])
                         endOffset = base + body.upperBound
                     }
@@ -258,7 +280,7 @@ public final class Vault {
         descriptor = newDescriptor
         identity = newIdentity
         header = newHeader
-        records = []
+        resetRecords()
         endOffset = VaultHeader.length
         lastTag = RecordFrame.noPreviousTag
         keyMayHaveChanged = true

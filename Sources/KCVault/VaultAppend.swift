@@ -31,8 +31,8 @@ extension Vault {
         }
 
         // Never reuse a record id this device already used, even in a copy that was rolled back.
-        var counter = max(VersionVector(records: records)[device], anchorVector[device])
-        var clock = HybridLogicalClock(after: records.map(\.payload.timestamp).max() ?? 0)
+        var counter = max(versionVector[device], anchorVector[device])
+        var clock = HybridLogicalClock(after: latestTimestamp)
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
         var tag = lastTag
@@ -55,7 +55,7 @@ extension Vault {
             try? descriptor.sync()
             throw VaultError.io(operation: "cannot write", path: path, errno: error)
         }
-        records += written
+        for record in written { ingest(record) }
         endOffset += bytes.count
         lastTag = tag
         try? advanceAnchor()   // the write is durable; a stale anchor only weakens rollback detection

@@ -18,7 +18,7 @@ extension Vault {
     @discardableResult
     public func compact() throws -> (before: Int, after: Int) {
         try exclusively { records in
-            let vector = VersionVector(records: records)
+            let vector = versionVector
             var latest: [[UInt8]: Int] = [:]
             for (index, record) in records.enumerated() where record.payload.kind == .put { latest[record.payload.itemID] = index }
             var deleted = Set<[UInt8]>()
@@ -39,7 +39,7 @@ extension Vault {
             }
             let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
             let counter = max(vector[device], anchorVector[device]) + 1
-            var clock = HybridLogicalClock(after: records.map(\.payload.timestamp).max() ?? 0)
+            var clock = HybridLogicalClock(after: latestTimestamp)
             var frontier: [(tag: UInt8, value: SecureBytes)] = []
             for (device, count) in vector.counters.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
                 var w = ByteWriter()
@@ -102,7 +102,7 @@ extension Vault {
         descriptor = newDescriptor
         identity = newIdentity
         header = newHeader
-        records = []
+        resetRecords()
         endOffset = VaultHeader.length
         lastTag = RecordFrame.noPreviousTag
         tornTail = nil

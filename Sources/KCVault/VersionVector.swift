@@ -9,11 +9,14 @@ public struct VersionVector: Equatable, Sendable {
 
     /// The vector of a log: every record's id, and the frontier carried by compaction markers.
     public init(records: [VaultRecord]) {
-        for record in records {
-            raise(record.payload.recordID.device, to: record.payload.recordID.counter)
-            if record.payload.kind == .compaction {
-                for entry in Self.frontier(of: record) { raise(entry.device, to: entry.counter) }
-            }
+        for record in records { include(record) }
+    }
+
+    /// Raises the vector by one record (and a compaction marker's frontier).
+    public mutating func include(_ record: VaultRecord) {
+        raise(record.payload.recordID.device, to: record.payload.recordID.counter)
+        if record.payload.kind == .compaction {
+            for entry in Self.frontier(of: record) { raise(entry.device, to: entry.counter) }
         }
     }
 

@@ -26,7 +26,7 @@ public struct CheckReport: Sendable {
 extension Keychain {
     /// Every version of the single item `query` selects, oldest first (until `compact` drops them).
     public func history(_ query: Query) throws(KeychainError) -> [ItemVersion] {
-        let matches = try Self.selectForChange(try Self.liveItems(in: vault.records), query)
+        let matches = try Self.selectForChange(try live().all, query)
         var versions: [ItemVersion] = []
         for match in matches {
             for record in vault.records where record.payload.kind == .put && record.payload.itemID == match.item.id {
@@ -61,7 +61,7 @@ extension Keychain {
         do {
             (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
         } catch { throw KeychainError(error) }
-        let items = (try? liveItems(in: inspection.goodRecords).count) ?? 0
+        let items = (try? LiveIndex.of(inspection.goodRecords).all.count) ?? 0
         var report = CheckReport(items: items, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
                                  fileSize: inspection.fileSize, problems: inspection.problems.map(\.message))
         if let torn = inspection.tornTail {

@@ -23,8 +23,15 @@ public struct OpenOptions: Sendable {
 /// (duplicates, matches) on that fresh state.
 public final class Keychain {
     public let vault: Vault
+    private var index = LiveIndex()
 
     init(vault: Vault) { self.vault = vault }
+
+    /// The live items as of the records read so far.
+    func live() throws(KeychainError) -> LiveIndex {
+        try index.update(from: vault)
+        return index
+    }
 
     /// Creates a new vault at `path` (refusing to overwrite one) and opens it.
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate,
@@ -65,7 +72,7 @@ public final class Keychain {
 
     /// Every live item, in creation order.
     public func allItems() throws(KeychainError) -> [Item] {
-        try Self.liveItems(in: vault.records).map(\.item)
+        try live().all.map(\.item)
     }
 
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
@@ -83,7 +90,7 @@ public final class Keychain {
         var stored: Item?
         try write { live throws(KeychainError) in
             let now = Self.now()
-            if let existing = live.first(where: { $0.item.attributes.hasSamePrimaryKey(as: attributes) }) {
+            if let existing = live.entry(withPrimaryKeyOf: attributes) {
                 guard updateExisting else { throw KeychainError(.duplicateItem) }
                 var item = existing.item
                 for (attribute, value) in attributes.values { item.attributes[attribute] = value }
@@ -107,10 +114,10 @@ public final class Keychain {
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
         try write { live throws(KeychainError) in
-            let matches = try Self.selectForChange(live, query)
+            let matches = try Self.selectForChange(live.all, query)
             let now = Self.now()
             var result: [PendingRecord] = []
-            var after = live.map(\.item)
+            var after = live.all.map(\.item)
             for match in matches {
                 var item = match.item
                 for (attribute, value) in changes { item.attributes[attribute] = value }
@@ -135,7 +142,7 @@ public final class Keychain {
     public func delete(_ query: Query) throws(KeychainError) -> [Item] {
         var deleted: [Item] = []
         try write { live throws(KeychainError) in
-            let matches = try Self.selectForChange(live, query)
+            let matches = try Self.selectForChange(live.all, query)
             deleted = matches.map(\.item)
             return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) }
         }
@@ -144,37 +151,7 @@ public final class Keychain {
 
     // MARK: Internals
 
-    /// A live item and the record id of its current version.
-    struct LiveItem {
-        var item: Item
-        var version: RecordID
-    }
-
-    /// Replays the log: latest put per item id, minus tombstones, in order of first appearance.
-    static func liveItems(in records: [VaultRecord]) throws(KeychainError) -> [LiveItem] {
-        var order: [[UInt8]] = []
-        var current: [[UInt8]: VaultRecord] = [:]
-        var deleted = Set<[UInt8]>()
-        for record in records {
-            let id = record.payload.itemID
-            switch record.payload.kind {
-            case .put:
-                if current[id] == nil && !deleted.contains(id) { order.append(id) }
-                if !deleted.contains(id) { current[id] = record }
-            case .delete:
-                deleted.insert(id)
-                current[id] = nil
-            case .compaction:
-                continue
-            }
-        }
-        var result: [LiveItem] = []
-        for id in order {
-            guard let record = current[id] else { continue }
-            result.append(LiveItem(item: try ItemCodec.item(from: record), version: record.payload.recordID))
-        }
-        return result
-    }
+    typealias LiveItem = LiveIndex.Entry
 
     static func selectForChange(_ live: [LiveItem], _ query: Query) throws(KeychainError) -> [LiveItem] {
         let matches = live.filter { query.matches($0.item.attributes) }
@@ -192,9 +169,10 @@ public final class Keychain {
 
     static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }
 
-    private func write(_ decide: ([LiveItem]) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
+    /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
+    private func write(_ decide: (LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         do {
-            try vault.append { records in try decide(try Self.liveItems(in: records)) }
+            try vault.append { _ in try decide(try self.live()) }
         } catch let error as KeychainError {
             throw error
         } catch {

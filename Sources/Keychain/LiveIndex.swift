@@ -1,0 +1,82 @@
+import KCFormat
+import KCVault
+
+/// The live items of a log, built incrementally: each record is decoded once, so a long-lived
+/// process (or an import of thousands of items) does not replay the whole log per operation.
+struct LiveIndex {
+    /// A live item and the record id of its current version.
+    struct Entry {
+        var item: Item
+        var version: RecordID
+    }
+
+    private var processed = 0
+    private var generation = -1
+    /// Item ids in creation order (first appearance in the log), including deleted ones.
+    private var order: [[UInt8]] = []
+    private var entries: [[UInt8]: Entry] = [:]
+    private var deleted = Set<[UInt8]>()
+    private var byPrimaryKey: [PrimaryKey: [UInt8]] = [:]
+
+    /// Brings the index up to date with `vault.records`.
+    mutating func update(from vault: Vault) throws(KeychainError) {
+        if vault.generation != generation || vault.records.count < processed {
+            self = LiveIndex()
+            generation = vault.generation
+        }
+        let records = vault.records
+        while processed < records.count {
+            try apply(records[processed])
+            processed += 1
+        }
+    }
+
+    /// Builds an index of `records` alone (for inspection results).
+    static func of(_ records: [VaultRecord]) throws(KeychainError) -> LiveIndex {
+        var index = LiveIndex()
+        for record in records { try index.apply(record) }
+        return index
+    }
+
+    private mutating func apply(_ record: VaultRecord) throws(KeychainError) {
+        let id = record.payload.itemID
+        switch record.payload.kind {
+        case .put:
+            guard !deleted.contains(id) else { return }
+            let item = try ItemCodec.item(from: record)
+            if let previous = entries[id] {
+                byPrimaryKey[PrimaryKey(previous.item.attributes)] = nil
+            } else {
+                order.append(id)
+            }
+            entries[id] = Entry(item: item, version: record.payload.recordID)
+            byPrimaryKey[PrimaryKey(item.attributes)] = id
+        case .delete:
+            deleted.insert(id)
+            if let previous = entries.removeValue(forKey: id) {
+                byPrimaryKey[PrimaryKey(previous.item.attributes)] = nil
+            }
+        case .compaction:
+            return
+        }
+    }
+
+    /// Live entries in creation order.
+    var all: [Entry] { order.compactMap { entries[$0] } }
+
+    /// The live entry whose primary key equals that of `attributes`.
+    func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
+        byPrimaryKey[PrimaryKey(attributes)].flatMap { entries[$0] }
+    }
+}
+
+/// An item's class and primary-key values, as a dictionary key.
+struct PrimaryKey: Hashable {
+    let itemClass: ItemClass
+    let values: [String]
+
+    init(_ attributes: ItemAttributes) {
+        itemClass = attributes.itemClass
+        values = Attribute.primaryKey(for: attributes.itemClass).map { attributes.keyValue($0) }
+    }
+}
