@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Throw-away FTP server for kc's tests (pyftpdlib): virtual users only, loopback only.
 
-  python3 ftpd_server.py --port 0 --user deploy:s3cret --root DIR [--tls-cert combined.pem]
+  python3 ftpd_server.py --port 0 --users-file USERS --root DIR [--tls-cert combined.pem]
       [--fail-delay 0] [--portfile F]
+
+USERS holds one "name:password" per line, so that no password is in this process's argv
+(the tests scan every process's argv and environment for it).
 
 --tls-cert enables explicit FTPS (AUTH TLS on the same port; plain logins stay allowed).
 With --port 0 the kernel picks a free port; the chosen port is written to --portfile and
@@ -21,7 +24,7 @@ from pyftpdlib.servers import FTPServer
 ap = argparse.ArgumentParser()
 ap.add_argument("--host", default="127.0.0.1")
 ap.add_argument("--port", type=int, default=0)
-ap.add_argument("--user", action="append", default=[], help="user:password (repeatable)")
+ap.add_argument("--users-file", required=True, help="file of name:password lines")
 ap.add_argument("--root", default=".")
 ap.add_argument("--tls-cert", help="PEM with key and certificate: enables AUTH TLS")
 ap.add_argument("--fail-delay", type=float, default=0.0, help="seconds before a 530 (pyftpdlib default 3)")
@@ -31,7 +34,9 @@ args = ap.parse_args()
 
 authorizer = DummyAuthorizer()
 os.makedirs(args.root, exist_ok=True)
-for entry in args.user or ["deploy:s3cret"]:
+with open(args.users_file) as f:
+    entries = [line.rstrip("\n") for line in f if ":" in line]
+for entry in entries:
     name, password = entry.split(":", 1)
     authorizer.add_user(name, password, args.root, perm="elr")
 

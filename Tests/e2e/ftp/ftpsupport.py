@@ -73,10 +73,12 @@ def start_server(folder: Path, tls=True):
     root.mkdir(exist_ok=True)
     (root / "report.csv").write_bytes(REPORT)
     cafile, combined = make_certificate(folder)
-    portfile, log = folder / "port", folder / "ftpd.log"
+    portfile, log, users = folder / "port", folder / "ftpd.log", folder / "users"
+    users.write_text(f"{USER}:{PASSWORD}\n{OTHER_USER}:{OTHER_PASSWORD}\n")
+    users.chmod(0o600)
     args = [sys.executable, str(HERE / "ftpd_server.py"), "--port", "0", "--portfile", str(portfile),
             "--root", str(root), "--log", str(log), "--fail-delay", "0",
-            "--user", f"{USER}:{PASSWORD}", "--user", f"{OTHER_USER}:{OTHER_PASSWORD}"]
+            "--users-file", str(users)]
     if tls:
         args += ["--tls-cert", combined]
     out = open(folder / "ftpd.out", "w")

@@ -1,0 +1,161 @@
+"""`kc netrc` and `kc import netrc`, with real curl against the test server, and a sampler
+that scans every process's argv and environment for the password while kc and curl run."""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from ftpsupport import MASTER, OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER, finish
+
+HOST = "127.0.0.1"
+NETRC_LINE = 'machine 127.0.0.1 login deploy password "Ftp s3cret\\"\\\\Q7"\n'
+
+
+def curl_with_netrc(kc, server, output, netrc_args="-s 127.0.0.1"):
+    """curl --netrc-file <(kc netrc ...) through bash, for the process substitution."""
+    script = f'curl -sS --max-time 20 --netrc-file <("$KC_BIN" netrc {netrc_args}) -o "$OUT" "$URL"'
+    env = dict(kc.env, KC_BIN=kc.binary, OUT=str(output), URL=f"{server.url()}/report.csv")
+    return subprocess.run(["bash", "-c", script], env=env, capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def test_netrc_quotes_and_curl_fetches_a_file(kc, ftp_server, tmp_path):
+    kc.add_internet(HOST, USER, PASSWORD, port=ftp_server.port)
+    result = kc.run("netrc", "-s", HOST)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode() == NETRC_LINE
+    assert b"macdef" not in result.stdout
+    output = tmp_path / "report.csv"
+    fetched = curl_with_netrc(kc, ftp_server, output)
+    assert fetched.returncode == 0, fetched.stderr
+    assert output.read_bytes() == REPORT
+
+
+def test_netrc_refuses_a_terminal_unless_forced(kc):
+    kc.add_internet(HOST, USER, PASSWORD)
+    child = kc.spawn("netrc")
+    rest, status = finish(child)
+    assert status == 2
+    assert "terminal" in rest and "s3cret" not in rest
+    child = kc.spawn("netrc", "--force")
+    rest, status = finish(child)
+    assert status == 0
+    assert "login deploy password" in rest
+
+
+def test_netrc_picks_the_most_recent_item_per_server_and_says_so(kc):
+    kc.add_internet(HOST, USER, PASSWORD)
+    kc.add_internet("127.0.0.1", OTHER_USER, OTHER_PASSWORD, protocol="ftps")
+    kc.add_internet("files.example.com", "bob", "b0b", protocol="https")
+    result = kc.run("netrc")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.decode().splitlines() == [
+        f"machine 127.0.0.1 login {OTHER_USER} password {OTHER_PASSWORD}",
+        "machine files.example.com login bob password b0b",
+    ]
+    assert b"2 items match 127.0.0.1" in result.stderr and b"most recently modified" in result.stderr
+    narrowed = kc.run("netrc", "-r", "FTP")
+    assert narrowed.stdout.decode() == NETRC_LINE and narrowed.stderr == b""
+    by_account = kc.run("netrc", "-a", USER)
+    assert by_account.stdout.decode() == NETRC_LINE
+    assert kc.run("netrc", "-s", "nothing.example.com").returncode == 44
+
+
+def test_import_netrc(kc, tmp_path):
+    netrc = tmp_path / "netrc"
+    netrc.write_text(
+        'machine ftp.example.com login deploy password "p w"\n'
+        "machine files.example.com login bob password b0b\n"
+        "default login anonymous password guest\n"
+        "machine nopass.example.com login x\n"
+        "macdef init\ncd /pub\nmachine hidden.example.com login m password inside-macro\n\n"
+        "machine ftp.example.com login deploy password again\n")
+    result = kc.run("import", "netrc", str(netrc))
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    assert "added ftp.example.com (deploy)" in out and "added files.example.com (bob)" in out
+    assert "skipped ftp.example.com (deploy): already in the keychain" in out
+    assert "could not read line 3: default entry" in out
+    assert "could not read line 4: machine nopass.example.com: no password" in out
+    assert b"2 added, 1 skipped as duplicate, 2 unreadable" in result.stderr
+    items = json.loads(kc.run("list", "--json").stdout)
+    assert sorted((i["server"], i["protocol"], i["account"]) for i in items) == [
+        ("files.example.com", "ftp", "bob"), ("ftp.example.com", "ftp", "deploy")]
+    assert kc.secret("ftp.example.com", "deploy").stdout == b"p w\n", "the first entry wins; quotes read"
+    again = kc.run("import", "netrc", "-r", "https", str(netrc))
+    assert b"2 added" in again.stderr, "another protocol is another primary key"
+    assert kc.run("import", "netrc", str(tmp_path / "missing")).returncode == 220
+
+
+class ProcessSampler(threading.Thread):
+    """Reads /proc/*/cmdline and /proc/*/environ of every process, over and over, looking for secrets."""
+
+    def __init__(self, secrets, kc_binary):
+        super().__init__(daemon=True)
+        self.secrets = [s.encode() for s in secrets]
+        self.kc_binary = kc_binary.encode()
+        self.hits = []
+        self.kc_commands = set()
+        self.rounds = 0
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.is_set():
+            for pid in os.listdir("/proc"):
+                if not pid.isdigit():
+                    continue
+                for name in ("cmdline", "environ"):
+                    try:
+                        with open(f"/proc/{pid}/{name}", "rb") as f:
+                            data = f.read()
+                    except OSError:
+                        continue
+                    if name == "cmdline" and data.startswith(self.kc_binary):
+                        self.kc_commands.add(data.replace(b"\0", b" ").decode(errors="replace").strip())
+                    for secret in self.secrets:
+                        if secret in data:
+                            self.hits.append((pid, name, data.split(b"\0")[0]))
+            self.rounds += 1
+
+    def stop(self):
+        self.done.set()
+        self.join(timeout=10)
+
+
+def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
+    sampler = ProcessSampler([PASSWORD, MASTER], kc.binary)
+    sampler.start()
+    try:
+        # Negative control: the sampler does find a secret placed in an argv and in an environment.
+        control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.6)", PASSWORD],
+                                   env=dict(os.environ, CONTROL=MASTER))
+        control.wait()
+        deadline = time.time() + 5
+        while len({name for _, name, _ in sampler.hits}) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        assert {name for _, name, _ in sampler.hits} == {"cmdline", "environ"}, "the sampler cannot see secrets"
+        sampler.hits.clear()
+
+        # Typed at the prompt, logged in, saved; kc holds the password while it waits at the last prompt.
+        child = kc.spawn("ftp", "login", ftp_server.url(user=USER))
+        child.expect_exact("Password for deploy@127.0.0.1: ")
+        child.sendline(PASSWORD)
+        child.expect_exact("Save this password in the keychain? [y/N] ")
+        time.sleep(0.5)
+        child.sendline("y")
+        assert finish(child)[1] == 0
+        # Found in the keychain, over explicit TLS too, from standard input, and handed to curl.
+        assert kc.run("ftp", "login", ftp_server.url()).returncode == 0
+        result = kc.run("ftp", "login", "--password-stdin", "--save", "yes", "--cafile", ftp_server.cafile,
+                        ftp_server.url("ftps", user=USER), input=PASSWORD.encode())
+        assert result.returncode == 0, result.stderr
+        output = tmp_path / "report.csv"
+        assert curl_with_netrc(kc, ftp_server, output).returncode == 0
+        assert output.read_bytes() == REPORT
+    finally:
+        sampler.stop()
+    assert sampler.hits == [], f"password visible in: {sampler.hits}"
+    assert any(" ftp login " in command for command in sampler.kc_commands), sampler.kc_commands
+    assert sampler.rounds > 10
