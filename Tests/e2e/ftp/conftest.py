@@ -1,10 +1,9 @@
 """Fixtures for kc's FTP tests: one real FTP/FTPS server per session on 127.0.0.1 at a free
-high port, always stopped (also when tests fail), and a kc home with a fresh vault per test."""
-import shutil
-
+high port, always stopped (also when tests fail), and a kc home with a fresh vault per test.
+`kc_bin` comes from the shared Tests/e2e/conftest.py."""
 import pytest
 
-from ftpsupport import KC, kc_binary, start_server, stop_server
+from ftpsupport import FTPKC, start_server, stop_server
 
 
 @pytest.fixture(scope="session")
@@ -16,14 +15,9 @@ def ftp_server(tmp_path_factory):
         stop_server(server.process)
 
 
-@pytest.fixture(scope="session")
-def kc_bin():
-    return kc_binary()
-
-
 @pytest.fixture
 def kc(kc_bin, tmp_path):
-    home = tmp_path / "home"
-    home.mkdir()
-    yield KC(kc_bin, home)
-    shutil.rmtree(home, ignore_errors=True)
+    """The shared harness's kc (Tests/e2e/kcharness.py) with an initialised vault and FTP helpers."""
+    kc = FTPKC(kc_bin, tmp_path / "home")
+    kc.init()
+    return kc

@@ -1,10 +1,9 @@
 """Support for kc's FTP end-to-end tests: the pyftpdlib server (plain FTP and explicit FTPS
 with a certificate made at test time), kc in a temporary HOME, and helpers.
 
-kc is the binary named by KC_BIN (default .build/debug/kc).
+kc itself comes from the shared harness, Tests/e2e/kcharness.py (binary: KC_BIN).
 """
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -15,6 +14,9 @@ from pathlib import Path
 
 import pexpect
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from kcharness import KC as HarnessKC  # noqa: E402  (the shared e2e harness)
+
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parents[2]
 USER = "deploy"
@@ -22,15 +24,7 @@ USER = "deploy"
 PASSWORD = 'Ftp s3cret"\\Q7'
 OTHER_USER = "other"
 OTHER_PASSWORD = "other-pw-81"
-MASTER = "master-pw-for-tests"
 REPORT = b"id,total\n1,42\n"
-
-
-def kc_binary():
-    path = Path(os.environ.get("KC_BIN", REPO / ".build" / "debug" / "kc"))
-    if not path.is_file():
-        raise RuntimeError(f"kc binary not found at {path}: build it (swift build) or set KC_BIN")
-    return str(path)
 
 
 def free_port():
@@ -106,50 +100,36 @@ def stop_server(process):
             process.wait()
 
 
-class KC:
-    """kc in a temporary HOME with a fresh vault (fast KDF) and a master password file."""
+class FTPKC(HarnessKC):
+    """The shared harness's kc (temporary HOME, master password file, fast KDF) with the helpers
+    these tests use: byte-level runs, pseudo-terminal runs, internet items, the vault's bytes."""
 
-    def __init__(self, binary, home: Path):
-        self.binary = binary
-        self.home = home
-        master = home / "master-password"
-        master.write_text(MASTER + "\n")
-        master.chmod(0o600)
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("KC_", "XDG_"))}
-        self.env.update(HOME=str(home), KC_MASTER_PASSWORD_FILE=str(master), LC_ALL="C.UTF-8",
-                        XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"),
-                        XDG_CONFIG_HOME=str(home / "config"), NO_COLOR="1", TERM="dumb")
-        self.vault = home / "data" / "kc" / "login.kc"
-        result = self.run("init", "--kdf-ops", "1", "--kdf-memory", "8M")
-        assert result.returncode == 0, result.stderr
-
-    def run(self, *args, input=None, env=None, timeout=30):
-        """Runs kc without a controlling terminal (new session, so /dev/tty cannot be opened)."""
+    def cmd(self, *args, input=None, env=None, timeout=30):
+        """Runs kc without a controlling terminal; returns a CompletedProcess with bytes."""
+        if isinstance(input, str):
+            input = input.encode()
         return subprocess.run([self.binary, *args], input=input, capture_output=True, env=env or self.env,
                               timeout=timeout, start_new_session=True,
                               stdin=None if input is not None else subprocess.DEVNULL)
 
-    def spawn(self, *args, env=None, timeout=15):
-        """Runs kc on a fresh pseudo-terminal (its controlling terminal) for prompts."""
+    def pty(self, *args, env=None, timeout=15):
+        """Runs kc on a fresh pseudo-terminal (its controlling terminal), for prompts."""
         return pexpect.spawn(self.binary, list(args), env=env or self.env, encoding="utf-8",
                              timeout=timeout, dimensions=(40, 200))
 
-    def add_internet(self, server, account, password, protocol="ftp", port=None, extra=()):
-        args = ["add", "internet", "-s", server, "-r", protocol, "-a", account, "--password-stdin", *extra]
+    def save_internet(self, server, account, password, protocol="ftp", port=None):
+        args = ["add", "internet", "-s", server, "-r", protocol, "-a", account, "--password-stdin"]
         if port is not None:
             args += ["-P", str(port)]
-        result = self.run(*args, input=password.encode())
+        result = self.cmd(*args, input=password)
         assert result.returncode == 0, result.stderr
         return result
 
-    def secret(self, server, account, protocol=None):
-        args = ["find", "internet", "-s", server, "-a", account, "-w"]
-        if protocol:
-            args += ["-r", protocol]
-        return self.run(*args)
+    def secret(self, server, account):
+        return self.cmd("find", "internet", "-s", server, "-a", account, "-w")
 
     def vault_bytes(self):
-        return self.vault.read_bytes()
+        return self.vault_path.read_bytes()
 
 
 def finish(child):

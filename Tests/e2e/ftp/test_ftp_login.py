@@ -14,7 +14,7 @@ EXIT_CANCELED, EXIT_AUTH_FAILED, EXIT_USAGE = 128, 51, 2
 
 
 def items(kc):
-    result = kc.run("list", "--json")
+    result = kc.cmd("list", "--json")
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -25,9 +25,9 @@ def logins_in_log(server):
 
 
 def test_found_and_accepted_writes_nothing(kc, ftp_server):
-    kc.add_internet(HOST, USER, PASSWORD, port=ftp_server.port)
+    kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
     before = kc.vault_bytes()
-    child = kc.spawn("ftp", "login", ftp_server.url())
+    child = kc.pty("ftp", "login", ftp_server.url())
     child.expect_exact(f"Logged in to {HOST} as {USER}.")
     rest, status = finish(child)
     assert status == 0
@@ -36,8 +36,8 @@ def test_found_and_accepted_writes_nothing(kc, ftp_server):
 
 
 def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
-    kc.add_internet(HOST, USER, "stale-password", port=ftp_server.port)
-    child = kc.spawn("ftp", "login", ftp_server.url())
+    kc.save_internet(HOST, USER, "stale-password", port=ftp_server.port)
+    child = kc.pty("ftp", "login", ftp_server.url())
     child.expect(r"The server rejected the saved password for deploy@127\.0\.0\.1: 530 [^\r\n]*\r\n")
     child.expect_exact("User name [deploy]: ")
     child.sendline("")
@@ -54,7 +54,7 @@ def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
 
 
 def test_not_found_then_typed_and_saved(kc, ftp_server):
-    child = kc.spawn("ftp", "login", ftp_server.url() + "/incoming")
+    child = kc.pty("ftp", "login", ftp_server.url() + "/incoming")
     child.expect(r"No saved password for 127\.0\.0\.1:\d+ \(ftp\) in the keychain\.\r\n")
     child.expect_exact("User name: ")
     child.sendline(USER)
@@ -71,14 +71,14 @@ def test_not_found_then_typed_and_saved(kc, ftp_server):
         (HOST, "ftp", ftp_server.port, USER, "/incoming")
     assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode()
     # The next login finds it: no prompt at all.
-    again = kc.run("ftp", "login", ftp_server.url())
+    again = kc.cmd("ftp", "login", ftp_server.url())
     assert again.returncode == 0, again.stderr
     assert again.stdout == b"Logged in to 127.0.0.1 as deploy.\n"
 
 
 def test_typed_and_not_saved(kc, ftp_server):
     before = kc.vault_bytes()
-    child = kc.spawn("ftp", "login", ftp_server.url(user=OTHER_USER))
+    child = kc.pty("ftp", "login", ftp_server.url(user=OTHER_USER))
     child.expect_exact("Password for other@127.0.0.1: ")
     child.sendline(OTHER_PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -92,7 +92,7 @@ def test_typed_and_not_saved(kc, ftp_server):
 
 def cancel_case(kc, server, keys):
     """Runs a not-found login, answering with `keys` (a list of (prompt, action)); returns the exit status."""
-    child = kc.spawn("ftp", "login", server.url())
+    child = kc.pty("ftp", "login", server.url())
     for prompt, action in keys:
         child.expect_exact(prompt)
         if action == "^C":
@@ -123,7 +123,7 @@ def test_cancel_at_each_prompt(kc, ftp_server):
 
 
 def test_cancel_at_update_prompt_keeps_the_old_password(kc, ftp_server):
-    kc.add_internet(HOST, USER, "stale-password", port=ftp_server.port)
+    kc.save_internet(HOST, USER, "stale-password", port=ftp_server.port)
     before = kc.vault_bytes()
     status = cancel_case(kc, ftp_server, [("User name [deploy]: ", ""), ("Password for deploy@127.0.0.1: ", PASSWORD),
                                           ("Update the saved password for deploy@127.0.0.1? [y/N] ", "^C")])
@@ -133,7 +133,7 @@ def test_cancel_at_update_prompt_keeps_the_old_password(kc, ftp_server):
 
 def test_three_wrong_attempts(kc, ftp_server):
     before = kc.vault_bytes()
-    child = kc.spawn("ftp", "login", ftp_server.url(user=USER))
+    child = kc.pty("ftp", "login", ftp_server.url(user=USER))
     for attempt in range(3):
         if attempt:
             child.expect_exact("User name [deploy]: ")
@@ -149,7 +149,7 @@ def test_three_wrong_attempts(kc, ftp_server):
 
 def test_no_terminal_fails_before_any_login(kc, ftp_server):
     seen = len(logins_in_log(ftp_server))
-    result = kc.run("ftp", "login", ftp_server.url())
+    result = kc.cmd("ftp", "login", ftp_server.url())
     assert result.returncode == EXIT_NO_INTERACTION, result.stderr
     assert b"errSecInteractionNotAllowed" in result.stderr
     assert b"No saved password" in result.stderr
@@ -157,11 +157,11 @@ def test_no_terminal_fails_before_any_login(kc, ftp_server):
 
 
 def test_password_stdin_and_save_yes_without_terminal(kc, ftp_server):
-    result = kc.run("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER),
+    result = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER),
                     input=(PASSWORD + "\n").encode())
     assert result.returncode == 0, result.stderr
     assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode()
-    wrong = kc.run("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER), input=b"nope")
+    wrong = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER), input=b"nope")
     assert wrong.returncode == EXIT_AUTH_FAILED, wrong.stderr
     assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode(), "rejected credentials are never saved"
 
@@ -169,7 +169,7 @@ def test_password_stdin_and_save_yes_without_terminal(kc, ftp_server):
 def test_server_down_fails_before_the_master_password_prompt(kc, ftp_server):
     env = dict(kc.env)
     del env["KC_MASTER_PASSWORD_FILE"]   # a look-up would have to prompt for it
-    child = kc.spawn("ftp", "login", f"ftp://127.0.0.1:{free_port()}", env=env)
+    child = kc.pty("ftp", "login", f"ftp://127.0.0.1:{free_port()}", env=env)
     rest, status = finish(child)
     assert status == EXIT_IO
     assert "cannot connect to 127.0.0.1" in rest and "errSecIO" in rest
@@ -200,7 +200,7 @@ def serve_once(reply):
 def test_wrong_port_not_an_ftp_server(kc):
     listener = serve_once(b"HTTP/1.0 400 Bad Request\r\n\r\n")
     try:
-        result = kc.run("ftp", "login", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
+        result = kc.cmd("ftp", "login", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
     finally:
         listener.close()
     assert result.returncode == EXIT_IO, result.stderr
@@ -210,7 +210,7 @@ def test_wrong_port_not_an_ftp_server(kc):
 def test_silent_server_times_out(kc):
     listener = serve_once(None)
     try:
-        result = kc.run("ftp", "login", "--timeout", "1", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
+        result = kc.cmd("ftp", "login", "--timeout", "1", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
     finally:
         listener.close()
     assert result.returncode == EXIT_IO, result.stderr
@@ -218,15 +218,15 @@ def test_silent_server_times_out(kc):
 
 
 def test_unknown_host_is_io(kc):
-    result = kc.run("ftp", "login", "ftp://deploy@no-such-host.invalid")
+    result = kc.cmd("ftp", "login", "ftp://deploy@no-such-host.invalid")
     assert result.returncode == EXIT_IO
     assert b"cannot resolve" in result.stderr
 
 
 def test_tls_untrusted_certificate(kc, ftp_server):
-    kc.add_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
+    kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
     seen = len(logins_in_log(ftp_server))
-    child = kc.spawn("ftp", "login", ftp_server.url("ftps"))
+    child = kc.pty("ftp", "login", ftp_server.url("ftps"))
     rest, status = finish(child)
     assert status == EXIT_NOT_TRUSTED
     assert "not trusted" in rest and "--cafile" in rest and "Password for" not in rest
@@ -234,7 +234,7 @@ def test_tls_untrusted_certificate(kc, ftp_server):
 
 
 def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
-    child = kc.spawn("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps", user=USER))
+    child = kc.pty("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps", user=USER))
     child.expect_exact("Password for deploy@127.0.0.1: ")
     child.sendline(PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -242,51 +242,51 @@ def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
     _, status = finish(child)
     assert status == 0
     assert [item["protocol"] for item in items(kc)] == ["ftps"]
-    again = kc.run("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps"))
+    again = kc.cmd("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps"))
     assert again.returncode == 0, again.stderr
     assert re.search(rb"USER 'deploy' logged in", ftp_server.log.read_bytes())
 
 
 def test_insecure_warns_and_connects(kc, ftp_server):
-    kc.add_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
-    result = kc.run("ftp", "login", "--insecure", ftp_server.url("ftps"))
+    kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
+    result = kc.cmd("ftp", "login", "--insecure", ftp_server.url("ftps"))
     assert result.returncode == 0, result.stderr
     assert b"--insecure" in result.stderr and b"not verified" in result.stderr
 
 
 def test_password_saved_for_ftps_is_never_sent_over_plain_ftp(kc, ftp_server):
-    kc.add_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
+    kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
     seen = len(logins_in_log(ftp_server))
-    result = kc.run("ftp", "login", ftp_server.url(user=USER))
+    result = kc.cmd("ftp", "login", ftp_server.url(user=USER))
     assert result.returncode == EXIT_NO_INTERACTION, result.stderr
     assert len(logins_in_log(ftp_server)) == seen
 
 
 def test_several_matches_choose_on_terminal_or_fail_without(kc, ftp_server):
-    kc.add_internet(HOST, USER, PASSWORD, port=ftp_server.port)
-    kc.add_internet(HOST, OTHER_USER, OTHER_PASSWORD, port=ftp_server.port)
-    result = kc.run("ftp", "login", ftp_server.url())
+    kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
+    kc.save_internet(HOST, OTHER_USER, OTHER_PASSWORD, port=ftp_server.port)
+    result = kc.cmd("ftp", "login", ftp_server.url())
     assert result.returncode == EXIT_USAGE
     assert b"ftp://ACCOUNT@127.0.0.1" in result.stderr
-    child = kc.spawn("ftp", "login", ftp_server.url())
+    child = kc.pty("ftp", "login", ftp_server.url())
     child.expect_exact("Use which one [1-2]: ")
     child.sendline("2")
     child.expect_exact("Logged in to 127.0.0.1 as other.")
     assert finish(child)[1] == 0
-    narrowed = kc.run("ftp", "login", ftp_server.url(user=OTHER_USER))
+    narrowed = kc.cmd("ftp", "login", ftp_server.url(user=OTHER_USER))
     assert narrowed.returncode == 0 and b"as other." in narrowed.stdout
 
 
 def test_bad_urls_and_flags_are_usage_errors(kc):
     for args in (["ftp://"], ["http://example.com"], ["ftp://user:pw@example.com"], ["--save", "maybe", "ftp://h"],
                  ["--timeout", "0", "ftp://h"], ["--cafile", "/nonexistent.pem", "ftps://h"]):
-        result = kc.run("ftp", "login", *args)
+        result = kc.cmd("ftp", "login", *args)
         assert result.returncode == EXIT_USAGE, (args, result.stderr)
-    assert b"pw" not in kc.run("ftp", "login", "ftp://user:pw@example.com").stderr.replace(b"password", b"")
+    assert b"pw" not in kc.cmd("ftp", "login", "ftp://user:pw@example.com").stderr.replace(b"password", b"")
 
 
 def test_clear_text_warning_for_remote_hosts(kc):
-    result = kc.run("ftp", "login", "--timeout", "2", "ftp://deploy@no-such-host.invalid")
+    result = kc.cmd("ftp", "login", "--timeout", "2", "ftp://deploy@no-such-host.invalid")
     assert result.stderr.count(b"clear text") == 1
-    local = kc.run("ftp", "login", f"ftp://deploy@127.0.0.1:{free_port()}")
+    local = kc.cmd("ftp", "login", f"ftp://deploy@127.0.0.1:{free_port()}")
     assert b"clear text" not in local.stderr

@@ -7,7 +7,9 @@ import sys
 import threading
 import time
 
-from ftpsupport import MASTER, OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER, finish
+from kcharness import MASTER_PASSWORD
+
+from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER, finish
 
 HOST = "127.0.0.1"
 NETRC_LINE = 'machine 127.0.0.1 login deploy password "Ftp s3cret\\"\\\\Q7"\n'
@@ -22,8 +24,8 @@ def curl_with_netrc(kc, server, output, netrc_args="-s 127.0.0.1"):
 
 
 def test_netrc_quotes_and_curl_fetches_a_file(kc, ftp_server, tmp_path):
-    kc.add_internet(HOST, USER, PASSWORD, port=ftp_server.port)
-    result = kc.run("netrc", "-s", HOST)
+    kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
+    result = kc.cmd("netrc", "-s", HOST)
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode() == NETRC_LINE
     assert b"macdef" not in result.stdout
@@ -34,33 +36,33 @@ def test_netrc_quotes_and_curl_fetches_a_file(kc, ftp_server, tmp_path):
 
 
 def test_netrc_refuses_a_terminal_unless_forced(kc):
-    kc.add_internet(HOST, USER, PASSWORD)
-    child = kc.spawn("netrc")
+    kc.save_internet(HOST, USER, PASSWORD)
+    child = kc.pty("netrc")
     rest, status = finish(child)
     assert status == 2
     assert "terminal" in rest and "s3cret" not in rest
-    child = kc.spawn("netrc", "--force")
+    child = kc.pty("netrc", "--force")
     rest, status = finish(child)
     assert status == 0
     assert "login deploy password" in rest
 
 
 def test_netrc_picks_the_most_recent_item_per_server_and_says_so(kc):
-    kc.add_internet(HOST, USER, PASSWORD)
-    kc.add_internet("127.0.0.1", OTHER_USER, OTHER_PASSWORD, protocol="ftps")
-    kc.add_internet("files.example.com", "bob", "b0b", protocol="https")
-    result = kc.run("netrc")
+    kc.save_internet(HOST, USER, PASSWORD)
+    kc.save_internet("127.0.0.1", OTHER_USER, OTHER_PASSWORD, protocol="ftps")
+    kc.save_internet("files.example.com", "bob", "b0b", protocol="https")
+    result = kc.cmd("netrc")
     assert result.returncode == 0, result.stderr
     assert result.stdout.decode().splitlines() == [
         f"machine 127.0.0.1 login {OTHER_USER} password {OTHER_PASSWORD}",
         "machine files.example.com login bob password b0b",
     ]
     assert b"2 items match 127.0.0.1" in result.stderr and b"most recently modified" in result.stderr
-    narrowed = kc.run("netrc", "-r", "FTP")
+    narrowed = kc.cmd("netrc", "-r", "FTP")
     assert narrowed.stdout.decode() == NETRC_LINE and narrowed.stderr == b""
-    by_account = kc.run("netrc", "-a", USER)
+    by_account = kc.cmd("netrc", "-a", USER)
     assert by_account.stdout.decode() == NETRC_LINE
-    assert kc.run("netrc", "-s", "nothing.example.com").returncode == 44
+    assert kc.cmd("netrc", "-s", "nothing.example.com").returncode == 44
 
 
 def test_import_netrc(kc, tmp_path):
@@ -72,7 +74,7 @@ def test_import_netrc(kc, tmp_path):
         "machine nopass.example.com login x\n"
         "macdef init\ncd /pub\nmachine hidden.example.com login m password inside-macro\n\n"
         "machine ftp.example.com login deploy password again\n")
-    result = kc.run("import", "netrc", str(netrc))
+    result = kc.cmd("import", "netrc", str(netrc))
     assert result.returncode == 0, result.stderr
     out = result.stdout.decode()
     assert "added ftp.example.com (deploy)" in out and "added files.example.com (bob)" in out
@@ -80,13 +82,13 @@ def test_import_netrc(kc, tmp_path):
     assert "could not read line 3: default entry" in out
     assert "could not read line 4: machine nopass.example.com: no password" in out
     assert b"2 added, 1 skipped as duplicate, 2 unreadable" in result.stderr
-    items = json.loads(kc.run("list", "--json").stdout)
+    items = json.loads(kc.cmd("list", "--json").stdout)
     assert sorted((i["server"], i["protocol"], i["account"]) for i in items) == [
         ("files.example.com", "ftp", "bob"), ("ftp.example.com", "ftp", "deploy")]
     assert kc.secret("ftp.example.com", "deploy").stdout == b"p w\n", "the first entry wins; quotes read"
-    again = kc.run("import", "netrc", "-r", "https", str(netrc))
+    again = kc.cmd("import", "netrc", "-r", "https", str(netrc))
     assert b"2 added" in again.stderr, "another protocol is another primary key"
-    assert kc.run("import", "netrc", str(tmp_path / "missing")).returncode == 220
+    assert kc.cmd("import", "netrc", str(tmp_path / "missing")).returncode == 220
 
 
 class ProcessSampler(threading.Thread):
@@ -125,12 +127,12 @@ class ProcessSampler(threading.Thread):
 
 
 def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
-    sampler = ProcessSampler([PASSWORD, MASTER], kc.binary)
+    sampler = ProcessSampler([PASSWORD, MASTER_PASSWORD], kc.binary)
     sampler.start()
     try:
         # Negative control: the sampler does find a secret placed in an argv and in an environment.
         control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.6)", PASSWORD],
-                                   env=dict(os.environ, CONTROL=MASTER))
+                                   env=dict(os.environ, CONTROL=MASTER_PASSWORD))
         control.wait()
         deadline = time.time() + 5
         while len({name for _, name, _ in sampler.hits}) < 2 and time.time() < deadline:
@@ -139,7 +141,7 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         sampler.hits.clear()
 
         # Typed at the prompt, logged in, saved; kc holds the password while it waits at the last prompt.
-        child = kc.spawn("ftp", "login", ftp_server.url(user=USER))
+        child = kc.pty("ftp", "login", ftp_server.url(user=USER))
         child.expect_exact("Password for deploy@127.0.0.1: ")
         child.sendline(PASSWORD)
         child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -147,8 +149,8 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         child.sendline("y")
         assert finish(child)[1] == 0
         # Found in the keychain, over explicit TLS too, from standard input, and handed to curl.
-        assert kc.run("ftp", "login", ftp_server.url()).returncode == 0
-        result = kc.run("ftp", "login", "--password-stdin", "--save", "yes", "--cafile", ftp_server.cafile,
+        assert kc.cmd("ftp", "login", ftp_server.url()).returncode == 0
+        result = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", "--cafile", ftp_server.cafile,
                         ftp_server.url("ftps", user=USER), input=PASSWORD.encode())
         assert result.returncode == 0, result.stderr
         output = tmp_path / "report.csv"
