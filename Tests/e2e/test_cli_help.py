@@ -1,0 +1,99 @@
+"""help, --version, the generated man page and shell completions, from the built binary."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kcharness import assert_failure
+
+REPO = Path(__file__).resolve().parents[2]
+VISIBLE = ["init", "add generic", "add internet", "find", "find generic", "find internet", "update generic",
+           "update internet", "delete generic", "delete internet", "list", "help"]
+
+
+def test_help_lists_commands_and_global_options(kc):
+    text = kc.ok(["help"]).stdout
+    for name in VISIBLE:
+        assert f"\n  {name} " in text, name
+    for option in ["--vault PATH", "--master-password-fd N", "--lock-timeout SECONDS", "--version", "-h, --help"]:
+        assert option in text
+    assert "__man" not in text and "__completion" not in text
+    assert kc.ok([]).stdout == text
+    assert kc.ok(["--help"]).stdout == text
+
+
+@pytest.mark.parametrize("words", [["add", "generic"], ["find"], ["update", "internet"], ["list"], ["init"]])
+def test_command_help_three_ways(kc, words):
+    via_help = kc.ok(["help", *words]).stdout
+    assert via_help.startswith(f"kc {' '.join(words)}: ")
+    assert "Usage: kc " + " ".join(words) in via_help
+    assert kc.ok([*words, "--help"]).stdout == via_help
+    assert kc.ok([*words, "-h"]).stdout == via_help
+
+
+def test_group_help(kc):
+    text = kc.ok(["help", "add"]).stdout
+    assert "add generic" in text and "add internet" in text
+    assert kc.ok(["add", "--help"]).stdout == text
+
+
+def test_help_for_unknown_topic(kc):
+    result = kc.run(["help", "updte"])
+    assert_failure(result, "errSecParam", 2)
+    assert result.hint == "did you mean 'kc help update'?"
+
+
+def test_version(kc):
+    result = kc.ok(["--version"])
+    assert result.stdout.startswith("kc ") and result.stdout.count("\n") == 1
+    assert kc.ok(["list", "--version"]).stdout == result.stdout
+
+
+def test_man_page_and_completions_match_committed_files(kc):
+    assert kc.ok(["__man"]).stdout == (REPO / "Docs" / "kc.1").read_text()
+    for shell, name in [("bash", "kc.bash"), ("zsh", "_kc"), ("fish", "kc.fish")]:
+        assert kc.ok(["__completion", shell]).stdout == (REPO / "completions" / name).read_text(), shell
+    assert_failure(kc.run(["__completion", "tcsh"]), "errSecParam", 2)
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="man is not installed")
+def test_man_page_renders(kc, tmp_path):
+    page = tmp_path / "kc.1"
+    page.write_text(kc.ok(["__man"]).stdout)
+    rendered = subprocess.run(["man", "-l", str(page)], capture_output=True, text=True,
+                              env={"MANWIDTH": "80", "PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"})
+    assert rendered.returncode == 0, rendered.stderr
+    for heading in ["SYNOPSIS", "COMMANDS", "EXIT STATUS", "ENVIRONMENT", "FILES", "errSecItemNotFound"]:
+        assert heading in rendered.stdout
+
+
+def bash_complete(script: Path, line: list[str]) -> list[str]:
+    words = " ".join(f"'{w}'" for w in line)
+    program = f"source '{script}'; COMP_WORDS=({words}); COMP_CWORD={len(line) - 1}; _kc; printf '%s\\n' \"${{COMPREPLY[@]}}\""
+    result = subprocess.run(["bash", "-c", program], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_bash_completion(kc, tmp_path):
+    script = tmp_path / "kc.bash"
+    script.write_text(kc.ok(["__completion", "bash"]).stdout)
+    assert "add" in bash_complete(script, ["kc", "a"])
+    assert bash_complete(script, ["kc", "add", "g"]) == ["generic"]
+    assert bash_complete(script, ["kc", "--vault", "x", "find", "i"]) == ["internet"]
+    assert "--protocol" in bash_complete(script, ["kc", "add", "internet", "-s", "host", "--pro"])
+    assert "--generic" not in bash_complete(script, ["kc", "add", "internet", "--g"])
+    assert bash_complete(script, ["kc", "add", "internet", "-r", "ftp"]) == ["ftp", "ftps"]
+    assert "__man" not in bash_complete(script, ["kc", "_"])
+
+
+@pytest.mark.parametrize("shell,flag", [("zsh", "-n"), ("fish", "--no-execute")])
+def test_other_completions_parse(kc, tmp_path, shell, flag):
+    if shutil.which(shell) is None:
+        pytest.skip(f"{shell} is not installed")
+    name = {"zsh": "_kc", "fish": "kc.fish"}[shell]
+    script = tmp_path / name
+    script.write_text(kc.ok(["__completion", shell]).stdout)
+    result = subprocess.run([shell, flag, str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
