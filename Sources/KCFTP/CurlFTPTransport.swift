@@ -66,13 +66,19 @@ public struct CurlFTPTransport: FTPTransport {
         let raw = CurlSession(url: "http://\(target.urlHost):\(target.port)/", protocols: "http", options: options)
         let code = raw.perform()
         guard code == CURLE_OK else { return failure(code, session: raw, target: target, options: options) }
-        guard let greeting = raw.receiveReply(timeout: options.timeout) else {
-            return .network("\(target.displayHost) sent no FTP greeting within \(options.timeout) s")
+        let greeting: FTPReply
+        switch raw.receiveReply(timeout: options.timeout) {
+        case .success(let reply): greeting = reply
+        case .failure(let why): return silent(target, why, waitingFor: "an FTP greeting", options: options)
         }
         guard greeting.code == 220 else { return unavailable(target, greeting) }
-        guard raw.send(Array("AUTH TLS\r\n".utf8), timeout: options.timeout),
-              let answer = raw.receiveReply(timeout: options.timeout) else {
-            return .network("\(target.displayHost) closed the connection after AUTH TLS")
+        guard raw.send(Array("AUTH TLS\r\n".utf8), timeout: options.timeout) else {
+            return .network("\(target.displayHost) closed the connection before AUTH TLS")
+        }
+        let answer: FTPReply
+        switch raw.receiveReply(timeout: options.timeout) {
+        case .success(let reply): answer = reply
+        case .failure(let why): return silent(target, why, waitingFor: "an answer to AUTH TLS", options: options)
         }
         guard answer.code == 234 else {
             return .other("\(target.displayHost) does not offer TLS (AUTH TLS answered '\(answer.summary)'); "
@@ -83,6 +89,15 @@ public struct CurlFTPTransport: FTPTransport {
         _ = kc_curl_use_connected_socket(tls.handle, fd)
         let handshake = tls.perform()
         return handshake == CURLE_OK ? nil : failure(handshake, session: tls, target: target, options: options)
+    }
+
+    private func silent(_ target: FTPTarget, _ why: CurlSession.ReceiveFailure, waitingFor what: String,
+                        options: FTPConnectionOptions) -> FTPFailure {
+        switch why {
+        case .timedOut: return .network("no answer from \(target.displayHost) within \(options.timeout) s (waiting for \(what))")
+        case .closed: return .network("\(target.displayHost) closed the connection (waiting for \(what))")
+        case .failed: return .network("lost the connection to \(target.displayHost) (waiting for \(what))")
+        }
     }
 
     private func unavailable(_ target: FTPTarget, _ reply: FTPReply) -> FTPFailure {

@@ -116,9 +116,13 @@ final class CurlSession {
         return true
     }
 
+    /// Why `receiveReply` returned no reply.
+    enum ReceiveFailure: Error {
+        case timedOut, closed, failed
+    }
+
     /// Reads from a CONNECT_ONLY session until one complete reply arrives.
-    /// Nil on timeout, error or a closed connection.
-    func receiveReply(timeout: Int) -> FTPReply? {
+    func receiveReply(timeout: Int) -> Result<FTPReply, ReceiveFailure> {
         var buffer = [UInt8](repeating: 0, count: 1024)
         while true {
             var received = 0
@@ -126,13 +130,14 @@ final class CurlSession {
                 curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
             }
             if code == CURLE_AGAIN {
-                guard wait(events: Int16(POLLIN), timeout: timeout) else { return nil }
+                guard wait(events: Int16(POLLIN), timeout: timeout) else { return .failure(.timedOut) }
                 continue
             }
-            guard code == CURLE_OK, received > 0 else { return nil }
+            guard code == CURLE_OK else { return .failure(.failed) }
+            guard received > 0 else { return .failure(.closed) }
             if let reply = replyReader.feed(buffer[..<received]).first {
                 replies.append(reply)
-                return reply
+                return .success(reply)
             }
         }
     }

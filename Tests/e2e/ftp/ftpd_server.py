@@ -7,7 +7,8 @@
 USERS holds one "name:password" per line, so that no password is in this process's argv
 (the tests scan every process's argv and environment for it).
 
---tls-cert enables explicit FTPS (AUTH TLS on the same port; plain logins stay allowed).
+--tls-cert enables explicit FTPS (AUTH TLS on the same port; plain logins stay allowed);
+with --implicit-tls the server speaks TLS from the first byte instead (implicit FTPS).
 With --port 0 the kernel picks a free port; the chosen port is written to --portfile and
 printed as "listening on HOST:PORT".
 """
@@ -27,6 +28,7 @@ ap.add_argument("--port", type=int, default=0)
 ap.add_argument("--users-file", required=True, help="file of name:password lines")
 ap.add_argument("--root", default=".")
 ap.add_argument("--tls-cert", help="PEM with key and certificate: enables AUTH TLS")
+ap.add_argument("--implicit-tls", action="store_true", help="with --tls-cert: TLS from the first byte (implicit FTPS)")
 ap.add_argument("--fail-delay", type=float, default=0.0, help="seconds before a 530 (pyftpdlib default 3)")
 ap.add_argument("--portfile")
 ap.add_argument("--log")
@@ -44,7 +46,10 @@ if args.tls_cert:
     from pyftpdlib.handlers import TLS_FTPHandler
 
     class Handler(TLS_FTPHandler):
-        pass
+        def handle(self):
+            if args.implicit_tls:   # start TLS before the greeting
+                self.secure_connection(self.ssl_context)
+            super().handle()
 
     Handler.certfile = args.tls_cert
     Handler.tls_control_required = False

@@ -3,7 +3,6 @@ with a certificate made at test time), kc in a temporary HOME, and helpers.
 
 kc itself comes from the shared harness, Tests/e2e/kcharness.py (binary: KC_BIN).
 """
-import os
 import signal
 import socket
 import subprocess
@@ -18,7 +17,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from kcharness import KC as HarnessKC  # noqa: E402  (the shared e2e harness)
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[2]
 USER = "deploy"
 # Spaces, a quote and a backslash: exercises netrc quoting and the terminal reader.
 PASSWORD = 'Ftp s3cret"\\Q7'
@@ -42,6 +40,7 @@ class FTPServer:
     process: subprocess.Popen = field(repr=False)
 
     def url(self, scheme="ftp", user=None, port=None):
+        """ftp://[user@]127.0.0.1:PORT (scheme ftp, ftps or ftps-implicit)."""
         who = f"{user}@" if user else ""
         return f"{scheme}://{who}127.0.0.1:{port or self.port}"
 
@@ -61,7 +60,7 @@ def make_certificate(folder: Path):
     return str(cert), str(combined)
 
 
-def start_server(folder: Path, tls=True):
+def start_server(folder: Path, tls=True, implicit_tls=False):
     folder.mkdir(parents=True, exist_ok=True)
     root = folder / "root"
     root.mkdir(exist_ok=True)
@@ -75,6 +74,8 @@ def start_server(folder: Path, tls=True):
             "--users-file", str(users)]
     if tls:
         args += ["--tls-cert", combined]
+    if implicit_tls:
+        args += ["--implicit-tls"]
     out = open(folder / "ftpd.out", "w")
     process = subprocess.Popen(args, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     out.close()

@@ -177,7 +177,7 @@ def test_server_down_fails_before_the_master_password_prompt(kc, ftp_server):
 
 
 def serve_once(reply):
-    """A TCP server on a free port that answers each connection with `reply` (or nothing) and closes."""
+    """A TCP server on a free port that sends `reply` to each connection and closes it (None: stays silent)."""
     listener = socket.socket()
     listener.bind(("127.0.0.1", 0))
     listener.listen(4)
@@ -189,7 +189,7 @@ def serve_once(reply):
             except OSError:
                 return
             with connection:
-                if reply:
+                if reply is not None:
                     connection.sendall(reply)
                 else:
                     connection.recv(100)   # say nothing until the client gives up
@@ -197,14 +197,19 @@ def serve_once(reply):
     return listener
 
 
-def test_wrong_port_not_an_ftp_server(kc):
-    listener = serve_once(b"HTTP/1.0 400 Bad Request\r\n\r\n")
-    try:
-        result = kc.cmd("ftp", "login", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
-    finally:
-        listener.close()
-    assert result.returncode == EXIT_IO, result.stderr
-    assert b"errSecIO" in result.stderr and b"Password" not in result.stderr
+def test_wrong_port_busy_server_and_closed_connection_are_io(kc):
+    cases = [(b"HTTP/1.0 400 Bad Request\r\n\r\n", b"errSecIO"),   # not an FTP server
+             (b"421 Too many users, try later.\r\n", b"421 Too many users"),
+             (b"", b"closed the connection")]
+    for reply, expected in cases:
+        listener = serve_once(reply)
+        try:
+            for scheme in ("ftp", "ftps"):
+                result = kc.cmd("ftp", "login", f"{scheme}://deploy@127.0.0.1:{listener.getsockname()[1]}")
+                assert result.returncode == EXIT_IO, (reply, scheme, result.stderr)
+                assert expected in result.stderr and b"Password" not in result.stderr, (reply, scheme, result.stderr)
+        finally:
+            listener.close()
 
 
 def test_silent_server_times_out(kc):
@@ -245,6 +250,31 @@ def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
     again = kc.cmd("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps"))
     assert again.returncode == 0, again.stderr
     assert re.search(rb"USER 'deploy' logged in", ftp_server.log.read_bytes())
+
+
+def test_implicit_ftps(kc, ftps_implicit_server):
+    server = ftps_implicit_server
+    untrusted = kc.cmd("ftp", "login", server.url("ftps-implicit", user=USER))
+    assert untrusted.returncode == EXIT_NOT_TRUSTED, untrusted.stderr
+    child = kc.pty("ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit", user=USER))
+    child.expect_exact("Password for deploy@127.0.0.1: ")
+    child.sendline(PASSWORD)
+    child.expect_exact("Save this password in the keychain? [y/N] ")
+    child.sendline("y")
+    assert finish(child)[1] == 0
+    [item] = items(kc)
+    assert (item["protocol"], item["port"]) == ("ftps", server.port)
+    again = kc.cmd("ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit"))
+    assert again.returncode == 0 and again.stdout == b"Logged in to 127.0.0.1 as deploy.\n", again.stderr
+
+
+def test_ftps_never_falls_back_to_clear_text(kc, ftp_plain_only_server):
+    server = ftp_plain_only_server
+    kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=server.port)
+    result = kc.cmd("ftp", "login", server.url("ftps"))
+    assert result.returncode == EXIT_IO, result.stderr
+    assert b"does not offer TLS" in result.stderr and b"clear text" in result.stderr
+    assert logins_in_log(server) == [], "no USER/PASS in clear text"
 
 
 def test_insecure_warns_and_connects(kc, ftp_server):
