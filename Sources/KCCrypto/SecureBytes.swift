@@ -2,20 +2,25 @@
 import Glibc
 #endif
 import CSodium
+import Synchronization
 
-/// Bytes in sodium-allocated memory: guard pages, locked against swapping (mlock),
-/// and wiped when freed. Holds keys, passwords and secrets.
+/// Bytes in sodium-allocated memory: guard pages, locked against swapping (mlock), wiped when
+/// released. Holds keys, passwords and secrets.
+///
+/// Small buffers are carved from shared 256 KiB secure chunks (`SecureArena`): each
+/// `sodium_malloc` costs several memory mappings, and a vault of thousands of records would
+/// otherwise exhaust the process's mapping limit. A buffer wipes its own bytes when released;
+/// its chunk is wiped and freed by `sodium_free` when its last buffer is gone.
 public final class SecureBytes: @unchecked Sendable {
     public let count: Int
     private let pointer: UnsafeMutableRawPointer
+    private let chunk: SecureChunk
 
     /// Zero-filled secure bytes.
     public init(count: Int) {
         Crypto.ensureInitialized()
-        // sodium_malloc(0) is valid but returns a guard page; keep one byte so the pointer is usable.
-        guard let p = sodium_malloc(max(count, 1)) else { fatalError("kc: out of memory for secure bytes") }
-        memset(p, 0, max(count, 1))
-        self.pointer = p
+        (chunk, pointer) = SecureArena.shared.allocate(max(count, 1))
+        memset(pointer, 0, max(count, 1))
         self.count = count
     }
 
@@ -34,7 +39,7 @@ public final class SecureBytes: @unchecked Sendable {
         return result
     }
 
-    deinit { sodium_free(pointer) }   // sodium_free wipes before unlocking and freeing
+    deinit { sodium_memzero(pointer, max(count, 1)) }
 
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
@@ -54,9 +59,17 @@ public final class SecureBytes: @unchecked Sendable {
 
     /// A new buffer holding `self` followed by `other`.
     public func appending(_ other: SecureBytes) -> SecureBytes {
-        let result = SecureBytes(count: count + other.count)
-        if count > 0 { memcpy(result.pointer, pointer, count) }
-        if other.count > 0 { memcpy(result.pointer + count, other.pointer, other.count) }
+        SecureBytes.concatenating([self, other])
+    }
+
+    /// One buffer holding `parts` in order.
+    public static func concatenating(_ parts: [SecureBytes]) -> SecureBytes {
+        let result = SecureBytes(count: parts.reduce(0) { $0 + $1.count })
+        var offset = 0
+        for part in parts where part.count > 0 {
+            memcpy(result.pointer + offset, part.pointer, part.count)
+            offset += part.count
+        }
         return result
     }
 
@@ -93,6 +106,51 @@ public final class SecureBytes: @unchecked Sendable {
                 case .error: return false
                 }
             }
+        }
+    }
+}
+
+/// One `sodium_malloc` region; freed (wiped, unlocked, unmapped) when its last buffer is gone.
+final class SecureChunk: @unchecked Sendable {
+    let base: UnsafeMutableRawPointer
+    let size: Int
+
+    init(size: Int) {
+        guard let base = sodium_malloc(size) else { fatalError("kc: out of memory for secure bytes") }
+        self.base = base
+        self.size = size
+    }
+
+    deinit { sodium_free(base) }
+}
+
+/// Hands out 16-byte-aligned pieces of shared secure chunks; large requests get a chunk each.
+final class SecureArena: Sendable {
+    static let shared = SecureArena()
+    static let chunkSize = 256 << 10
+    static let largeThreshold = 16 << 10
+
+    private struct State {
+        var chunk: SecureChunk?
+        var used = 0
+    }
+    private let state = Mutex(State())
+
+    func allocate(_ size: Int) -> (SecureChunk, UnsafeMutableRawPointer) {
+        if size >= Self.largeThreshold {
+            let chunk = SecureChunk(size: size)
+            return (chunk, chunk.base)
+        }
+        let rounded = (size + 15) & ~15
+        return state.withLock { state in
+            if state.chunk == nil || state.used + rounded > Self.chunkSize {
+                state.chunk = SecureChunk(size: Self.chunkSize)
+                state.used = 0
+            }
+            let chunk = state.chunk!
+            let pointer = chunk.base + state.used
+            state.used += rounded
+            return (chunk, pointer)
         }
     }
 }

@@ -52,11 +52,11 @@ public struct PendingRecord {
     func encode(recordID: RecordID, timestamp: UInt64) -> SecureBytes {
         let fixed = RecordPayload(kind: kind, itemID: itemID, recordID: recordID, timestamp: timestamp, base: base)
             .encodedFixedPart()
-        var total = SecureBytes(copying: fixed)
+        var parts = [SecureBytes(copying: fixed)]
         for field in fields {
-            total = total.appending(SecureBytes(copying: RecordPayload.fieldPrefix(tag: field.tag, length: field.value.count)))
-                .appending(field.value)
+            parts.append(SecureBytes(copying: RecordPayload.fieldPrefix(tag: field.tag, length: field.value.count)))
+            parts.append(field.value)
         }
-        return total
+        return SecureBytes.concatenating(parts)
     }
 }

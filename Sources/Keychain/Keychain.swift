@@ -106,6 +106,38 @@ public final class Keychain {
         return stored!
     }
 
+    /// The outcome of one entry of `addAll`.
+    public enum BatchOutcome: Sendable {
+        case added(Item)
+        case duplicate
+    }
+
+    /// SecItemAdd for many items at once (imports): one locked append, one write, one fsync.
+    /// Entries whose primary key already exists (in the vault or earlier in the batch) are
+    /// skipped as duplicates, never replaced.
+    public func addAll(_ entries: [(attributes: ItemAttributes, secret: SecureBytes)]) throws(KeychainError) -> [BatchOutcome] {
+        var outcomes: [BatchOutcome] = []
+        try write { live throws(KeychainError) in
+            outcomes = []
+            var seen = Set<PrimaryKey>()
+            var records: [PendingRecord] = []
+            let now = Self.now()
+            for entry in entries {
+                let key = PrimaryKey(entry.attributes)
+                if live.entry(withPrimaryKeyOf: entry.attributes) != nil || !seen.insert(key).inserted {
+                    outcomes.append(.duplicate)
+                    continue
+                }
+                let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: entry.attributes,
+                                created: now, modified: now, secret: entry.secret)
+                outcomes.append(.added(item))
+                records.append(Self.put(item, base: nil))
+            }
+            return records
+        }
+        return outcomes
+    }
+
     /// SecItemUpdate: applies `changes` (nil removes an attribute) and, when given, a new secret
     /// to the items matching `query`. More than one match needs `query.matchAll` (else errSecParam,
     /// with the matches in the error's detail). A change colliding with another item's primary key

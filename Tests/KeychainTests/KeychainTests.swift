@@ -167,3 +167,21 @@ final class KeychainTests: XCTestCase {
         XCTAssertEqual(st.st_mode & 0o777, 0o700)
     }
 }
+
+extension KeychainTests {
+    func testAddAllWritesOnceAndSkipsDuplicates() throws {
+        let keychain = try makeKeychain()
+        try keychain.add(generic("svc", "a"), secret: secret("0"))
+        let outcomes = try keychain.addAll([
+            (generic("svc", "a"), secret("1")),   // already in the vault
+            (generic("svc", "b"), secret("2")),
+            (generic("svc", "b"), secret("3")),   // twice in the batch
+            (generic("svc", "c"), secret("4")),
+        ])
+        XCTAssertEqual(outcomes.map { if case .added = $0 { return true } else { return false } }, [false, true, false, true])
+        let reopened = try reopen()
+        XCTAssertEqual(reopened.vault.records.count, 3)
+        XCTAssertEqual(try reopened.find(Query(filters: [.account: "b"]))[0].secret.copyBytes(), Array("2".utf8))
+        XCTAssertEqual(try reopened.find(Query(filters: [.account: "a"]))[0].secret.copyBytes(), Array("0".utf8))
+    }
+}
