@@ -148,6 +148,10 @@ final class ParserTests: XCTestCase {
             XCTAssertFalse(error?.description.contains("hunter2") ?? true)
             XCTAssertFalse(error?.hint?.contains("hunter2") ?? true)
         }
+        // A stray word on add is not repeated either.
+        let stray = failure(["add", "generic", "-s", "x", "--password-stdin", "hunter2"])
+        XCTAssertEqual(stray?.detail, "unexpected argument (not shown: it may be a secret) for 'kc add generic'")
+        XCTAssertEqual(failure(["list", "extra"])?.detail, "unexpected argument 'extra' for 'kc list'")
         // -w alone (the prompt) is fine.
         XCTAssertNoThrow(try parser.parse(["add", "generic", "-s", "x", "-w"]))
     }

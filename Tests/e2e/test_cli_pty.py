@@ -169,3 +169,44 @@ def test_missing_vault_never_prompts_on_tty(kc):
     assert index == 0
     child.close()
     assert child.exitstatus == 50
+
+
+def _child_kc_pid(shell_pid: int, binary: str) -> int | None:
+    import os
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+            exe = os.readlink(f"/proc/{entry}/exe")
+        except OSError:
+            continue
+        if parent == shell_pid and exe == os.path.realpath(binary):
+            return int(entry)
+    return None
+
+
+def test_terminal_settings_restored_when_killed_at_prompt(kc):
+    import os
+    import signal
+    import time
+    command = f"{shlex.quote(kc.binary)} init {' '.join(FAST_KDF)}; echo status=$?; stty -a"
+    shell = pexpect.spawn("/bin/sh", ["-c", command], env=kc.environment(unset=NO_FILE), encoding="utf-8", timeout=20)
+    shell.expect_exact("New master password for")
+    shell.expect_exact(": ")
+    pid = None
+    for _ in range(50):
+        pid = _child_kc_pid(shell.pid, kc.binary)
+        if pid:
+            break
+        time.sleep(0.05)
+    assert pid, "kc process not found"
+    os.kill(pid, signal.SIGTERM)
+    shell.expect(r"status=(\d+)")
+    assert shell.match.group(1) == str(128 + signal.SIGTERM)
+    shell.expect(pexpect.EOF)
+    settings = shell.before
+    assert re.search(r"(?<![-\w])echo(?![\w])", settings), settings
+    assert re.search(r"(?<![-\w])icanon(?![\w])", settings), settings
+    assert not kc.vault_path.exists()

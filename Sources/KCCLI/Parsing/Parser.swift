@@ -119,7 +119,9 @@ public struct Parser: Sendable {
             let hint = command(named: extended) != nil
                 ? "put '\(word)' right after 'kc \(current.name)', before any option"
                 : "see 'kc help \(current.name)'"
-            throw usageError("unexpected argument '\(word)' for 'kc \(current.name)'", hint: hint)
+            // Where a secret could have been meant (add, update), the stray word is not repeated.
+            let shown = current.options.contains { $0.refusesSecretValue } ? "(not shown: it may be a secret)" : "'\(word)'"
+            throw usageError("unexpected argument \(shown) for 'kc \(current.name)'", hint: hint)
         }
     }
 
