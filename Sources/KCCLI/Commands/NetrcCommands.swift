@@ -71,18 +71,23 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     Netrc.wipe(&bytes)
 
     let keychain = try context.openKeychain()
-    var added = 0
-    var duplicates = 0
-    for entry in entries {
-        let who = Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine)
+    let batch = entries.map { entry -> (attributes: ItemAttributes, secret: SecureBytes) in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])
         attributes[.account] = entry.login
-        do {
-            try keychain.add(attributes, secret: entry.password!)
+        return (attributes, entry.password!)
+    }
+    // One locked append, one write and one fsync for the whole file.
+    let outcomes = try keychain.addAll(batch)
+    var added = 0
+    var duplicates = 0
+    for (entry, outcome) in zip(entries, outcomes) {
+        let who = Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine)
+        switch outcome {
+        case .added:
             context.output.writeLine("added \(who)")
             added += 1
-        } catch where error.status == .duplicateItem {
+        case .duplicate:
             context.output.writeLine("skipped \(who): already in the keychain")
             duplicates += 1
         }
