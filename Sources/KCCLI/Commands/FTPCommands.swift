@@ -74,7 +74,7 @@ let netrcCommand = CommandSpec(
     ],
     examples: [
         "curl --netrc-file <(kc netrc -s ftp.example.com) ftp://ftp.example.com/report.csv -o report.csv",
-        "kc netrc -r ftp | ftp -N /dev/stdin ftp.example.com",
+        "ftp -N <(kc netrc -s ftp.example.com) ftp.example.com",
     ],
     handler: runNetrc)
 
