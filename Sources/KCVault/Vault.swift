@@ -59,10 +59,9 @@ public final class Vault {
     /// and its header parsed, so a missing or damaged vault never prompts.
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
                             acceptRollback: Bool = false, password: () throws -> SecureBytes) throws -> Vault {
-        let (descriptor, identity) = try openChecked(path)
+        let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
-        try lock(descriptor, .shared, timeout: lockTimeout)
         defer { descriptor.unlock() }
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
@@ -123,6 +122,25 @@ public final class Vault {
         return (descriptor, opened)
     }
 
+    /// Opens `path` (see `openChecked`) and takes `kind` of lock on it, making sure the locked file
+    /// is still the one at the path: a compaction or password change that renamed a new file over
+    /// it while this process waited for the lock would otherwise leave it reading the replaced file
+    /// (and comparing that older content with a rollback anchor already raised past it).
+    static func openLocked(_ path: String, _ kind: FileDescriptor.LockKind, timeout: Double?) throws -> (FileDescriptor, FileStatus) {
+        while true {
+            let (descriptor, identity) = try openChecked(path)
+            do { try lock(descriptor, kind, timeout: timeout) } catch { descriptor.close(); throw error }
+            let current: FileStatus?
+            do { current = try FileSystem.linkStatus(path) } catch {
+                descriptor.close()
+                throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
+            }
+            if let current, current.isSameFile(as: identity) { return (descriptor, identity) }
+            descriptor.close()   // also releases the lock
+            if current == nil { throw VaultError.noSuchVault(path: path) }
+        }
+    }
+
     static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?) throws {
         do { try descriptor.lock(kind, timeout: timeout) } catch {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
@@ -160,6 +178,15 @@ public final class Vault {
             if rollbackDevices.isEmpty && vector != anchor {
                 try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
             }
+        }
+    }
+
+    /// Compares the records now read with the anchor again, without storing anything. Writers call
+    /// it under the exclusive lock after catching up: the comparison made when the vault was opened
+    /// may be stale (another process may have written and raised the anchor since).
+    func recheckRollback() {
+        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
+            rollbackDevices = VersionVector(records: records).devicesBehind(anchor)
         }
     }
 

@@ -17,6 +17,7 @@ extension Vault {
         try lockCurrentFile(.exclusive)
         defer { descriptor.unlock() }
         try catchUp()
+        recheckRollback()
         if !rollbackDevices.isEmpty && !acceptRollback {
             throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
         }

@@ -26,9 +26,8 @@ extension Vault {
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
     public static func inspect(at path: String, lockTimeout: Double? = 10, password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
-        let (descriptor, _) = try openChecked(path)
+        let (descriptor, _) = try openLocked(path, .shared, timeout: lockTimeout)
         defer { descriptor.close() }
-        try lock(descriptor, .shared, timeout: lockTimeout)
         defer { descriptor.unlock() }
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }

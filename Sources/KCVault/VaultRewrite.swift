@@ -87,6 +87,7 @@ extension Vault {
         try lockCurrentFile(.exclusive)
         defer { descriptor.unlock() }
         try catchUp()
+        recheckRollback()
         if !rollbackDevices.isEmpty && !acceptRollback {
             throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
         }
