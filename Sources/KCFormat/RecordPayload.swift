@@ -110,14 +110,17 @@ public struct RecordPayload: Equatable, Sendable {
         guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload("half-set base record id") }
         guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload("item id does not fit the record kind") }
         var fields: [PayloadField] = []
-        var seen = Set<UInt8>()
+        var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
         while r.remaining > 0 {
             guard r.remaining >= 5 else { throw .badPayload("truncated field header") }
             let tag = try r.u8()
             let length = Int(try r.u32())
             guard length <= r.remaining else { throw .badPayload("field \(tag) runs past the payload") }
             if tag != FieldTag.frontier.rawValue {
-                guard seen.insert(tag).inserted else { throw .badPayload("field \(tag) appears twice") }
+                let bit: UInt128 = 1 << (tag & 127)
+                let already = tag < 128 ? seen.low & bit : seen.high & bit
+                guard already == 0 else { throw .badPayload("field \(tag) appears twice") }
+                if tag < 128 { seen.low |= bit } else { seen.high |= bit }
             }
             fields.append(PayloadField(tag: tag, range: try r.skip(length)))
         }

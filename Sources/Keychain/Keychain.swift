@@ -88,7 +88,7 @@ public final class Keychain {
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
         var stored: Item?
-        try write { live throws(KeychainError) in
+        try write { (live: inout LiveIndex) throws(KeychainError) in
             let now = Self.now()
             if let existing = live.entry(withPrimaryKeyOf: attributes) {
                 guard updateExisting else { throw KeychainError(.duplicateItem) }
@@ -117,7 +117,7 @@ public final class Keychain {
     /// skipped as duplicates, never replaced.
     public func addAll(_ entries: [(attributes: ItemAttributes, secret: SecureBytes)]) throws(KeychainError) -> [BatchOutcome] {
         var outcomes: [BatchOutcome] = []
-        try write { live throws(KeychainError) in
+        try write { (live: inout LiveIndex) throws(KeychainError) in
             outcomes = []
             var seen = Set<PrimaryKey>()
             var records: [PendingRecord] = []
@@ -145,7 +145,7 @@ public final class Keychain {
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
-        try write { live throws(KeychainError) in
+        try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.all, query)
             let now = Self.now()
             var result: [PendingRecord] = []
@@ -173,7 +173,7 @@ public final class Keychain {
     @discardableResult
     public func delete(_ query: Query) throws(KeychainError) -> [Item] {
         var deleted: [Item] = []
-        try write { live throws(KeychainError) in
+        try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.all, query)
             deleted = matches.map(\.item)
             return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) }
@@ -202,9 +202,12 @@ public final class Keychain {
     static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }
 
     /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
-    private func write(_ decide: (LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
+    private func write(_ decide: (inout LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         do {
-            try vault.append { _ in try decide(try self.live()) }
+            try vault.append { _ in
+                try self.index.update(from: self.vault)
+                return try decide(&self.index)
+            }
         } catch let error as KeychainError {
             throw error
         } catch {

@@ -13,10 +13,11 @@ struct LiveIndex {
     private var processed = 0
     private var generation = -1
     /// Item ids in creation order (first appearance in the log), including deleted ones.
-    private var order: [[UInt8]] = []
-    private var entries: [[UInt8]: Entry] = [:]
-    private var deleted = Set<[UInt8]>()
-    private var byPrimaryKey: [PrimaryKey: [UInt8]] = [:]
+    private var order: [ItemKey] = []
+    private var entries: [ItemKey: Entry] = [:]
+    private var deleted = Set<ItemKey>()
+    /// Built on first use (writes), then kept up to date: reads never pay for it.
+    private var byPrimaryKey: [PrimaryKey: ItemKey]?
 
     /// Brings the index up to date with `vault.records`.
     mutating func update(from vault: Vault) throws(KeychainError) {
@@ -39,22 +40,22 @@ struct LiveIndex {
     }
 
     private mutating func apply(_ record: VaultRecord) throws(KeychainError) {
-        let id = record.payload.itemID
+        let id = ItemKey(record.payload.itemID)
         switch record.payload.kind {
         case .put:
             guard !deleted.contains(id) else { return }
             let item = try ItemCodec.item(from: record)
             if let previous = entries[id] {
-                byPrimaryKey[PrimaryKey(previous.item.attributes)] = nil
+                byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
             } else {
                 order.append(id)
             }
             entries[id] = Entry(item: item, version: record.payload.recordID)
-            byPrimaryKey[PrimaryKey(item.attributes)] = id
+            byPrimaryKey?[PrimaryKey(item.attributes)] = id
         case .delete:
             deleted.insert(id)
             if let previous = entries.removeValue(forKey: id) {
-                byPrimaryKey[PrimaryKey(previous.item.attributes)] = nil
+                byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
             }
         case .compaction:
             return
@@ -65,8 +66,13 @@ struct LiveIndex {
     var all: [Entry] { order.compactMap { entries[$0] } }
 
     /// The live entry whose primary key equals that of `attributes`.
-    func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
-        byPrimaryKey[PrimaryKey(attributes)].flatMap { entries[$0] }
+    mutating func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
+        if byPrimaryKey == nil {
+            var keys: [PrimaryKey: ItemKey] = [:]
+            for (id, entry) in entries { keys[PrimaryKey(entry.item.attributes)] = id }
+            byPrimaryKey = keys
+        }
+        return byPrimaryKey![PrimaryKey(attributes)].flatMap { entries[$0] }
     }
 }
 
@@ -78,5 +84,19 @@ struct PrimaryKey: Hashable {
     init(_ attributes: ItemAttributes) {
         itemClass = attributes.itemClass
         values = Attribute.primaryKey(for: attributes.itemClass).map { attributes.keyValue($0) }
+    }
+}
+
+/// A 16-byte item id as two words: cheap to hash, unlike a `[UInt8]`.
+struct ItemKey: Hashable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ bytes: [UInt8]) {
+        var high: UInt64 = 0, low: UInt64 = 0
+        for i in 0..<8 { high = high << 8 | UInt64(bytes[i]) }
+        for i in 8..<16 { low = low << 8 | UInt64(bytes[i]) }
+        self.high = high
+        self.low = low
     }
 }
