@@ -24,6 +24,7 @@ public enum DeviceIdentity {
         } catch { throw .io(operation: "cannot create", path: stateDirectory, errno: error) }
         let id = Crypto.randomBytes(RecordPayload.idLength)
         let temporary = path + ".tmp-\(getpid())"
+        _ = unlink(temporary)   // left by a killed process that had our pid (no live process has it)
         do {
             let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }

@@ -45,6 +45,7 @@ extension Vault {
     /// fsyncs the folder.
     static func writeNewFile(at path: String, contents: [UInt8], replacing: Bool) throws {
         let temporary = path + ".tmp-\(getpid())"
+        _ = unlink(temporary)   // left by a killed process that had our pid (no live process has it)
         do {
             let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }

@@ -135,6 +135,9 @@ extension Vault {
     static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes) throws {
         let temporary = path + ".tmp-\(getpid())"
         let backup = path + ".bak"
+        // A file with this name was left by a killed process that had our pid (no live process
+        // has it, and we hold the vault's lock): remove it, or O_EXCL would fail until someone did.
+        _ = unlink(temporary)
         do {
             let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }
