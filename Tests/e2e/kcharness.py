@@ -6,10 +6,12 @@ Every run has no controlling terminal (a new session) unless it goes through `sp
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
 import stat
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,17 +98,25 @@ class KC:
         """Runs kc with `args` in a new session (no terminal); stdin is `input` or /dev/null."""
         if isinstance(input, str):
             input = input.encode()
-        completed = subprocess.run(
-            [self.binary, *args],
-            input=input,
-            stdin=subprocess.DEVNULL if input is None else None,
-            capture_output=True,
-            env=self.environment(env, unset),
-            timeout=timeout,
-            start_new_session=True,
-            pass_fds=pass_fds,
-            cwd=cwd or str(self.home),
-        )
+        for attempt in range(20):
+            try:
+                completed = subprocess.run(
+                    [self.binary, *args],
+                    input=input,
+                    stdin=subprocess.DEVNULL if input is None else None,
+                    capture_output=True,
+                    env=self.environment(env, unset),
+                    timeout=timeout,
+                    start_new_session=True,
+                    pass_fds=pass_fds,
+                    cwd=cwd or str(self.home),
+                )
+                break
+            except OSError as error:
+                # ETXTBSY: the binary is being rebuilt (developers share a tree); kc did not run.
+                if error.errno != errno.ETXTBSY or attempt == 19:
+                    raise
+                time.sleep(0.25)
         return Result(completed.returncode, completed.stdout, completed.stderr.decode("utf-8", "replace"))
 
     def ok(self, args, **kwargs) -> Result:
