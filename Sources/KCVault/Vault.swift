@@ -186,7 +186,7 @@ public final class Vault {
     /// may be stale (another process may have written and raised the anchor since).
     func recheckRollback() {
         if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
-            rollbackDevices = VersionVector(records: records).devicesBehind(anchor)
+            rollbackDevices = versionVector.devicesBehind(anchor)
         }
     }
 
