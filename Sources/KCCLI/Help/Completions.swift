@@ -159,6 +159,9 @@ public enum Completions {
             s += "            ) ;;\n"
         }
         s += "    esac\n"
+        s += "    # Hand _arguments only the words after the command words.\n"
+        s += "    words=(kc \"${(@)words[i,-1]}\")\n"
+        s += "    (( CURRENT -= i - 2 ))\n"
         s += "    if (( ${#subcommands} )) && [[ ${words[CURRENT]} != -* ]]; then\n"
         s += "        _describe -t commands 'kc command' subcommands\n"
         s += "    else\n"
