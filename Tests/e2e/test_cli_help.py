@@ -97,3 +97,49 @@ def test_other_completions_parse(kc, tmp_path, shell, flag):
     script.write_text(kc.ok(["__completion", shell]).stdout)
     result = subprocess.run([shell, flag, str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+ZSH_CAPTURE = r'''
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PROMPT='> '"
+zpty -w z "fpath=($DIR \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'compadd () { builtin compadd -O __m "$@"; print -l -- "MATCH:${^__m[@]}" >> $DIR/out; builtin compadd "$@" }'
+zpty -w z "$LINE"$'\t'
+sleep 1
+zpty -d z
+'''
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+@pytest.mark.parametrize("line,expected,absent", [
+    ("kc add g", "generic", None),
+    ("kc add internet --pro", "--protocol", "--generic"),
+    ("kc find generic --js", "--json", None),
+])
+def test_zsh_completion(kc, tmp_path, line, expected, absent):
+    (tmp_path / "_kc").write_text(kc.ok(["__completion", "zsh"]).stdout)
+    script = tmp_path / "capture.zsh"
+    script.write_text(ZSH_CAPTURE)
+    subprocess.run(["zsh", "-f", str(script)], env={"DIR": str(tmp_path), "LINE": line, "PATH": "/usr/bin:/bin",
+                                                    "HOME": str(tmp_path)}, capture_output=True, timeout=30)
+    matches = {m[len("MATCH:"):] for m in (tmp_path / "out").read_text().split() if m.startswith("MATCH:")} \
+        if (tmp_path / "out").exists() else set()
+    assert expected in matches, matches
+    if absent:
+        assert absent not in matches
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completion(kc, tmp_path):
+    script = tmp_path / "kc.fish"
+    script.write_text(kc.ok(["__completion", "fish"]).stdout)
+
+    def complete(line):
+        result = subprocess.run(["fish", "-c", f"source {script}; complete -C '{line}'"], capture_output=True, text=True)
+        return [entry.split("\t")[0] for entry in result.stdout.splitlines()]
+
+    assert set(complete("kc add ")) >= {"generic", "internet"}
+    assert "--protocol" in complete("kc add internet --pro")
+    assert "--generic" not in complete("kc add internet --")
+    assert "--json" in complete("kc --vault x find generic --j")
