@@ -139,3 +139,14 @@ def finish(child):
     rest = child.before
     child.close()
     return rest, child.exitstatus
+
+
+def assert_prompt_is_last(child, quiet=0.3):
+    """After an expected prompt: nothing more is written (no colour codes, no late lines) until we answer."""
+    try:
+        extra = child.read_nonblocking(size=1000, timeout=quiet)
+    except pexpect.TIMEOUT:
+        extra = ""
+    assert extra == "", f"written after the prompt: {extra!r}"
+    assert "\x1b" not in child.before + child.after, "colour or control codes around a prompt"
+

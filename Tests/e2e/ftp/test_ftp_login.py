@@ -6,7 +6,7 @@ import threading
 
 import pexpect
 
-from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, USER, finish, free_port
+from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, USER, assert_prompt_is_last, finish, free_port
 
 HOST = "127.0.0.1"
 EXIT_IO, EXIT_NOT_TRUSTED, EXIT_NO_INTERACTION = 220, 253, 36
@@ -40,11 +40,13 @@ def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
     child = kc.pty("ftp", "login", ftp_server.url())
     child.expect(r"The server rejected the saved password for deploy@127\.0\.0\.1: 530 [^\r\n]*\r\n")
     child.expect_exact("User name [deploy]: ")
+    assert_prompt_is_last(child)
     child.sendline("")
     child.expect_exact("Password for deploy@127.0.0.1: ")
     child.sendline(PASSWORD)
     child.expect_exact("Update the saved password for deploy@127.0.0.1? [y/N] ")
     assert PASSWORD not in child.before, "the password was echoed"
+    assert_prompt_is_last(child)
     child.sendline("y")
     child.expect_exact("Logged in to 127.0.0.1 as deploy.")
     _, status = finish(child)
@@ -57,10 +59,14 @@ def test_not_found_then_typed_and_saved(kc, ftp_server):
     child = kc.pty("ftp", "login", ftp_server.url() + "/incoming")
     child.expect(r"No saved password for 127\.0\.0\.1:\d+ \(ftp\) in the keychain\.\r\n")
     child.expect_exact("User name: ")
+    assert_prompt_is_last(child)
     child.sendline(USER)
     child.expect_exact("Password for deploy@127.0.0.1: ")
+    assert_prompt_is_last(child)
     child.sendline(PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
+    assert PASSWORD not in child.before, "the password was echoed"
+    assert_prompt_is_last(child)
     child.sendline("y")
     child.expect_exact("Logged in to 127.0.0.1 as deploy.")
     rest, status = finish(child)

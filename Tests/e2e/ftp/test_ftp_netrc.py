@@ -126,7 +126,25 @@ class ProcessSampler(threading.Thread):
         self.join(timeout=10)
 
 
+def files_containing(secret, roots, newer_than):
+    """Regular files under `roots` (recursively), modified after `newer_than`, that contain `secret`."""
+    found = []
+    for root in roots:
+        for folder, _, names in os.walk(root):
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    if os.lstat(path).st_mtime >= newer_than and os.path.isfile(path):
+                        with open(path, "rb") as f:
+                            if secret in f.read():
+                                found.append(path)
+                except OSError:
+                    continue
+    return found
+
+
 def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
+    started = time.time() - 1
     sampler = ProcessSampler([PASSWORD, MASTER_PASSWORD], kc.binary)
     sampler.start()
     try:
@@ -161,3 +179,22 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
     assert sampler.hits == [], f"password visible in: {sampler.hits}"
     assert any(" ftp login " in command for command in sampler.kc_commands), sampler.kc_commands
     assert sampler.rounds > 10
+    # Nor in a file: not in kc's home (the vault is encrypted) or its TMPDIR, nor directly in /tmp.
+    secret = PASSWORD.encode()
+    control = tmp_path / "control"
+    control.write_bytes(b"x" + secret)
+    assert files_containing(secret, [str(tmp_path)], started) == [str(control)], "the file scan cannot see secrets"
+    leaked = files_containing(secret, [str(kc.home)], started)
+    leaked += [path for path in (os.path.join("/tmp", name) for name in os.listdir("/tmp"))
+               if os.path.isfile(path) and files_containing_one(path, secret, started)]
+    assert leaked == [], leaked
+
+
+def files_containing_one(path, secret, newer_than):
+    try:
+        if os.lstat(path).st_mtime < newer_than:
+            return False
+        with open(path, "rb") as f:
+            return secret in f.read()
+    except OSError:
+        return False
