@@ -171,9 +171,20 @@ extension Vault {
     /// Writes a new vault holding every record of `inspection` that authenticates, re-sealed in
     /// order, and keeps the damaged file beside it as `PATH.corrupt-DATE`. Returns that name.
     public static func salvage(at path: String, inspection: VaultInspection, key: SecureBytes) throws -> String {
-        let keptName = path + ".corrupt-" + timestampForFileName()
-        if link(path, keptName) != 0 {
-            throw VaultError.io(operation: "cannot keep the damaged file as", path: keptName, errno: .current)
+        let base = path + ".corrupt-" + timestampForFileName()
+        var keptName = base
+        var suffix = 1
+        while link(path, keptName) != 0 {
+            let error = Errno.current
+            guard error == .fileExists else {
+                throw VaultError.io(operation: "cannot keep the damaged file as", path: keptName, errno: error)
+            }
+            // An attempt in the same second (one that crashed, or salvaged a file damaged again)
+            // took the name: keep it when it already is this very file, else choose the next name.
+            if let kept = try? FileSystem.linkStatus(keptName), let current = try? FileSystem.linkStatus(path),
+               kept.isSameFile(as: current) { break }
+            suffix += 1
+            keptName = base + "-\(suffix)"
         }
         let bytes = sealedFile(header: inspection.header, key: key, payloads: inspection.goodRecords.map(\.plaintext))
         try replaceFile(at: path, with: bytes, verifyingWith: key)
