@@ -6,33 +6,43 @@ let ftpCommands: [CommandSpec] = [ftpLoginCommand, netrcCommand, importNetrcComm
 let ftpLoginCommand = CommandSpec(
     "ftp login", abstract: "Log in to an FTP server with a saved password (SecItem flow).",
     discussion: """
-    The Keychain Services FTP flow. kc first connects to the server (and completes TLS for ftps) without \
-    sending any credentials, so a dead, refused or untrusted server fails before any prompt. It then looks up \
-    internet passwords for the server (case-insensitive), protocol (ftp, or ftps for both TLS schemes) and \
-    port, and the account when one is given by --user or user@ in the URL. Several matches are offered for \
-    choice on the terminal; without a terminal kc fails and says how to narrow.
+    The FTP flow of Apple's Keychain Services guide, step by step:
 
-    With a saved password kc logs in (USER/PASS); when the server accepts it (230) nothing is written. When \
-    nothing is saved, or the server rejects the saved password (530), kc says which on a line of its own and asks: \
-    "User name [ACCOUNT]: " (only when no name is known, or after a rejection; Enter keeps the name in brackets) \
-    and "Password for USER@HOST: " without echo. An empty password, Ctrl-D or Ctrl-C cancels \
-    (errSecUserCanceled, exit 128). After three rejected typed passwords kc gives up (errSecAuthFailed, exit 51). \
-    After a successful login with typed credentials kc asks "Save this password in the keychain? [y/N] " \
-    (SecItemAdd) or "Update the saved password for USER@HOST? [y/N] " (SecItemUpdate); rejected credentials \
-    are never saved.
+    1. Connect: kc connects to the server, and for ftps completes TLS, without sending any credentials, \
+    so a dead, refused or untrusted server fails before any look-up or prompt.
+
+    2. Look up internet passwords for the server (case-insensitive), protocol (ftp; ftps for both TLS \
+    schemes) and port, and the account when --user or user@ in the URL names one. Several matches are \
+    listed (label, account) to choose from on the terminal; without a terminal kc fails (errSecParam) and \
+    says how to narrow.
+
+    3. Found: log in with it (USER/PASS). When the server accepts it (230), nothing is written.
+
+    4. Not found, or the server rejected the saved password (530): kc says which on a line of its own, \
+    then asks "User name [ACCOUNT]: " (only when no name is known, or after a rejection; Enter keeps the \
+    name in brackets) and "Password for USER@HOST: " without echo. An empty password, Ctrl-D or Ctrl-C \
+    cancels (errSecUserCanceled, exit 128). After three rejected passwords kc gives up (errSecAuthFailed, \
+    exit 51).
+
+    5. Save: after a successful login with typed credentials kc asks "Save this password in the keychain? \
+    [y/N] " for a new item (SecItemAdd) or "Update the saved password for USER@HOST? [y/N] " for the \
+    existing one (SecItemUpdate); --save yes or no answers without asking. Rejected credentials are never \
+    saved. New items get server, protocol, port, path, account and the host as label.
 
     URLs: ftp://[user@]host[:port][/path] (clear text; port 21), ftps://... (explicit FTPS: AUTH TLS on the \
-    control port, RFC 4217; port 21) and ftps-implicit://... (implicit FTPS: TLS from the first byte; port 990). \
-    Hosts may be names, IPv4 or bracketed IPv6 addresses. A password in the URL is refused. TLS is never \
-    dropped: a server refusing AUTH TLS is an error. Certificates are verified against the system store, or \
-    --cafile; --insecure turns verification off, with a warning. Plain ftp:// to a host other than localhost \
-    warns that the password crosses the network in clear text; a password saved for ftps is never sent over \
-    plain ftp. Saved items get server, protocol (ftp or ftps), port, path, account and the host as label.
+    control port, RFC 4217; port 21) and ftps-implicit://... (implicit FTPS: TLS from the first byte; port \
+    990). Hosts may be names, IPv4 or bracketed IPv6 addresses; a password in the URL is refused. TLS is \
+    never dropped: a server refusing AUTH TLS is an error. Certificates are verified against the system \
+    store, or --cafile; --insecure turns verification off, with a warning. Plain ftp:// to a host other \
+    than localhost warns that the password crosses the network in clear text; a password saved for ftps is \
+    never sent over plain ftp.
 
-    Without a terminal, a needed prompt fails with errSecInteractionNotAllowed (exit 36). Network failures \
-    (DNS, refused connection, timeout, a closed connection, 421) are errSecIO (exit 220); an untrusted \
-    certificate is errSecNotTrusted (exit 253). The password goes to libcurl from locked memory, never \
-    through argv, the environment or a file.
+    Exit status: 0 logged in; 2 usage error or several matches without a terminal; 36 \
+    (errSecInteractionNotAllowed) a prompt is needed and there is no terminal; 51 (errSecAuthFailed) \
+    rejected three times, or the --password-stdin password was rejected; 128 (errSecUserCanceled) canceled; \
+    220 (errSecIO) a network failure: DNS, refused connection, timeout, a closed connection, a 421 reply; \
+    253 (errSecNotTrusted) the server's certificate is not trusted. The password goes to libcurl from \
+    locked memory, never through argv, the environment or a file.
     """,
     arguments: [ArgumentSpec("URL", help: "ftp://, ftps:// or ftps-implicit:// URL: [user@]host[:port][/path].")],
     options: [
