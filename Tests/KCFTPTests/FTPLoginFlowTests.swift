@@ -60,6 +60,20 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertTrue(prompter.notices.contains { $0.contains("rejected the saved password") && $0.contains("530") })
     }
 
+    func testRejectedThenAnotherAccountIsSavedAsANewItem() {
+        let store = MemoryStore(log: log, items: [(internetItem(host, account: "deploy"), "old")])
+        let transport = ScriptedTransport(log: log, logins: [rejected, .success])
+        let prompter = ScriptedPrompter(log: log, steps: [
+            .line("User name [deploy]: ", "other"),
+            .secret("Password for other@ftp.example.com: ", "pw"),
+            .confirm("Save this password in the keychain? [y/N] ", true),
+        ])
+        XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get(),
+                       FTPLoginOutcome(user: "other", saved: .added))
+        XCTAssertEqual(store.added.first?.attributes[.account], "other")
+        XCTAssertEqual(store.updated.count, 0, "the deploy item is left alone")
+    }
+
     func testNotFoundTypedAndSaved() {
         let store = MemoryStore(log: log)
         let transport = ScriptedTransport(log: log, logins: [.success])

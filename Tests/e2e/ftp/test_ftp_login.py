@@ -312,6 +312,15 @@ def test_several_matches_choose_on_terminal_or_fail_without(kc, ftp_server):
     assert finish(child)[1] == 0
     narrowed = kc.cmd("ftp", "login", ftp_server.url(user=OTHER_USER))
     assert narrowed.returncode == 0 and b"as other." in narrowed.stdout
+    by_flag = kc.cmd("ftp", "login", "--user", USER, ftp_server.url(user=OTHER_USER))
+    assert by_flag.returncode == 0 and b"as deploy." in by_flag.stdout, "--user wins over user@"
+
+
+def test_missing_vault_after_connecting(kc, ftp_server):
+    kc.vault_path.unlink()
+    result = kc.cmd("ftp", "login", ftp_server.url(user=USER))
+    assert result.returncode == 50, result.stderr
+    assert b"errSecNoSuchKeychain" in result.stderr and b"kc init" in result.stderr
 
 
 def test_bad_urls_and_flags_are_usage_errors(kc):
