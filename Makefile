@@ -20,7 +20,7 @@ PYTHON_PACKAGES = pytest pexpect pyftpdlib pyopenssl
 DEBUG_BIN = .build/debug/kc
 RELEASE_BIN = .build/release/kc
 
-.PHONY: all build release install uninstall deps test-deps test unit-test e2e-test bench docs fuzz stress clean
+.PHONY: all build release install uninstall deps test-deps test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
 
 all: release
 
@@ -73,6 +73,17 @@ e2e-test: test-deps build
 test: test-deps
 	$(MAKE) --no-print-directory unit-test
 	$(MAKE) --no-print-directory e2e-test
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# Fuzzing (issue 3, test 10): libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded
+# with Docs/vectors and Tests/Fuzz/corpus. `make fuzz` runs each for FUZZ_SECONDS and merges new
+# interesting inputs into Tests/Fuzz/corpus (commit them); `make test` runs fuzz-smoke, 60 s each.
+FUZZ_SECONDS ?= 300
+fuzz: deps
+	Tests/Fuzz/run.sh -t $(FUZZ_SECONDS) --merge
+
+fuzz-smoke: deps
+	Tests/Fuzz/run.sh -t 60
 
 bench: release
 	$(PYTHON) Tests/bench/bench.py $(RELEASE_BIN)

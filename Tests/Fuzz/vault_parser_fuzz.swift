@@ -1,0 +1,101 @@
+// libFuzzer target for the vault parser: header decode, record frame scan and payload decode
+// (the pure KCFormat layer, compiled into this binary from Sources/KCFormat/*.swift).
+// Build and run: Tests/Fuzz/run.sh vault_parser SECONDS
+//
+// Invariants checked on every input (a violation traps, which libFuzzer reports as a crash):
+// - a decoded header is within the KDF bounds and re-encodes to exactly the bytes it came from;
+// - the frame scan only returns bodies inside the input, of the frame's length, in sequence order,
+//   reports the end only at the end of the input, and always makes progress;
+// - a decoded payload's fields lie inside the payload, in order, after the fixed part, and its fixed
+//   part re-encodes to the same bytes; no tag but the frontier appears twice.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let raw = UnsafeRawBufferPointer(start: data, count: size)
+    let bytes = Array(raw)
+    var start = 0
+    if let header = try? VaultHeader.decode(bytes) {
+        precondition(header.kdf.isWithinBounds, "header outside the KDF bounds accepted")
+        precondition(header.encoded() == Array(bytes.prefix(VaultHeader.length)), "header does not re-encode to its bytes")
+        start = VaultHeader.length
+    }
+    // The record area: after a valid header, else the whole input (so the scan sees arbitrary bytes).
+    scanRecords(raw, from: start)
+    // The whole input as a decrypted payload.
+    checkPayload(raw)
+    // Again with every checksum made valid, so that mutations reach the checks behind the CRCs
+    // (lengths, sequence numbers, KDF bounds, reserved bytes) instead of stopping at them.
+    var fixed = bytes
+    fixChecksums(&fixed)
+    if fixed != bytes {
+        fixed.withUnsafeBytes { fixedRaw in
+            var fixedStart = 0
+            if let header = try? VaultHeader.decode(fixed) {
+                precondition(header.kdf.isWithinBounds && header.encoded() == Array(fixed.prefix(VaultHeader.length)))
+                fixedStart = VaultHeader.length
+            }
+            scanRecords(fixedRaw, from: fixedStart)
+        }
+    }
+    return 0
+}
+
+/// Recomputes the header CRC (when the magic is there) and each frame's CRC along the chain of lengths.
+func fixChecksums(_ bytes: inout [UInt8]) {
+    var offset = 0
+    if bytes.count >= VaultHeader.length && bytes.starts(with: VaultHeader.magic) {
+        let crc = CRC32C.checksum(bytes[0..<136])
+        for i in 0..<4 { bytes[136 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+        offset = VaultHeader.length
+    }
+    while bytes.count - offset >= RecordFrame.length {
+        let crc = CRC32C.checksum(bytes[offset..<(offset + 12)])
+        for i in 0..<4 { bytes[offset + 12 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
+        let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
+        offset += RecordFrame.length + length
+    }
+}
+
+func scanRecords(_ raw: UnsafeRawBufferPointer, from start: Int) {
+    var offset = start
+    var sequence: UInt64 = 1
+    while true {
+        let scan: FrameScan
+        do { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: sequence) } catch { return }
+        switch scan {
+        case .end:
+            precondition(offset == raw.count, "end reported before the end of the input")
+            return
+        case .tornTail:
+            precondition(offset < raw.count, "torn tail at the end of the input")
+            return
+        case .record(let frame, let body):
+            precondition(frame.sequence == sequence, "record out of sequence accepted")
+            precondition(body.lowerBound == offset + RecordFrame.length && body.upperBound <= raw.count, "body outside the input")
+            precondition(body.count == Int(frame.bodyLength), "body length differs from the frame")
+            precondition(body.count >= RecordFrame.minimumBodyLength && body.count <= RecordFrame.maximumBodyLength)
+            // What lies between nonce and tag stands in for a decrypted payload.
+            let inner = (body.lowerBound + RecordFrame.nonceLength)..<(body.upperBound - RecordFrame.tagLength)
+            checkPayload(UnsafeRawBufferPointer(rebasing: raw[inner]))
+            precondition(body.upperBound > offset, "no progress")
+            offset = body.upperBound
+            sequence += 1
+        }
+    }
+}
+
+func checkPayload(_ plain: UnsafeRawBufferPointer) {
+    guard let payload = try? RecordPayload.decode(plain) else { return }
+    precondition(payload.encodedFixedPart() == Array(plain.prefix(RecordPayload.fixedLength)), "fixed part does not re-encode")
+    precondition(payload.recordID.counter > 0)
+    precondition((payload.kind == .compaction) == (payload.itemID == [UInt8](repeating: 0, count: 16)))
+    var position = RecordPayload.fixedLength
+    var seen = Set<UInt8>()
+    for field in payload.fields {
+        precondition(field.range.lowerBound == position + 5, "field not where its header ends")
+        precondition(field.range.upperBound <= plain.count, "field outside the payload")
+        precondition(field.tag == FieldTag.frontier.rawValue || seen.insert(field.tag).inserted, "duplicate field accepted")
+        position = field.range.upperBound
+    }
+    precondition(position == plain.count, "bytes after the last field")
+}
