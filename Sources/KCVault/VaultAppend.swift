@@ -23,6 +23,7 @@ extension Vault {
         }
         let pending = try decide(records)
         if pending.isEmpty { return [] }
+        Vault.removeStaleTemporaries(of: path)
         let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
         if tornTail != nil {
             do { try descriptor.truncate(to: endOffset) } catch {

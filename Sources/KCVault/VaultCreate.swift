@@ -76,3 +76,26 @@ extension Vault {
         }
     }
 }
+
+extension Vault {
+    /// Removes `PATH.tmp-PID` files and a `PATH.bak` left by a rewrite whose process died
+    /// (kill -9, power loss): the backup is either the same file as PATH or an older version
+    /// the rewrite had already replaced and verified, and would keep old secrets on disk.
+    /// Called under the exclusive lock, when no live rewrite of this vault can be running; a
+    /// temporary file whose process still exists is left alone all the same.
+    static func removeStaleTemporaries(of path: String) {
+        _ = unlink(path + ".bak")
+        let folder = FileSystem.directoryName(path)
+        let prefix = String(path.split(separator: "/").last ?? "") + ".tmp-"
+        guard let directory = opendir(folder) else { return }
+        defer { closedir(directory) }
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count)), pid > 0 else { continue }
+            if kill(pid, 0) == 0 || errno == EPERM { continue }
+            _ = unlink(folder + "/" + name)
+        }
+    }
+}

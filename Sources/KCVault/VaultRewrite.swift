@@ -91,6 +91,7 @@ extension Vault {
         if !rollbackDevices.isEmpty && !acceptRollback {
             throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
         }
+        Vault.removeStaleTemporaries(of: path)
         let before = records.count
         let (newHeader, newKey, payloads) = try build(records)
         let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads)

@@ -144,3 +144,16 @@ final class MaintenanceTests: XCTestCase {
         XCTAssertNotNil(report.rollback)
     }
 }
+
+extension MaintenanceTests {
+    func testStaleTemporaryFilesOfDeadRewritesAreRemovedByTheNextWrite() throws {
+        let keychain = try seeded()
+        // A pid that cannot be running (above the kernel's pid_max) and our own, live one.
+        let dead = path + ".tmp-4194999", live = path + ".tmp-\(getpid())", unrelated = folder + "/other.tmp-1"
+        for file in [dead, live, unrelated] { XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data([1]))) }
+        try keychain.add(ItemAttributes(.generic, [.service: "next"]), secret: secret("n"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: dead))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: live))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated))
+    }
+}
