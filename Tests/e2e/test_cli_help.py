@@ -106,7 +106,8 @@ zpty -w z "PROMPT='> '"
 zpty -w z "fpath=($DIR \$fpath); autoload -Uz compinit; compinit -u -D"
 zpty -w z 'compadd () { builtin compadd -O __m "$@"; print -l -- "MATCH:${^__m[@]}" >> $DIR/out; builtin compadd "$@" }'
 zpty -w z "$LINE"$'\t'
-sleep 1
+for i in {1..200}; do [[ -s $DIR/out ]] && break; sleep 0.05; done
+sleep 0.3
 zpty -d z
 '''
 
