@@ -38,6 +38,16 @@ final class VectorTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: manifestPath, encoding: .utf8), VectorPaths.manifest(vectors))
     }
 
+    /// The annotated header in Docs/FORMAT.md ("Worked example") is the valid-empty vector.
+    func testFormatDocumentWorkedExample() throws {
+        let doc = try String(contentsOfFile: VectorPaths.directory + "/../FORMAT.md", encoding: .utf8)
+        let section = try XCTUnwrap(doc.range(of: "### Worked example: `valid-empty`"))
+        let block = doc[section.upperBound...].split(separator: "```", maxSplits: 2)[1]
+        let hex = block.split(separator: "\n").compactMap { $0.split(separator: " ").first }.joined()
+        let vector = try VectorFile(text: String(contentsOfFile: VectorPaths.path("valid-empty"), encoding: .utf8))
+        XCTAssertEqual([UInt8](hexString: hex), vector.bytes)
+    }
+
     func testEveryVectorThroughVaultOpen() throws {
         let names = try VectorPaths.committedNames()
         XCTAssertGreaterThanOrEqual(names.count, 40)
@@ -121,25 +131,26 @@ final class VectorTests: XCTestCase {
 
     struct ItemDecodeError: Error { var offset: Int }
 
-    /// Replay as Docs/FORMAT.md specifies it: latest put per item id in log order, a tombstone
-    /// deletes for good, creation order is the order of first appearance; compaction markers skipped.
+    /// Replay as Docs/FORMAT.md specifies it: latest put per item id in log order (every put of an
+    /// item not yet deleted must decode as an item), a tombstone deletes for good, creation order is
+    /// the order of first appearance; compaction markers skipped.
     static func liveItems(_ records: [VaultRecord]) throws -> [VectorItem] {
         var order: [[UInt8]] = []
-        var current: [[UInt8]: VaultRecord] = [:]
+        var current: [[UInt8]: VectorItem] = [:]
         var deleted = Set<[UInt8]>()
         for record in records {
             let id = record.payload.itemID
             switch record.payload.kind {
             case .put where !deleted.contains(id):
                 if current[id] == nil { order.append(id) }
-                current[id] = record
+                current[id] = try item(record)
             case .delete:
                 deleted.insert(id)
                 current[id] = nil
             default: continue
             }
         }
-        return try order.compactMap { current[$0] }.map(item)
+        return order.compactMap { current[$0] }
     }
 
     /// Decodes a put record per "Item encoding" (independently of the Keychain layer's codec).
