@@ -143,19 +143,28 @@ def files_containing(secret, roots, newer_than):
     return found
 
 
+def wait_until(condition, timeout=20):
+    deadline = time.time() + timeout
+    while not condition() and time.time() < deadline:
+        time.sleep(0.05)
+
+
 def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
     started = time.time() - 1
     sampler = ProcessSampler([PASSWORD, MASTER_PASSWORD], kc.binary)
     sampler.start()
     try:
         # Negative control: the sampler does find a secret placed in an argv and in an environment.
-        control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(0.6)", PASSWORD],
+        control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", PASSWORD],
                                    env=dict(os.environ, CONTROL=MASTER_PASSWORD))
-        control.wait()
-        deadline = time.time() + 5
-        while len({name for _, name, _ in sampler.hits}) < 2 and time.time() < deadline:
-            time.sleep(0.05)
+        try:
+            wait_until(lambda: {name for _, name, _ in sampler.hits} == {"cmdline", "environ"})
+        finally:
+            control.kill()
+            control.wait()
         assert {name for _, name, _ in sampler.hits} == {"cmdline", "environ"}, "the sampler cannot see secrets"
+        after_control = sampler.rounds
+        wait_until(lambda: sampler.rounds >= after_control + 2)   # no round still reading the control
         sampler.hits.clear()
 
         # Typed at the prompt, logged in, saved; kc holds the password while it waits at the last prompt.
@@ -163,7 +172,10 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         child.expect_exact("Password for deploy@127.0.0.1: ")
         child.sendline(PASSWORD)
         child.expect_exact("Save this password in the keychain? [y/N] ")
-        time.sleep(0.5)
+        # Wait here, kc holding the password, until the sampler has looked at kc at least once more.
+        seen_rounds = sampler.rounds
+        wait_until(lambda: sampler.rounds >= seen_rounds + 2
+                   and any(" ftp login " in command for command in sampler.kc_commands))
         child.sendline("y")
         assert finish(child)[1] == 0
         # Found in the keychain, over explicit TLS too, from standard input, and handed to curl.
