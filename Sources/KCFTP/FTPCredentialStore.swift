@@ -3,10 +3,13 @@ import Keychain
 
 /// A saved internet password that may be used for a target.
 public struct FTPCredential: Sendable {
+    /// The keychain item's id (empty for credentials not from a keychain).
+    public var itemID: [UInt8]
     public var attributes: ItemAttributes
     public var secret: SecureBytes
 
-    public init(attributes: ItemAttributes, secret: SecureBytes) {
+    public init(itemID: [UInt8] = [], attributes: ItemAttributes, secret: SecureBytes) {
+        self.itemID = itemID
         self.attributes = attributes
         self.secret = secret
     }
@@ -30,8 +33,8 @@ public protocol FTPCredentialStore {
     func credentials(for target: FTPTarget) throws(KeychainError) -> [FTPCredential]
     /// SecItemAdd.
     func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError)
-    /// SecItemUpdate of the item with exactly these attributes: replaces its secret.
-    func updateSecret(of attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError)
+    /// SecItemUpdate of exactly this credential's item: replaces its secret.
+    func updateSecret(of credential: FTPCredential, secret: SecureBytes) throws(KeychainError)
 }
 
 extension FTPTarget {
@@ -83,18 +86,15 @@ public final class KeychainCredentialStore: FTPCredentialStore {
             return []
         }
         return items.filter { target.accepts($0.attributes) }
-            .map { FTPCredential(attributes: $0.attributes, secret: $0.secret) }
+            .map { FTPCredential(itemID: $0.id, attributes: $0.attributes, secret: $0.secret) }
     }
 
     public func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
         try keychain().add(attributes, secret: secret)
     }
 
-    public func updateSecret(of attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
-        var filters: [Attribute: String] = [:]
-        for attribute in Attribute.primaryKey(for: .internet) {
-            if let value = attributes[attribute] { filters[attribute] = value }
-        }
-        try keychain().update(Query(itemClass: .internet, filters: filters), changes: [:], secret: secret)
+    public func updateSecret(of credential: FTPCredential, secret: SecureBytes) throws(KeychainError) {
+        // By id: matching by attribute values could also select an item that has more of them.
+        try keychain().update(Query(itemClass: .internet, itemID: credential.itemID), changes: [:], secret: secret)
     }
 }

@@ -163,7 +163,7 @@ public struct FTPLoginFlow {
         }
         guard save else { return FTPLoginOutcome(user: user, saved: .notSaved) }
         if let existing {
-            try store.updateSecret(of: existing.attributes, secret: password)
+            try store.updateSecret(of: existing, secret: password)
             return FTPLoginOutcome(user: user, saved: .updated)
         }
         try store.add(target.newItemAttributes(account: user), secret: password)

@@ -89,12 +89,22 @@ public struct Query: Sendable {
     public var ignoreCase: Bool
     /// False: match limit one (the first match in creation order). True: every match.
     public var matchAll: Bool
+    /// When set, only the item with this id matches (as a persistent reference does).
+    public var itemID: [UInt8]?
 
-    public init(itemClass: ItemClass? = nil, filters: [Attribute: String] = [:], ignoreCase: Bool = false, matchAll: Bool = false) {
+    public init(itemClass: ItemClass? = nil, filters: [Attribute: String] = [:], ignoreCase: Bool = false,
+                matchAll: Bool = false, itemID: [UInt8]? = nil) {
         self.itemClass = itemClass
         self.filters = filters
         self.ignoreCase = ignoreCase
         self.matchAll = matchAll
+        self.itemID = itemID
+    }
+
+    /// True when `item` has the wanted id (if any) and satisfies every filter.
+    public func matches(_ item: Item) -> Bool {
+        if let itemID, itemID != item.id { return false }
+        return matches(item.attributes)
     }
 
     /// True when `attributes` satisfies every filter. An attribute the item's class lacks never matches.

@@ -78,7 +78,7 @@ public final class Keychain {
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
     /// Throws errSecItemNotFound when nothing matches.
     public func find(_ query: Query) throws(KeychainError) -> [Item] {
-        let matches = try allItems().filter { query.matches($0.attributes) }
+        let matches = try allItems().filter { query.matches($0) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         return query.matchAll ? matches : [matches[0]]
     }
@@ -186,7 +186,7 @@ public final class Keychain {
     typealias LiveItem = LiveIndex.Entry
 
     static func selectForChange(_ live: [LiveItem], _ query: Query) throws(KeychainError) -> [LiveItem] {
-        let matches = live.filter { query.matches($0.item.attributes) }
+        let matches = live.filter { query.matches($0.item) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         if matches.count > 1 && !query.matchAll {
             throw KeychainError(.param, "\(matches.count) items match; nothing was changed",

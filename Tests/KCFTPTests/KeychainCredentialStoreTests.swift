@@ -54,9 +54,23 @@ final class KeychainCredentialStoreTests: XCTestCase {
         }
         let found = try store.credentials(for: target)
         XCTAssertEqual(found.count, 1)
-        try store.updateSecret(of: found[0].attributes, secret: secret("two"))
+        try store.updateSecret(of: found[0], secret: secret("two"))
         let items = try keychain.find(Query(itemClass: .internet, filters: [.server: "files.example.com"], matchAll: true))
         XCTAssertEqual(items.map { text($0.secret) }, ["two"])
         XCTAssertEqual(items.first?.attributes[.path], "/in")
+    }
+
+    func testUpdateSecretChangesOnlyThatItemWhenAnotherHasTheSameValuesAndMore() throws {
+        let store = KeychainCredentialStore { () throws(KeychainError) -> Keychain in self.keychain }
+        let target = try FTPTarget.parse("ftp://files.example.com")
+        try store.add(target.newItemAttributes(account: "deploy"), secret: secret("root"))
+        var deeper = target.newItemAttributes(account: "deploy")
+        deeper[.path] = "/deeper"
+        try keychain.add(deeper, secret: secret("deeper"))
+        let found = try store.credentials(for: target).filter { $0.attributes[.path] == nil }
+        XCTAssertEqual(found.count, 1)
+        try store.updateSecret(of: found[0], secret: secret("new"))
+        let items = try keychain.find(Query(itemClass: .internet, filters: [.server: "files.example.com"], matchAll: true))
+        XCTAssertEqual(items.map { text($0.secret) }, ["new", "deeper"])
     }
 }

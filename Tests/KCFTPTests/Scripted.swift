@@ -123,9 +123,9 @@ final class MemoryStore: FTPCredentialStore {
         added.append((attributes, String(decoding: secret.copyBytes(), as: UTF8.self)))
     }
 
-    func updateSecret(of attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
+    func updateSecret(of credential: FTPCredential, secret: SecureBytes) throws(KeychainError) {
         log.events.append("update")
-        updated.append((attributes, String(decoding: secret.copyBytes(), as: UTF8.self)))
+        updated.append((credential.attributes, String(decoding: secret.copyBytes(), as: UTF8.self)))
     }
 }
 
