@@ -58,6 +58,7 @@ for t in "${TARGETS[@]}"; do
   echo "fuzz: building $t"
   if ! build "$t" >"$OUT/$t.build.log" 2>&1; then grep -E "error" "$OUT/$t.build.log" | head -20; echo "fuzz: $t: build failed (log: $OUT/$t.build.log)"; status=1; continue; fi
   seed "$t"
+  rm -rf "$OUT/artifacts/$t"
   mkdir -p "$OUT/work/$t" "$OUT/artifacts/$t" "Tests/Fuzz/corpus/$t"
   echo "fuzz: running $t for ${SECONDS_PER_TARGET}s"
   log="$OUT/$t.log"
@@ -71,7 +72,9 @@ for t in "${TARGETS[@]}"; do
     status=1
     echo "fuzz: $t: CRASH (log: $log)"
     grep -E 'ERROR|Fatal error|SUMMARY|Test unit written' "$log" | head -20 || true
-    for a in "$OUT/artifacts/$t"/*; do [ -f "$a" ] && { echo "input $a:"; od -An -tx1 -v "$a" | head -40; }; done
+    for a in "$OUT/artifacts/$t"/*; do
+      [ -f "$a" ] && { echo "input $a (reproduce: SWIFT_BACKTRACE=enable=no $OUT/$t $a):"; od -An -tx1 -v "$a" | head -40; }
+    done
   fi
   if [ "$MERGE" = 1 ]; then
     before=$(ls "Tests/Fuzz/corpus/$t" | wc -l)
