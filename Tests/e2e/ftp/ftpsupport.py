@@ -38,29 +38,31 @@ class FTPServer:
     root: Path
     log: Path
     process: subprocess.Popen = field(repr=False)
+    host: str = "127.0.0.1"
 
     def url(self, scheme="ftp", user=None, port=None):
-        """ftp://[user@]127.0.0.1:PORT (scheme ftp, ftps or ftps-implicit)."""
+        """ftp://[user@]HOST:PORT (scheme ftp, ftps or ftps-implicit; an IPv6 host in brackets)."""
         who = f"{user}@" if user else ""
-        return f"{scheme}://{who}127.0.0.1:{port or self.port}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{scheme}://{who}{host}:{port or self.port}"
 
     def log_text(self):
         return self.log.read_text() if self.log.exists() else ""
 
 
 def make_certificate(folder: Path):
-    """A self-signed certificate valid for IP 127.0.0.1, made with openssl for this run."""
+    """A self-signed certificate valid for IP 127.0.0.1 and ::1, made with openssl for this run."""
     key, cert = folder / "key.pem", folder / "cert.pem"
     subprocess.run(
         ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=kc test ftpd",
-         "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
+         "-addext", "subjectAltName=IP:127.0.0.1,IP:::1,DNS:localhost", "-keyout", str(key), "-out", str(cert)],
         check=True, capture_output=True)
     combined = folder / "combined.pem"
     combined.write_bytes(key.read_bytes() + cert.read_bytes())
     return str(cert), str(combined)
 
 
-def start_server(folder: Path, tls=True, implicit_tls=False):
+def start_server(folder: Path, tls=True, implicit_tls=False, host="127.0.0.1"):
     folder.mkdir(parents=True, exist_ok=True)
     root = folder / "root"
     root.mkdir(exist_ok=True)
@@ -71,7 +73,7 @@ def start_server(folder: Path, tls=True, implicit_tls=False):
     users.chmod(0o600)
     args = [sys.executable, str(HERE / "ftpd_server.py"), "--port", "0", "--portfile", str(portfile),
             "--root", str(root), "--log", str(log), "--fail-delay", "0",
-            "--users-file", str(users)]
+            "--users-file", str(users), "--host", host]
     if tls:
         args += ["--tls-cert", combined]
     if implicit_tls:
@@ -86,9 +88,9 @@ def start_server(folder: Path, tls=True, implicit_tls=False):
             raise RuntimeError("FTP test server did not start:\n" + (folder / "ftpd.out").read_text())
         time.sleep(0.05)
     port = int(portfile.read_text())
-    with socket.create_connection(("127.0.0.1", port), timeout=5):
+    with socket.create_connection((host, port), timeout=5):
         pass
-    return FTPServer(port=port, cafile=cafile, root=root, log=log, process=process)
+    return FTPServer(port=port, cafile=cafile, root=root, log=log, process=process, host=host)
 
 
 def stop_server(process):
