@@ -67,10 +67,10 @@ let netrcCommand = CommandSpec(
     "netrc", abstract: "Print internet passwords as netrc lines for curl and ftp.",
     discussion: """
     Prints "machine HOST login ACCOUNT password SECRET" for each matching internet password item, quoting \
-    values that hold spaces, quotes or backslashes (as curl 7.84+, inetutils ftp and Python read them). \
+    values that hold spaces, quotes or backslashes (as curl 7.84+ and Python read them). \
     kc never prints macdef. Read it through a pipe so that the password is never in a file or argv: \
-    curl --netrc-file <(kc netrc -s HOST) URL, or inetutils ftp -N. kc refuses to print to a terminal \
-    unless --force.
+    curl --netrc-file <(kc netrc -s HOST) URL. (inetutils ftp -N accepts only a regular file, which would \
+    put the password on disk: use curl or lftp instead.) kc refuses to print to a terminal unless --force.
 
     netrc holds one entry per machine, so when several items share a server (compared case-insensitively) kc \
     prints only the most recently modified one and says so on standard error; narrow with -a or -r. Filters are \
@@ -84,7 +84,6 @@ let netrcCommand = CommandSpec(
     ],
     examples: [
         "curl --netrc-file <(kc netrc -s ftp.example.com) ftp://ftp.example.com/report.csv -o report.csv",
-        "ftp -N <(kc netrc -s ftp.example.com) ftp.example.com",
     ],
     handler: runNetrc)
 
