@@ -27,8 +27,11 @@ public final class Keychain {
 
     init(vault: Vault) { self.vault = vault }
 
-    /// The live items as of the records read so far.
+    /// The live items, after reading what other processes appended since the last call (so a
+    /// long-lived holder such as the agent answers with the vault's current state). Never call it
+    /// inside `write`: it takes the shared lock, which would downgrade the writer's exclusive one.
     func live() throws(KeychainError) -> LiveIndex {
+        do { try vault.refresh() } catch { throw KeychainError(error) }
         try index.update(from: vault)
         return index
     }

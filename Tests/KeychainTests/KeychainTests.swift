@@ -185,3 +185,14 @@ extension KeychainTests {
         XCTAssertEqual(try reopened.find(Query(filters: [.account: "a"]))[0].secret.copyBytes(), Array("0".utf8))
     }
 }
+
+extension KeychainTests {
+    func testALongLivedKeychainSeesOtherWritersOnEveryRead() throws {
+        let agent = try makeKeychain()
+        XCTAssertEqual(try agent.allItems().count, 0)
+        try reopen().add(generic("svc", "written elsewhere"), secret: secret("1"))
+        XCTAssertEqual(try agent.find(Query(filters: [.service: "svc"]))[0].attributes[.account], "written elsewhere")
+        try reopen().delete(Query(filters: [.service: "svc"]))
+        XCTAssertThrowsError(try agent.find(Query(filters: [.service: "svc"])))
+    }
+}
