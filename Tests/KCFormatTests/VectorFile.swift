@@ -12,7 +12,7 @@ struct VectorFile {
 
     init(_ vector: TestVector) {
         var h: [(String, String)] = [("expect", vector.expect.rawValue), ("password", vector.password),
-                                     ("kdf", "argon2id ops=1 memory=8192"), ("comment", vector.comment)]
+                                     ("kdf", Self.kdfLine(vector.bytes)), ("comment", vector.comment)]
         if let error = vector.error { h.append(("error", error)) }
         if let records = vector.records { h.append(("records", String(records))) }
         if let warning = vector.warning { h.append(("warning", warning)) }
@@ -20,6 +20,13 @@ struct VectorFile {
         h.append(("bytes", String(vector.bytes.count)))
         headers = h.map { (key: $0.0, value: $0.1) }
         bytes = vector.bytes
+    }
+
+    /// The KDF fields as stored in the header (informative; "none" when the file is too short).
+    static func kdfLine(_ bytes: [UInt8]) -> String {
+        guard bytes.count >= 48 else { return "none" }
+        func u64(_ at: Int) -> UInt64 { (0..<8).reduce(0) { $0 | UInt64(bytes[at + $1]) << (8 * $1) } }
+        return "\(bytes[28] == 1 ? "argon2id" : "algorithm-\(bytes[28])") ops=\(u64(32)) memory=\(u64(40))"
     }
 
     var text: String {
