@@ -13,7 +13,9 @@ let package = Package(
         // System-library shims.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystemShim"),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libcurl, loaded with dlopen on first use (not linked: kc starts faster); builds against the
+        // libcurl4-openssl-dev headers (`make deps`).
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
 
         // Layers, bottom up. Each imports only layers below it.
         .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: faultSeam),

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import CCurl
 import KCCrypto
+import Keychain
 
 /// The real transport: libcurl for DNS, TCP, FTP and TLS (OpenSSL), nothing hand-rolled.
 ///
@@ -10,8 +11,13 @@ import KCCrypto
 ///   fails rather than continue in clear text when the server refuses `AUTH TLS`.
 /// - The password reaches libcurl only through `CURLOPT_PASSWORD`, copied from secure memory;
 ///   it is never in an argument, an environment variable or a file.
+///
+/// libcurl is loaded on first use (`CurlLibrary`), so creating the transport can fail.
 public struct CurlFTPTransport: FTPTransport {
-    public init() {}
+    /// Loads libcurl; throws errSecIO (with an install hint) when it is missing.
+    public init() throws(KeychainError) {
+        try CurlLibrary.load()
+    }
 
     public func probe(_ target: FTPTarget, options: FTPConnectionOptions) -> FTPFailure? {
         switch target.security {

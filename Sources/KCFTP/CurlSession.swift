@@ -17,13 +17,12 @@ final class CurlSession {
     /// True when the transfer was stopped on purpose by `stopAfterFirstReply`.
     private(set) var stoppedOnReply = false
 
-    private static let globalInit: Bool = {
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
-    }()
-
     /// A session for `url`, limited to the given protocols (e.g. "ftp,ftps").
+    /// libcurl must be loaded (`CurlLibrary.load()`, done by `CurlFTPTransport.init`).
     init(url: String, protocols: String, options: FTPConnectionOptions) {
-        guard Self.globalInit, let handle = curl_easy_init() else { fatalError("kc: cannot initialise libcurl") }
+        guard (try? CurlLibrary.load()) != nil, let handle = kc_curl_easy_init() else {
+            fatalError("kc: cannot initialise libcurl")
+        }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -57,7 +56,7 @@ final class CurlSession {
     }
 
     deinit {
-        curl_easy_cleanup(handle)
+        kc_curl_easy_cleanup(handle)
         errorBuffer.deallocate()
     }
 
@@ -82,13 +81,13 @@ final class CurlSession {
 
     /// Runs the transfer (connect, TLS, and for FTP the login).
     func perform() -> CURLcode {
-        curl_easy_perform(handle)
+        kc_curl_easy_perform(handle)
     }
 
     /// libcurl's detailed message for the last failure, or its generic one for `code`.
     func message(for code: CURLcode) -> String {
         let detail = String(cString: errorBuffer)
-        return detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        return detail.isEmpty ? String(cString: kc_curl_easy_strerror(code)) : detail
     }
 
     /// The connected socket of a CONNECT_ONLY session.
@@ -104,7 +103,7 @@ final class CurlSession {
         while offset < bytes.count {
             var sent = 0
             let code = bytes[offset...].withUnsafeBytes { raw in
-                curl_easy_send(handle, raw.baseAddress, raw.count, &sent)
+                kc_curl_easy_send(handle, raw.baseAddress, raw.count, &sent)
             }
             if code == CURLE_AGAIN {
                 guard wait(events: Int16(POLLOUT), timeout: timeout) else { return false }
@@ -127,7 +126,7 @@ final class CurlSession {
         while true {
             var received = 0
             let code = buffer.withUnsafeMutableBytes { raw in
-                curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
+                kc_curl_easy_recv(handle, raw.baseAddress, raw.count, &received)
             }
             if code == CURLE_AGAIN {
                 guard wait(events: Int16(POLLIN), timeout: timeout) else { return .failure(.timedOut) }

@@ -47,7 +47,7 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let options = FTPLoginOptions(
         target: target, user: user, save: save, stdinPassword: stdinPassword,
         connection: FTPConnectionOptions(caFile: caFile, insecure: invocation.flag("insecure"), timeout: timeout))
-    let flow = FTPLoginFlow(options: options, transport: CurlFTPTransport(),
+    let flow = FTPLoginFlow(options: options, transport: try CurlFTPTransport(),
                             store: KeychainCredentialStore { () throws(KeychainError) -> Keychain in try context.openKeychain() },
                             prompter: TerminalFTPPrompter(context))
     let outcome = try flow.run()
