@@ -122,6 +122,9 @@ public struct RecordPayload: Equatable, Sendable {
                 guard already == 0 else { throw .badPayload("field \(tag) appears twice") }
                 if tag < 128 { seen.low |= bit } else { seen.high |= bit }
             }
+            if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
+                throw .badPayload("frontier entry of \(length) bytes, expected \(idLength + 8)")
+            }
             fields.append(PayloadField(tag: tag, range: try r.skip(length)))
         }
         let base = baseCounter == 0 ? nil : RecordID(device: baseDevice, counter: baseCounter)

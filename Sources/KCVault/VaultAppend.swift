@@ -23,6 +23,12 @@ extension Vault {
         }
         let pending = try decide(records)
         if pending.isEmpty { return [] }
+        for record in pending {
+            let size = RecordPayload.fixedLength + record.fields.reduce(0) { $0 + 5 + $1.value.count }
+            if RecordFrame.nonceLength + size + RecordFrame.tagLength > RecordFrame.maximumBodyLength {
+                throw VaultError.recordTooLarge(bytes: size)
+            }
+        }
         Vault.removeStaleTemporaries(of: path)
         let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
         if tornTail != nil {
@@ -89,7 +95,7 @@ public struct HybridLogicalClock {
 
     public mutating func next() -> UInt64 {
         let physical = Self.wallMilliseconds() << 16
-        last = max(physical, last + 1)
+        last = max(physical, last == .max ? .max : last + 1)   // a hostile timestamp must not trap
         return last
     }
 

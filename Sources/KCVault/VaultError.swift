@@ -26,6 +26,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     /// The vault is older than a copy this machine has seen (its version vector went down);
     /// writes are refused unless the rollback is accepted.
     case rollback(devices: [String])
+    /// A record would exceed the format's 16 MiB body limit.
+    case recordTooLarge(bytes: Int)
 
     public var description: String {
         switch self {
@@ -40,6 +42,8 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
         case .io(let op, let p, let e): return "\(op) \(p): \(e)"
         case .keyDerivationFailed: return "key derivation failed (not enough memory for the vault's Argon2id parameters?)"
         case .replacedByAnotherVault(let p): return "\(p) was replaced by a vault this process cannot read"
+        case .recordTooLarge(let bytes):
+            return "the item is too large (\(bytes) bytes; a record holds at most \(RecordFrame.maximumBodyLength - RecordFrame.nonceLength - RecordFrame.tagLength) bytes)"
         case .rollback(let devices):
             return "the vault is older than a copy this machine has seen (fewer records from device \(devices.joined(separator: ", ")))"
         }

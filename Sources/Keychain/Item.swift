@@ -52,6 +52,13 @@ public struct ItemAttributes: Equatable, Sendable {
         return values[attribute] ?? ""
     }
 
+    /// Checks values the vault stores in binary form: a port must be a number from 0 to 65535.
+    public func validate() throws(KeychainError) {
+        if let port = values[.port], UInt16(port) == nil {
+            throw KeychainError(.param, "the port must be a number from 0 to 65535, not '\(port)'")
+        }
+    }
+
     /// True when both have the same class and primary key (exact, case-sensitive).
     public func hasSamePrimaryKey(as other: ItemAttributes) -> Bool {
         itemClass == other.itemClass

@@ -90,6 +90,7 @@ public final class Keychain {
     /// (then the existing item takes the new attributes and secret). Returns the stored item.
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
+        try attributes.validate()
         var stored: Item?
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let now = Self.now()
@@ -119,6 +120,7 @@ public final class Keychain {
     /// Entries whose primary key already exists (in the vault or earlier in the batch) are
     /// skipped as duplicates, never replaced.
     public func addAll(_ entries: [(attributes: ItemAttributes, secret: SecureBytes)]) throws(KeychainError) -> [BatchOutcome] {
+        for entry in entries { try entry.attributes.validate() }
         var outcomes: [BatchOutcome] = []
         try write { (live: inout LiveIndex) throws(KeychainError) in
             outcomes = []
@@ -156,6 +158,7 @@ public final class Keychain {
             for match in matches {
                 var item = match.item
                 for (attribute, value) in changes { item.attributes[attribute] = value }
+                try item.attributes.validate()
                 if let secret { item.secret = secret }
                 item.modified = now
                 if let index = after.firstIndex(where: { $0.id == item.id }) { after[index] = item }

@@ -31,6 +31,8 @@ extension KeychainError {
             self.init(.io, "\(operation) \(path): \(errno)")
         case .keyDerivationFailed:
             self.init(.io, "key derivation failed: not enough memory for the vault's Argon2id parameters")
+        case .recordTooLarge:
+            self.init(.param, "\(vaultError); nothing was written")
         case .rollback:
             self.init(.verifyFailed, "\(vaultError); writes are refused",
                       hint: "if you restored this copy on purpose, pass --accept-rollback")

@@ -7,14 +7,8 @@ import KCVault
 /// A writer must never produce a record that readers reject: the format caps a record body at
 /// 16 MiB (Docs/FORMAT.md, "Frame"), and a longer one makes the whole vault unreadable
 /// (errSecDecode "impossible length") until a salvage drops it.
-///
-/// Known bug at the time of writing: `Vault.append` does not check the size, so the append
-/// succeeds and the next open fails. Gated until fixed: KC_KNOWN_BUGS=1 swift test --filter RecordSizeLimitTests
 final class RecordSizeLimitTests: XCTestCase {
     func testAppendRefusesARecordLargerThanReadersAccept() throws {
-        guard ProcessInfo.processInfo.environment["KC_KNOWN_BUGS"] == "1" else {
-            throw XCTSkip("known bug (Vault.append writes records over 16 MiB); run with KC_KNOWN_BUGS=1")
-        }
         var template = Array("/tmp/kc-sizelimit-XXXXXX".utf8CString)
         let folder = String(cString: mkdtemp(&template)!)
         defer { _ = try? FileManager.default.removeItem(atPath: folder) }

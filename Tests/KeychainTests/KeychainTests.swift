@@ -196,3 +196,15 @@ extension KeychainTests {
         XCTAssertThrowsError(try agent.find(Query(filters: [.service: "svc"])))
     }
 }
+
+extension KeychainTests {
+    func testPortsMustBeNumbers() throws {
+        let keychain = try makeKeychain()
+        XCTAssertThrowsError(try keychain.add(ItemAttributes(.internet, [.server: "h", .port: "ftp"]), secret: secret("x"))) {
+            XCTAssertEqual(($0 as? KeychainError)?.status, .param)
+        }
+        try keychain.add(ItemAttributes(.internet, [.server: "h", .port: "2121"]), secret: secret("x"))
+        XCTAssertThrowsError(try keychain.update(Query(filters: [.server: "h"]), changes: [.port: "70000"], secret: nil))
+        XCTAssertEqual(try reopen().find(Query(filters: [.server: "h"]))[0].attributes[.port], "2121")
+    }
+}
