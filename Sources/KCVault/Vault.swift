@@ -59,12 +59,41 @@ public final class Vault {
     /// and its header parsed, so a missing or damaged vault never prompts.
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
                             acceptRollback: Bool = false, password: () throws -> SecureBytes) throws -> Vault {
+        var asked: SecureBytes?
+        let remembered = { () throws -> SecureBytes in
+            if let asked { return asked }
+            let secret = try password()
+            asked = secret
+            return secret
+        }
+        // The lock is not held while deriving the key and decrypting: a `passwd --rotate-key` may
+        // replace the file meanwhile. Start again then, with the same password (asked only once).
+        for _ in 0..<3 {
+            do {
+                return try openOnce(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory,
+                                    acceptRollback: acceptRollback, password: remembered)
+            } catch VaultError.replacedByAnotherVault {
+                continue
+            }
+        }
+        return try openOnce(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory,
+                            acceptRollback: acceptRollback, password: remembered)
+    }
+
+    private static func openOnce(at path: String, lockTimeout: Double?, stateDirectory: String?,
+                                 acceptRollback: Bool, password: () throws -> SecureBytes) throws -> Vault {
         let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
-        defer { descriptor.unlock() }
+        // A consistent snapshot is read under the shared lock, which is then let go: the password
+        // prompt, the key derivation and the decryption of every record happen without it, so a
+        // person typing a password (or a large vault) never keeps writers waiting for the lock.
         let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        do { bytes = try descriptor.readToEnd(from: 0) } catch {
+            descriptor.unlock()
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        descriptor.unlock()
         let header: VaultHeader
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         let key = try unwrapKey(header: header, password: try password())
@@ -73,6 +102,11 @@ public final class Vault {
         handedOver = true
         vault.acceptRollback = acceptRollback
         try vault.replay(bytes)
+        // Catch up with what other processes wrote meanwhile (they may have raised the rollback
+        // anchor) before comparing with the anchor, under the shared lock again.
+        try vault.lockCurrentFile(.shared)
+        defer { vault.descriptor.unlock() }
+        try vault.catchUp()
         vault.checkAnchor()
         return vault
     }
@@ -94,6 +128,16 @@ public final class Vault {
     /// Opens `path` read-write (read-only when not writable), refusing symbolic links, non-regular
     /// files, files of other users and files writable by group or others.
     static func openChecked(_ path: String) throws -> (FileDescriptor, FileStatus) {
+        // A compaction or password change renaming a new file over the path between the checks
+        // and the open is not an attack: check and open again (a few times at most).
+        for _ in 0..<20 {
+            if let opened = try openCheckedOnce(path) { return opened }
+        }
+        throw VaultError.unsafeFile(path: path, reason: "it changed while being opened")
+    }
+
+    /// One attempt of `openChecked`; nil when the file at the path changed between check and open.
+    private static func openCheckedOnce(_ path: String) throws -> (FileDescriptor, FileStatus)? {
         let status: FileStatus?
         do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }
@@ -117,7 +161,7 @@ public final class Vault {
         do { opened = try descriptor.status() } catch { descriptor.close(); throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
         guard opened.isSameFile(as: status) else {
             descriptor.close()
-            throw VaultError.unsafeFile(path: path, reason: "it changed while being opened")
+            return nil
         }
         return (descriptor, opened)
     }

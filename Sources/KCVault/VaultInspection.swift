@@ -28,9 +28,13 @@ extension Vault {
     public static func inspect(at path: String, lockTimeout: Double? = 10, password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
         let (descriptor, _) = try openLocked(path, .shared, timeout: lockTimeout)
         defer { descriptor.close() }
-        defer { descriptor.unlock() }
+        // The snapshot is read under the shared lock; the password prompt and the walk happen without it.
         let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        do { bytes = try descriptor.readToEnd(from: 0) } catch {
+            descriptor.unlock()
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        descriptor.unlock()
         let header: VaultHeader
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         let key = try unwrapKey(header: header, password: try password())
