@@ -1,0 +1,140 @@
+"""Issue 3, test 6: concurrent writers and readers, and the lock timeout."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+
+from vaultkit import EXIT_NOT_AVAILABLE, Kc, figure, scale
+
+WRITERS = 16
+ADDS = scale(100, 500)
+READERS = 3
+
+
+def test_concurrent_adds_with_readers(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("seed", "seed-secret")
+    writer_errors: list = []
+    reader_errors: list = []
+    reads = [0] * READERS
+    done = threading.Event()
+
+    def writer(w: int) -> None:
+        for i in range(ADDS):
+            r = kc.call("add", "generic", "-s", f"writer-{w:02d}", "-a", f"item-{i:03d}", "--password-stdin",
+                        input=f"secret-{w}-{i}")
+            if r.rc != 0 or r.err:
+                writer_errors.append(str(r))
+
+    def reader(n: int) -> None:
+        last = 0
+        while not done.is_set():
+            if n % 2 == 0:
+                r = kc.call("list", "--json")
+                if r.rc != 0 or r.err:
+                    reader_errors.append(str(r))
+                    continue
+                count = len(json.loads(r.text))
+                if count < last:
+                    reader_errors.append(f"reader {n} saw {count} items after {last}")
+                last = count
+            else:
+                r = kc.call("find", "generic", "-s", "seed", "-a", "acct", "-w")
+                if r.rc != 0 or r.err or r.out != b"seed-secret\n":
+                    reader_errors.append(str(r))
+            reads[n] += 1
+            time.sleep(0.05)   # readers keep reading throughout without taking both cores from the writers
+
+    start = time.monotonic()
+    writers = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
+    readers = [threading.Thread(target=reader, args=(n,)) for n in range(READERS)]
+    for t in writers + readers:
+        t.start()
+    for t in writers:
+        t.join()
+    done.set()
+    for t in readers:
+        t.join()
+    elapsed = time.monotonic() - start
+    assert not writer_errors, f"{len(writer_errors)} writer failures, e.g.:\n" + "\n".join(writer_errors[:5])
+    assert not reader_errors, f"{len(reader_errors)} reader failures, e.g.:\n" + "\n".join(reader_errors[:5])
+    items = kc.items()
+    expected = {("generic", f"writer-{w:02d}", f"item-{i:03d}"): f"secret-{w}-{i}" for w in range(WRITERS) for i in range(ADDS)}
+    expected[("generic", "seed", "acct")] = "seed-secret"
+    missing = set(expected) - set(items)
+    assert not missing, f"{len(missing)} acknowledged items missing, e.g. {sorted(missing)[:5]}"
+    assert items == expected
+    report = kc.check()
+    assert report.whole and report.records == WRITERS * ADDS + 1, str(report.raw)
+    figure(f"[6] concurrency: {WRITERS} processes x {ADDS} concurrent `kc add` with {READERS} readers: "
+           f"exactly {WRITERS * ADDS} items (each with its secret), {sum(reads)} reads with 0 reader errors "
+           f"and counts never going down, {report.records} contiguous records, in {elapsed:.0f} s")
+
+
+HOLDER = r"""
+import fcntl, os, sys, time
+f = open(sys.argv[1], "rb")
+fcntl.flock(f, fcntl.LOCK_EX if sys.argv[2] == "ex" else fcntl.LOCK_SH)
+print("locked", flush=True)
+time.sleep(float(sys.argv[3]))
+"""
+
+
+def hold(kc: Kc, kind: str, seconds: float = 120) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, "-c", HOLDER, str(kc.vault), kind, str(seconds)], stdout=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "locked"
+    return p
+
+
+def test_lock_timeout_and_release(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("seed", "seed-secret")
+    digest = kc.digest()
+    holder = hold(kc, "ex")
+    try:
+        r = kc.call("--lock-timeout", "1", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin", input="x")
+        assert r.rc == EXIT_NOT_AVAILABLE, str(r)
+        assert "errSecNotAvailable" in r.err and "lock" in r.err.lower(), f"unclear message: {r.err}"
+        assert 1.0 <= r.seconds < 5, f"--lock-timeout 1 gave up after {r.seconds:.2f} s"
+        writer_message = r.err.strip().splitlines()[0]
+        r = kc.call("--lock-timeout", "1", "list")
+        assert r.rc == EXIT_NOT_AVAILABLE and "errSecNotAvailable" in r.err, f"a reader under an exclusive lock: {r}"
+        r = kc.call("add", "generic", "-s", "y", "-a", "acct", "--password-stdin", input="y")
+        assert r.rc == EXIT_NOT_AVAILABLE, f"default timeout: {r}"
+        assert 9.5 <= r.seconds < 15, f"the default lock timeout should be 10 s, gave up after {r.seconds:.1f} s"
+        default_seconds = r.seconds
+        assert kc.digest() == digest
+        # A writer waiting (default timeout) gets the lock as soon as the holder is killed.
+        waiting = kc.popen("add", "generic", "-s", "z", "-a", "acct", "--password-stdin")
+        waiting.stdin.write(b"z-secret")
+        waiting.stdin.close()
+        time.sleep(0.5)
+        assert waiting.poll() is None, "the writer should still be waiting for the lock"
+        killed_at = time.monotonic()
+        holder.kill()
+        holder.wait()
+        assert waiting.wait(timeout=10) == 0, waiting.stderr.read()
+        freed = time.monotonic() - killed_at
+    finally:
+        holder.kill()
+        holder.wait()
+    assert kc.items() == {("generic", "seed", "acct"): "seed-secret", ("generic", "z", "acct"): "z-secret"}
+    # A shared holder (a reader) lets readers in and keeps writers out.
+    reader = hold(kc, "sh")
+    try:
+        assert kc.call("--lock-timeout", "1", "list").rc == 0
+        r = kc.call("--lock-timeout", "1", "delete", "generic", "-s", "z", "-a", "acct")
+        assert r.rc == EXIT_NOT_AVAILABLE, str(r)
+    finally:
+        reader.kill()
+        reader.wait()
+    kc.must("delete", "generic", "-s", "z", "-a", "acct")
+    figure(f"[6] lock timeout: with the lock held elsewhere a writer with --lock-timeout 1 failed after ~1 s with "
+           f"errSecNotAvailable (exit 53: \"{writer_message}\"), the default gave up after {default_seconds:.1f} s, "
+           f"readers wait for writers and writers for readers; killing the holder let the waiting writer "
+           f"finish {freed:.2f} s later")
