@@ -6,7 +6,33 @@ let ftpCommands: [CommandSpec] = [ftpLoginCommand, netrcCommand, importNetrcComm
 let ftpLoginCommand = CommandSpec(
     "ftp login", abstract: "Log in to an FTP server with a saved password (SecItem flow).",
     discussion: """
-    The FTP flow of Apple's Keychain Services guide, step by step:
+    The FTP flow of Apple's Keychain Services guide:
+
+        connect (TLS for ftps), sending no credentials
+          |-- fails --> errSecIO (220) / errSecNotTrusted (253)
+          v
+        look up internet passwords: server (any case), protocol, port
+        (and account, from --user or user@)
+          |-- several: choose on the terminal; no terminal -->
+          |            errSecParam (2), "use ftp://ACCOUNT@HOST"
+          |-- found --> USER/PASS --230--> "Logged in ..." (nothing written)
+          |                       `-530--> "The server rejected the saved
+          |                                 password ..." -----------------.
+          `-- none --> "No saved password for HOST ..." -------------------+
+                                                                           v
+        "User name [ACCOUNT]: " (only if no name is known, or after a
+            rejection; Enter keeps ACCOUNT)
+        "Password for USER@HOST: " (no echo; empty, Ctrl-D, Ctrl-C -->
+            errSecUserCanceled, 128)
+        USER/PASS --530--> "Login incorrect: ..." and ask again;
+          |                3 rejected --> errSecAuthFailed (51)
+          `-230--> "Save this password in the keychain? [y/N] "
+                       (new item: SecItemAdd)
+                   "Update the saved password for USER@HOST? [y/N] "
+                       (saved item: SecItemUpdate)
+                   --> "Logged in to HOST as USER." (exit 0 either way)
+
+    Step by step:
 
     1. Connect: kc connects to the server, and for ftps completes TLS, without sending any credentials, \
     so a dead, refused or untrusted server fails before any look-up or prompt.

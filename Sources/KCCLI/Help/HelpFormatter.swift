@@ -40,7 +40,12 @@ public enum HelpFormatter {
         text += wrap(units: command.usageUnits, prefix: "Usage: ", indent: "         ") + "\n"
         if !command.discussion.isEmpty {
             text += "\n"
-            for paragraph in paragraphs(command.discussion) { text += wrap(paragraph, prefix: "", indent: "") + "\n\n" }
+            for block in blocks(command.discussion) {
+                switch block {
+                case .paragraph(let words): text += wrap(words, prefix: "", indent: "") + "\n\n"
+                case .verbatim(let lines): text += lines.map { $0.isEmpty ? "\n" : verbatimIndent + $0 + "\n" }.joined() + "\n"
+                }
+            }
             text.removeLast()
         }
         if !command.arguments.isEmpty {
@@ -109,18 +114,42 @@ public enum HelpFormatter {
         return lines.joined(separator: "\n")
     }
 
-    /// Paragraphs of a discussion (separated by blank lines).
-    static func paragraphs(_ text: String) -> [String] {
-        var result: [String] = []
+    /// A block of a command's discussion.
+    enum DiscussionBlock: Equatable {
+        /// Text to reflow: the lines of one paragraph joined by spaces.
+        case paragraph(String)
+        /// Lines to print as written (a diagram): a paragraph whose every line starts with
+        /// `verbatimIndent`, without it. Blank lines between such paragraphs are kept.
+        case verbatim([String])
+    }
+
+    /// Marks a verbatim line in a discussion; `kc help` prints verbatim lines with it.
+    static let verbatimIndent = "    "
+
+    /// The blocks of a discussion: paragraphs separated by blank lines, each reflowed or verbatim.
+    static func blocks(_ text: String) -> [DiscussionBlock] {
+        var result: [DiscussionBlock] = []
         var current: [Substring] = []
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.allSatisfy({ $0 == " " }) {
-                if !current.isEmpty { result.append(current.joined(separator: " ")); current = [] }
+        func endParagraph() {
+            guard !current.isEmpty else { return }
+            defer { current = [] }
+            guard current.allSatisfy({ $0.hasPrefix(verbatimIndent) }) else {
+                result.append(.paragraph(current.joined(separator: " ")))
+                return
+            }
+            let lines = current.map { line in
+                String(line.dropFirst(verbatimIndent.count).reversed().drop { $0 == " " }.reversed())
+            }
+            if case .verbatim(let previous)? = result.last {
+                result[result.count - 1] = .verbatim(previous + [""] + lines)
             } else {
-                current.append(line)
+                result.append(.verbatim(lines))
             }
         }
-        if !current.isEmpty { result.append(current.joined(separator: " ")) }
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.allSatisfy({ $0 == " " }) { endParagraph() } else { current.append(line) }
+        }
+        endParagraph()
         return result
     }
 }

@@ -32,7 +32,12 @@ public enum ManPage {
         for command in visible {
             t += ".SS \"kc \(escape(command.name))\"\n"
             t += text(command.abstract)
-            for paragraph in HelpFormatter.paragraphs(command.discussion) { t += text(paragraph) }
+            for block in HelpFormatter.blocks(command.discussion) {
+                switch block {
+                case .paragraph(let words): t += text(words)
+                case .verbatim(let lines): t += verbatim(lines)
+                }
+            }
             for argument in command.arguments {
                 t += ".TP\n.I \(escape(argument.name))\n" + escape(argument.help) + "\n"
             }
@@ -88,6 +93,27 @@ public enum ManPage {
 
     private static func text(_ paragraph: String, escaped: Bool = false) -> String {
         ".PP\n" + (escaped ? paragraph : escape(paragraph)) + "\n"
+    }
+
+    /// Lines shown as written: an indented no-fill block.
+    static func verbatim(_ lines: [String]) -> String {
+        ".PP\n.RS 4\n.nf\n" + lines.map { escapeVerbatim($0) + "\n" }.joined() + ".fi\n.RE\n"
+    }
+
+    /// Escapes one line of a no-fill block so that every character prints as the ASCII one
+    /// written (backslash, hyphen, apostrophe, backquote), and a leading dot is not a request.
+    static func escapeVerbatim(_ line: String) -> String {
+        var out = ""
+        for character in line {
+            switch character {
+            case "\\": out += "\\(rs"
+            case "-": out += "\\-"
+            case "'": out += "\\(aq"
+            case "`": out += "\\(ga"
+            default: out.append(character)
+            }
+        }
+        return out.hasPrefix(".") ? "\\&" + out : out
     }
 
     /// Escapes text for troff: backslashes, hyphens, and a leading control character.

@@ -99,7 +99,8 @@ public struct CommandSpec: Sendable {
     public var name: String
     /// One line, shown in command lists.
     public var abstract: String
-    /// Paragraphs shown in `kc help COMMAND` and the man page.
+    /// Paragraphs shown in `kc help COMMAND` and the man page, separated by blank lines and
+    /// reflowed; a paragraph whose every line starts with four spaces is shown as written.
     public var discussion: String
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
