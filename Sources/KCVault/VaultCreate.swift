@@ -72,6 +72,9 @@ extension Vault {
             }
         }
         do { try FileSystem.syncDirectory(containing: path) } catch {
+            // Not durable: take the new vault away again (unless it replaced one), so the failure
+            // we report leaves no vault that a later `kc init` would refuse to overwrite.
+            if !replacing { _ = unlink(path) }
             throw VaultError.io(operation: "cannot sync the folder of", path: path, errno: error)
         }
     }

@@ -159,12 +159,16 @@ extension Vault {
             _ = unlink(temporary)
             throw VaultError.io(operation: "cannot keep a backup at", path: backup, errno: error)
         }
-        do {
-            try FileSystem.rename(temporary, to: path)
-            try FileSystem.syncDirectory(containing: path)
-        } catch {
+        do { try FileSystem.rename(temporary, to: path) } catch {
             _ = unlink(temporary)
             throw VaultError.io(operation: "cannot replace", path: path, errno: error)
+        }
+        do { try FileSystem.syncDirectory(containing: path) } catch {
+            // The new file is in place but may not survive a crash: put the previous file back
+            // (the backup is a link to it), so the failure we report leaves the vault as it was.
+            try? FileSystem.rename(backup, to: path)
+            try? FileSystem.syncDirectory(containing: path)
+            throw VaultError.io(operation: "cannot make the new vault durable at", path: path, errno: error)
         }
         _ = unlink(backup)
     }
