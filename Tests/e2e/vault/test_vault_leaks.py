@@ -288,7 +288,8 @@ def test_unsafe_vault_files_refused(tmp_path):
     os.unlink(real)
     os.rename(target, real)
     assert kc.items() == {("generic", "a", "acct"): "secret-a"}
-    figure(f"[9] unsafe files refused: {', '.join(refused)} (by list, add and compact; e.g. \"{re.sub(r'/\S+/', '.../', messages[-1])}\")")
+    example = re.sub(r"/\S+/", ".../", messages[-1])
+    figure(f"[9] unsafe files refused: {', '.join(refused)} (by list, add and compact; e.g. \"{example}\")")
 
 
 def test_no_files_in_tmpdir(tmp_path):
