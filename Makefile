@@ -86,7 +86,7 @@ fuzz-smoke: deps
 	Tests/Fuzz/run.sh -t 60
 
 # Issue 3 at release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
-# every truncation length, 5,000 bit flips, 16 x 500 concurrent adds, ...). Uses the debug build,
+# ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each). Uses the debug build,
 # which has the test-only fault seam. Each test prints its figure in the summary.
 stress: test-deps build
 	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(PYTHON) -m pytest -q Tests/e2e/vault

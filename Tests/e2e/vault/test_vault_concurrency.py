@@ -10,7 +10,7 @@ import time
 from vaultkit import EXIT_NOT_AVAILABLE, Kc, figure, scale
 
 WRITERS = 16
-ADDS = scale(100, 500)
+ADDS = scale(100, 200)
 READERS = 3
 
 
