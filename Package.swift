@@ -31,7 +31,7 @@ let package = Package(
 
         .testTarget(name: "KCSystemTests", dependencies: ["KCSystem"]),
         .testTarget(name: "KCCryptoTests", dependencies: ["KCCrypto"]),
-        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto", "KCVault"]),
+        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"]),
         .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"]),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto"]),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "Keychain", "KCCrypto"]),

@@ -27,6 +27,9 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     case itemClass = 1, service, account, label, description, comment, generic
     case server, `protocol`, port, path, securityDomain, authenticationType
     case created, modified, secret
+    /// In a record written together with others in one append: how many records of that append
+    /// follow it (u32; 0 on the last). A final batch that is not complete is a torn tail.
+    case batchRemaining = 17
     /// One frontier entry of a compaction marker: device id (16) + counter (u64).
     case frontier = 64
 }
@@ -121,6 +124,9 @@ public struct RecordPayload: Equatable, Sendable {
                 let already = tag < 128 ? seen.low & bit : seen.high & bit
                 guard already == 0 else { throw .badPayload("field \(tag) appears twice") }
                 if tag < 128 { seen.low |= bit } else { seen.high |= bit }
+            }
+            if tag == FieldTag.batchRemaining.rawValue && length != 4 {
+                throw .badPayload("batch field of \(length) bytes, expected 4")
             }
             if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
                 throw .badPayload("frontier entry of \(length) bytes, expected \(idLength + 8)")

@@ -32,6 +32,21 @@ public struct FileDescriptor: Sendable, Equatable {
         return buffer
     }
 
+    /// Reads up to `count` bytes at `offset` without moving the file offset (fewer at the end of the file).
+    public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: count)
+        var done = 0
+        while done < count {
+            let n = try retryingOnInterrupt {
+                buffer.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress! + done, count - done, off_t(offset + done)) }
+            }
+            if n == 0 { break }
+            done += n
+        }
+        buffer.removeSubrange(done...)
+        return buffer
+    }
+
     /// Reads from `offset` to the end of the file without moving the file offset.
     public func readToEnd(from offset: Int) throws(Errno) -> [UInt8] {
         var result: [UInt8] = []

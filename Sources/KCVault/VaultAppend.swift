@@ -24,7 +24,7 @@ extension Vault {
         let pending = try decide(records)
         if pending.isEmpty { return [] }
         for record in pending {
-            let size = RecordPayload.fixedLength + record.fields.reduce(0) { $0 + 5 + $1.value.count }
+            let size = RecordPayload.fixedLength + record.fields.reduce(pending.count > 1 ? 9 : 0) { $0 + 5 + $1.value.count }
             if RecordFrame.nonceLength + size + RecordFrame.tagLength > RecordFrame.maximumBodyLength {
                 throw VaultError.recordTooLarge(bytes: size)
             }
@@ -44,7 +44,12 @@ extension Vault {
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
         var tag = lastTag
-        for record in pending {
+        for (index, var record) in pending.enumerated() {
+            if pending.count > 1 {
+                // Mark the batch, so a reader never shows part of it (see FieldTag.batchRemaining).
+                let remaining = UInt32(pending.count - 1 - index)
+                record.fields.append((FieldTag.batchRemaining.rawValue, SecureBytes(copying: (0..<4).map { UInt8(truncatingIfNeeded: remaining >> (8 * $0)) })))
+            }
             counter += 1
             let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
             let sequence = UInt64(records.count + written.count + 1)

@@ -44,6 +44,21 @@ extension Vault {
     /// The tolerant walk. Each record is checked against the 16 bytes before its frame as the
     /// previous tag (zeros for the first), so one bad record does not condemn the rest.
     static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
+        var result = walkRecords(bytes, header: header, key: key)
+        // An append of several records that did not reach the disk whole is a torn tail too.
+        var open: Int?
+        for (index, record) in result.goodRecords.enumerated() {
+            if (record.batchRemaining ?? 0) > 0 { open = open ?? index } else { open = nil }
+        }
+        if let open {
+            let offset = result.goodRecords[open].offset
+            result.goodRecords.removeSubrange(open...)
+            result.tornTail = (offset, bytes.count - offset)
+        }
+        return result
+    }
+
+    private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
         bytes.withUnsafeBytes { raw in

@@ -24,6 +24,17 @@ public struct VaultRecord: Sendable {
         payload.field(tag).map { plaintext.slice($0) }
     }
 
+    /// For a record of a multi-record append: how many records of it follow (nil: not in a batch).
+    public var batchRemaining: UInt64? { integer(.batchRemaining) }
+
+    /// The plaintext without the batch marker, for rewrites that seal records into a new file
+    /// (where they are no longer part of the append that wrote them).
+    func plaintextWithoutBatchMarker() -> SecureBytes {
+        guard let marker = payload.field(.batchRemaining) else { return plaintext }
+        let start = marker.lowerBound - 5   // tag and length precede the value
+        return SecureBytes.concatenating([plaintext.slice(0..<start), plaintext.slice(marker.upperBound..<plaintext.count)])
+    }
+
     /// A little-endian integer field of up to 8 bytes.
     public func integer(_ tag: FieldTag) -> UInt64? {
         guard let bytes = bytes(tag), bytes.count <= 8 else { return nil }

@@ -30,9 +30,9 @@ extension Vault {
                 switch record.payload.kind {
                 case .put:
                     guard !deleted.contains(id), emitted.insert(id).inserted, let index = latest[id] else { continue }
-                    kept.append(records[index].plaintext)
+                    kept.append(records[index].plaintextWithoutBatchMarker())
                 case .delete:
-                    kept.append(record.plaintext)
+                    kept.append(record.plaintextWithoutBatchMarker())
                 case .compaction:
                     continue
                 }
@@ -60,7 +60,7 @@ extension Vault {
         try exclusively { records in
             let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
             let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
-            return (newHeader, newKey, records.map(\.plaintext))
+            return (newHeader, newKey, records.map { $0.plaintextWithoutBatchMarker() })
         }
     }
 
@@ -191,7 +191,7 @@ extension Vault {
             suffix += 1
             keptName = base + "-\(suffix)"
         }
-        let bytes = sealedFile(header: inspection.header, key: key, payloads: inspection.goodRecords.map(\.plaintext))
+        let bytes = sealedFile(header: inspection.header, key: key, payloads: inspection.goodRecords.map { $0.plaintextWithoutBatchMarker() })
         try replaceFile(at: path, with: bytes, verifyingWith: key)
         return keptName
     }

@@ -84,7 +84,10 @@ final class WriterConformanceTests: XCTestCase {
         XCTAssertEqual(u64(payloads[1], 66), 1, "the update's base is record 1")
         XCTAssertEqual(u64(payloads[3], 66), 3, "the delete's base is record 3")
         XCTAssertEqual(payloads[3].count, 74, "a tombstone has no fields")
-        // Fields: tag, u32 length, value, in order, to the end.
-        XCTAssertEqual(Array(payloads[1][74...]), [1, 1, 0, 0, 0, 1, 16, 3, 0, 0, 0] + Array("two".utf8))
+        // Fields: tag, u32 length, value, in order, to the end. Records 2 and 3 were written by one
+        // append: each carries a batch field (tag 17) counting the records of the append after it.
+        XCTAssertEqual(Array(payloads[1][74...]), [1, 1, 0, 0, 0, 1, 16, 3, 0, 0, 0] + Array("two".utf8) + [17, 4, 0, 0, 0, 1, 0, 0, 0])
+        XCTAssertEqual(Array(payloads[2].suffix(9)), [17, 4, 0, 0, 0, 0, 0, 0, 0])
+        XCTAssertFalse(payloads[0].suffix(9).starts(with: [17, 4, 0, 0, 0]), "a single-record append has no batch field")
     }
 }

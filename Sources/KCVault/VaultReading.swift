@@ -1,0 +1,165 @@
+import KCCrypto
+import KCFormat
+import KCSystem
+
+/// Reading: replaying records, catching up with other writers, following a replaced file.
+extension Vault {
+    /// Authenticates and parses the records in `bytes` (which start at file offset `base`) from
+    /// `endOffset` on, appending them to `records`. Stops at the end or at a torn tail; throws on
+    /// any corruption. The records of a multi-record append count only once all of them are read:
+    /// an incomplete final batch is a torn tail, so a reader sees the old state or the new one.
+    func replay(_ bytes: [UInt8], base: Int = 0) throws {
+        tornTail = nil
+        var batch: [(record: VaultRecord, end: Int, tag: [UInt8])] = []
+        var chainTag = lastTag
+        var offset = endOffset
+        let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
+            Result {
+                while true {
+                    let scan: FrameScan
+                    do {
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: UInt64(records.count + batch.count + 1))
+                    } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
+                    switch scan {
+                    case .end, .tornTail:
+                        if scan == .tornTail || !batch.isEmpty {
+                            tornTail = (endOffset, raw.count - (endOffset - base))
+                        }
+                        return
+                    case .record(let frame, let body):
+                        let record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag)
+                        chainTag = Array(raw[(body.upperBound - RecordFrame.tagLength)..<body.upperBound])
+                        offset = base + body.upperBound
+                        let remaining = record.batchRemaining
+                        if let expected = batch.last?.record.batchRemaining, remaining != expected - 1 {
+                            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(record.offset) breaks the batch before it"))
+                        }
+                        batch.append((record, offset, chainTag))
+                        if remaining ?? 0 == 0 {
+                            for entry in batch { ingest(entry.record) }
+                            batch = []
+                            endOffset = offset
+                            lastTag = chainTag
+                        }
+                    }
+                }
+            }
+        }
+        try result.get()
+    }
+
+    private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                            previousTag: [UInt8]) throws -> VaultRecord {
+        let nonce = Array(raw[body.lowerBound..<(body.lowerBound + RecordFrame.nonceLength)])
+        let sealed = raw[(body.lowerBound + RecordFrame.nonceLength)..<body.upperBound]
+        let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame.encoded(), previousTag: previousTag)
+        let plain: SecureBytes
+        do { plain = try Crypto.open(Array(sealed), key: key, nonce: nonce, associatedData: ad) } catch {
+            throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
+        }
+        let payload: RecordPayload
+        do { payload = try plain.withUnsafeBytes { raw in try RecordPayload.decode(raw) } } catch {
+            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(error)"))
+        }
+        return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
+    }
+
+    /// Reads what other processes appended since this vault was read (shared lock).
+    public func refresh() throws {
+        try lockCurrentFile(.shared)
+        defer { descriptor.unlock() }
+        try catchUp()
+    }
+
+    /// Takes `kind` of lock on the file now at the path, following a file that a compaction or
+    /// password change put in place of the one this vault opened.
+    func lockCurrentFile(_ kind: FileDescriptor.LockKind) throws {
+        while true {
+            try Vault.lock(descriptor, kind, timeout: lockTimeout)
+            let current: FileStatus?
+            do { current = try FileSystem.linkStatus(path) } catch {
+                descriptor.unlock()
+                throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
+            }
+            guard let current else { descriptor.unlock(); throw VaultError.noSuchVault(path: path) }
+            if current.isSameFile(as: identity) { return }
+            descriptor.unlock()
+            try switchToReplacement()
+        }
+    }
+
+    /// Reads records appended after `endOffset` (call under a lock).
+    func catchUp() throws {
+        if try wasRewrittenInPlace() {
+            try rereadFromStart()
+            return
+        }
+        let tail: [UInt8]
+        do { tail = try descriptor.readToEnd(from: endOffset) } catch {
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        do { try replay(tail, base: endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
+            if keyMayHaveChanged { throw VaultError.replacedByAnotherVault(path: path) }
+            throw VaultError.recordAuthenticationFailed(offset: offset, sequence: sequence)
+        }
+        keyMayHaveChanged = false
+    }
+
+    /// True when the file no longer starts with what this vault read: its header changed, it is
+    /// shorter than the records read, or the tag before `endOffset` is not the last one read.
+    /// That happens when the file is overwritten in place (`cp older.kc login.kc`, a sync tool),
+    /// not by kc, which only appends or renames a new file over the path.
+    private func wasRewrittenInPlace() throws -> Bool {
+        do {
+            let size = try descriptor.status().size
+            if size < endOffset { return true }
+            if try descriptor.read(count: VaultHeader.length, at: 0) != header.encoded() { return true }
+            if endOffset > VaultHeader.length {
+                return try descriptor.read(count: RecordFrame.tagLength, at: endOffset - RecordFrame.tagLength) != lastTag
+            }
+            return false
+        } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+    }
+
+    /// Reads the whole file again with this vault's key (after an in-place overwrite); a file of
+    /// another vault, or one sealed under another key, is refused.
+    private func rereadFromStart() throws {
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        let newHeader: VaultHeader
+        do { newHeader = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
+        guard newHeader.vaultID == header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
+        header = newHeader
+        resetRecords()
+        endOffset = VaultHeader.length
+        lastTag = RecordFrame.noPreviousTag
+        do { try replay(bytes) } catch VaultError.recordAuthenticationFailed {
+            throw VaultError.replacedByAnotherVault(path: path)
+        }
+    }
+
+    /// Opens the file that replaced ours at the path; its records are read by the next `catchUp`
+    /// with this vault's key (a file of another vault, or re-keyed, is refused).
+    private func switchToReplacement() throws {
+        let (newDescriptor, newIdentity) = try Vault.openChecked(path)
+        let headerBytes: [UInt8]
+        do { headerBytes = try newDescriptor.readToEnd(from: 0).prefix(VaultHeader.length).map { $0 } } catch {
+            newDescriptor.close()
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        let newHeader: VaultHeader
+        do { newHeader = try VaultHeader.decode(headerBytes) } catch { newDescriptor.close(); throw VaultError.corrupt(error) }
+        guard newHeader.vaultID == header.vaultID else {
+            newDescriptor.close()
+            throw VaultError.replacedByAnotherVault(path: path)
+        }
+        descriptor.close()
+        descriptor = newDescriptor
+        identity = newIdentity
+        header = newHeader
+        resetRecords()
+        endOffset = VaultHeader.length
+        lastTag = RecordFrame.noPreviousTag
+        keyMayHaveChanged = true
+    }
+}
