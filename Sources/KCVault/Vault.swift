@@ -216,13 +216,19 @@ public final class Vault {
         case .damaged:
             anchorDamaged = true
         case .missing:
-            if !vector.counters.isEmpty { try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID) }
+            if !vector.counters.isEmpty { raiseAnchorAfterRead(to: vector) }
         case .vector(let anchor):
             rollbackDevices = vector.devicesBehind(anchor)
-            if rollbackDevices.isEmpty && vector != anchor {
-                try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
-            }
+            if rollbackDevices.isEmpty && vector != anchor { raiseAnchorAfterRead(to: vector) }
         }
+    }
+
+    /// Raises the anchor to what a read saw. What was read may still be only in the page cache
+    /// (a writer killed between its write and its fsync): sync it first, or a power loss could
+    /// leave the anchor ahead of the file and raise a false rollback alarm. Best effort.
+    private func raiseAnchorAfterRead(to vector: VersionVector) {
+        guard (try? descriptor.sync()) != nil else { return }
+        try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
     }
 
     /// Compares the records now read with the anchor again, without storing anything. Writers call
