@@ -82,20 +82,9 @@ public final class Vault {
 
     private static func openOnce(at path: String, lockTimeout: Double?, stateDirectory: String?,
                                  acceptRollback: Bool, password: () throws -> SecureBytes) throws -> Vault {
-        let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
+        let (descriptor, identity, bytes, header) = try readSnapshot(path, lockTimeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
-        // A consistent snapshot is read under the shared lock, which is then let go: the password
-        // prompt, the key derivation and the decryption of every record happen without it, so a
-        // person typing a password (or a large vault) never keeps writers waiting for the lock.
-        let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch {
-            descriptor.unlock()
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
-        }
-        descriptor.unlock()
-        let header: VaultHeader
-        do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         let key = try unwrapKey(header: header, password: try password())
         let vault = Vault(path: path, header: header, key: key, descriptor: descriptor, identity: identity,
                           lockTimeout: lockTimeout, stateDirectory: stateDirectory ?? DeviceIdentity.defaultStateDirectory())
@@ -123,6 +112,37 @@ public final class Vault {
             return try Crypto.open(header.wrappedKey, key: passwordKey, nonce: header.keyNonce,
                                    associatedData: header.authenticatedPrefix)
         } catch { throw VaultError.wrongPassword }
+    }
+
+    /// Opens `path` and reads a consistent snapshot of it, with its header checked, under the shared
+    /// lock, which is then let go: the password prompt, the key derivation and the decryption of
+    /// every record happen without it, so a person typing a password (or a large vault) never keeps
+    /// writers waiting. The descriptor is left open (and unlocked) for the caller.
+    static func readSnapshot(_ path: String, lockTimeout: Double?) throws -> (FileDescriptor, FileStatus, [UInt8], VaultHeader) {
+        let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(from: 0) } catch {
+            descriptor.close()
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        descriptor.unlock()
+        do { return (descriptor, identity, bytes, try VaultHeader.decode(bytes)) } catch {
+            descriptor.close()
+            throw VaultError.corrupt(error)
+        }
+    }
+
+    /// Takes this vault's file over from `newDescriptor`: its header, and no records read yet.
+    func adopt(_ newDescriptor: FileDescriptor, identity newIdentity: FileStatus, header newHeader: VaultHeader) {
+        descriptor.unlock()
+        descriptor.close()
+        descriptor = newDescriptor
+        identity = newIdentity
+        header = newHeader
+        resetRecords()
+        endOffset = VaultHeader.length
+        lastTag = RecordFrame.noPreviousTag
+        tornTail = nil
     }
 
     /// Opens `path` read-write (read-only when not writable), refusing symbolic links, non-regular

@@ -14,13 +14,8 @@ extension Vault {
     /// file is cut back to its previous length (best effort) and the error is thrown.
     @discardableResult
     public func append(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
-        try lockCurrentFile(.exclusive)
+        try lockForWriting()
         defer { descriptor.unlock() }
-        try catchUp()
-        recheckRollback()
-        if !rollbackDevices.isEmpty && !acceptRollback {
-            throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
-        }
         let pending = try decide(records)
         if pending.isEmpty { return [] }
         for record in pending {

@@ -26,17 +26,8 @@ extension Vault {
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
     public static func inspect(at path: String, lockTimeout: Double? = 10, password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
-        let (descriptor, _) = try openLocked(path, .shared, timeout: lockTimeout)
-        defer { descriptor.close() }
-        // The snapshot is read under the shared lock; the password prompt and the walk happen without it.
-        let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch {
-            descriptor.unlock()
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
-        }
-        descriptor.unlock()
-        let header: VaultHeader
-        do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
+        let (descriptor, _, bytes, header) = try readSnapshot(path, lockTimeout: lockTimeout)
+        descriptor.close()
         let key = try unwrapKey(header: header, password: try password())
         return (walk(bytes, header: header, key: key), key)
     }

@@ -88,6 +88,22 @@ extension Vault {
         }
     }
 
+    /// Takes the exclusive lock for a write and catches up; refuses a rolled-back vault unless
+    /// the rollback was accepted. The caller unlocks.
+    func lockForWriting() throws {
+        try lockCurrentFile(.exclusive)
+        do {
+            try catchUp()
+            recheckRollback()
+            if !rollbackDevices.isEmpty && !acceptRollback {
+                throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
+            }
+        } catch {
+            descriptor.unlock()
+            throw error
+        }
+    }
+
     /// Reads records appended after `endOffset` (call under a lock).
     func catchUp() throws {
         if try wasRewrittenInPlace() {
@@ -143,7 +159,7 @@ extension Vault {
     private func switchToReplacement() throws {
         let (newDescriptor, newIdentity) = try Vault.openChecked(path)
         let headerBytes: [UInt8]
-        do { headerBytes = try newDescriptor.readToEnd(from: 0).prefix(VaultHeader.length).map { $0 } } catch {
+        do { headerBytes = try newDescriptor.read(count: VaultHeader.length, at: 0) } catch {
             newDescriptor.close()
             throw VaultError.io(operation: "cannot read", path: path, errno: error)
         }
@@ -153,13 +169,7 @@ extension Vault {
             newDescriptor.close()
             throw VaultError.replacedByAnotherVault(path: path)
         }
-        descriptor.close()
-        descriptor = newDescriptor
-        identity = newIdentity
-        header = newHeader
-        resetRecords()
-        endOffset = VaultHeader.length
-        lastTag = RecordFrame.noPreviousTag
+        adopt(newDescriptor, identity: newIdentity, header: newHeader)
         keyMayHaveChanged = true
     }
 }

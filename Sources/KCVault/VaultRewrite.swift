@@ -84,13 +84,8 @@ extension Vault {
     /// payloads of the new file; it is written, verified and put in place of the current one.
     @discardableResult
     private func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
-        try lockCurrentFile(.exclusive)
+        try lockForWriting()
         defer { descriptor.unlock() }
-        try catchUp()
-        recheckRollback()
-        if !rollbackDevices.isEmpty && !acceptRollback {
-            throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
-        }
         Vault.removeStaleTemporaries(of: path)
         let before = records.count
         let (newHeader, newKey, payloads) = try build(records)
@@ -99,15 +94,7 @@ extension Vault {
         // Follow our own replacement: the new file, header and key.
         key = newKey
         let (newDescriptor, newIdentity) = try Vault.openChecked(path)
-        descriptor.unlock()
-        descriptor.close()
-        descriptor = newDescriptor
-        identity = newIdentity
-        header = newHeader
-        resetRecords()
-        endOffset = VaultHeader.length
-        lastTag = RecordFrame.noPreviousTag
-        tornTail = nil
+        adopt(newDescriptor, identity: newIdentity, header: newHeader)
         try Vault.lock(descriptor, .shared, timeout: lockTimeout)
         try catchUp()
         try? advanceAnchor()
