@@ -162,6 +162,27 @@ extension Vault {
 
     /// Writes a new vault holding every record of `inspection` that authenticates, re-sealed in
     /// order, and keeps the damaged file beside it as `PATH.corrupt-DATE`. Returns that name.
+    /// Salvage under the vault's exclusive lock: reads the file, walks it with the key that
+    /// `password` unwraps and writes the new vault (see `salvage(at:inspection:key:)`) before
+    /// letting go, so a write acknowledged meanwhile (possible when the only damage is a torn
+    /// tail) cannot be left out of the rebuilt file. Writers waiting for the lock then follow
+    /// the new file.
+    public static func salvageLocked(at path: String, lockTimeout: Double? = 10,
+                                     password: () throws -> SecureBytes) throws -> (keptAs: String, inspection: VaultInspection) {
+        let (descriptor, _) = try openLocked(path, .exclusive, timeout: lockTimeout)
+        defer { descriptor.close() }   // also releases the lock
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(from: 0) } catch {
+            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+        }
+        let header: VaultHeader
+        do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
+        let key = try unwrapKey(header: header, password: try password())
+        let inspection = walk(bytes, header: header, key: key)
+        let kept = try salvage(at: path, inspection: inspection, key: key)
+        return (kept, inspection)
+    }
+
     public static func salvage(at path: String, inspection: VaultInspection, key: SecureBytes) throws -> String {
         let base = path + ".corrupt-" + timestampForFileName()
         var keptName = base

@@ -82,8 +82,7 @@ extension Keychain {
     public static func salvage(at path: String, options: OpenOptions = OpenOptions(),
                                password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> (keptAs: String, records: Int, problems: Int) {
         do {
-            let (inspection, key) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
-            let kept = try Vault.salvage(at: path, inspection: inspection, key: key)
+            let (kept, inspection) = try Vault.salvageLocked(at: path, lockTimeout: options.lockTimeout) { try password() }
             return (kept, inspection.goodRecords.count, inspection.problems.count)
         } catch { throw KeychainError(error) }
     }
