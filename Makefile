@@ -10,6 +10,7 @@ BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
+SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -65,15 +66,19 @@ docs: build
 
 unit-test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 e2e-test: test-deps build
 	KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(PYTHON) -m pytest -q Tests/e2e
 
+# Every phase's output is kept in $(TEST_LOGS); the last line totals them ("N passed, N failed").
+TEST_LOGS = .build/test-logs
 test: test-deps
-	$(MAKE) --no-print-directory unit-test
-	$(MAKE) --no-print-directory e2e-test
-	$(MAKE) --no-print-directory fuzz-smoke
+	@mkdir -p $(TEST_LOGS)
+	set -o pipefail; $(MAKE) --no-print-directory unit-test 2>&1 | tee $(TEST_LOGS)/unit.log
+	set -o pipefail; $(MAKE) --no-print-directory e2e-test 2>&1 | tee $(TEST_LOGS)/e2e.log
+	set -o pipefail; $(MAKE) --no-print-directory fuzz-smoke 2>&1 | tee $(TEST_LOGS)/fuzz.log
+	@$(PYTHON) Tests/summary.py $(TEST_LOGS)
 
 # Fuzzing (issue 3, test 10): libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded
 # with Docs/vectors and Tests/Fuzz/corpus. `make fuzz` runs each for FUZZ_SECONDS and merges new
