@@ -3,9 +3,11 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import Keychain
 
-/// Reads every vector of Docs/vectors through the real `Vault.open` and checks its outcome;
-/// checks that the committed files are exactly what the generator produces.
+/// Reads every vector of Docs/vectors through the real `Vault.open` (records, torn tail, error) and
+/// `Keychain.open`/`allItems()` (live items) and checks its outcome; checks that the committed files
+/// are exactly what the generator produces.
 ///
 /// Regenerate with: KC_WRITE_VECTORS=1 swift test --filter VectorTests
 final class VectorTests: XCTestCase {
@@ -74,17 +76,23 @@ final class VectorTests: XCTestCase {
         var records: Int?
         var warning: String?
         do {
+            // The format layer: records, torn tail, or the failure with its offset.
             let vault = try Vault.open(at: path, lockTimeout: 5, stateDirectory: "\(folder)/state-\(name)") {
                 derived = true
                 return password
             }
             records = vault.records.count
             warning = vault.tornTail.map { "torn-tail offset=\($0.offset) length=\($0.length)" }
+            // The items, through kc's own replay and item decoding.
+            let keychain = try Keychain.open(at: path, options: OpenOptions(lockTimeout: 5, stateDirectory: "\(folder)/state-\(name)")) {
+                password
+            }
+            XCTAssertEqual(keychain.vault.records.count, records, "\(name): Keychain.open read another number of records")
             do {
-                items = try Self.liveItems(vault.records).map(\.json)
+                items = try keychain.allItems().map { Self.vectorItem($0).json }
                 outcome = warning == nil ? "success" : "truncated"
-            } catch let error as ItemDecodeError {
-                outcome = "record failure: bad-item offset=\(error.offset)"
+            } catch {
+                outcome = "record failure: " + Self.canonicalItemError(error, keychain.vault.records)
             }
         } catch {
             let canonical = Self.canonical(error)
@@ -104,6 +112,23 @@ final class VectorTests: XCTestCase {
         }
         let after = try XCTUnwrap(FileManager.default.contents(atPath: path), name)
         XCTAssertEqual([UInt8](after), file.bytes, "\(name): reading changed the file")
+    }
+
+    /// A live item in the vectors' JSON form (see Docs/FORMAT.md, "Test vectors").
+    static func vectorItem(_ item: Item) -> VectorItem {
+        VectorItem(id: item.id, itemClass: item.itemClass.rawValue,
+                   attributes: item.attributes.values.map { (name: $0.key.rawValue, value: $0.value) },
+                   created: item.created, modified: item.modified,
+                   secret: String(decoding: item.secret.copyBytes(), as: UTF8.self))
+    }
+
+    /// "bad-item offset=O" for a put that is not an item: kc names the record by its sequence number.
+    static func canonicalItemError(_ error: Error, _ records: [VaultRecord]) -> String {
+        guard let error = error as? KeychainError, error.status == .decode, error.detail.hasPrefix("record "),
+              let sequence = UInt64(error.detail.dropFirst(7).prefix { $0.isNumber }),
+              let record = records.first(where: { $0.sequence == sequence })
+        else { return "unexpected \(error)" }
+        return "bad-item offset=\(record.offset)"
     }
 
     /// A stable name for each failure, as written in the vectors' `error:` lines.
@@ -127,47 +152,5 @@ final class VectorTests: XCTestCase {
             return "bad-payload offset=" + why[range.upperBound...].prefix { $0.isNumber }
         }
         return "unexpected \(f)"
-    }
-
-    struct ItemDecodeError: Error { var offset: Int }
-
-    /// Replay as Docs/FORMAT.md specifies it: latest put per item id in log order (every put of an
-    /// item not yet deleted must decode as an item), a tombstone deletes for good, creation order is
-    /// the order of first appearance; compaction markers skipped.
-    static func liveItems(_ records: [VaultRecord]) throws -> [VectorItem] {
-        var order: [[UInt8]] = []
-        var current: [[UInt8]: VectorItem] = [:]
-        var deleted = Set<[UInt8]>()
-        for record in records {
-            let id = record.payload.itemID
-            switch record.payload.kind {
-            case .put where !deleted.contains(id):
-                if current[id] == nil { order.append(id) }
-                current[id] = try item(record)
-            case .delete:
-                deleted.insert(id)
-                current[id] = nil
-            default: continue
-            }
-        }
-        return order.compactMap { current[$0] }
-    }
-
-    /// Decodes a put record per "Item encoding" (independently of the Keychain layer's codec).
-    static func item(_ record: VaultRecord) throws -> VectorItem {
-        guard let c = record.bytes(.itemClass), c == [1] || c == [2] else { throw ItemDecodeError(offset: record.offset) }
-        var attributes: [(name: String, value: String)] = []
-        for (name, tag) in VectorItem.attributeTags {
-            if tag == .port {
-                if let port = record.integer(.port) { attributes.append((name, String(port))) }
-            } else if let value = record.string(tag) {
-                attributes.append((name, value))
-            }
-        }
-        let created = Int64(bitPattern: record.integer(.created) ?? 0)
-        let secret = record.secureField(.secret).map { String(decoding: $0.copyBytes(), as: UTF8.self) } ?? ""
-        return VectorItem(id: record.payload.itemID, itemClass: c == [1] ? "generic" : "internet", attributes: attributes,
-                          created: created, modified: record.integer(.modified).map { Int64(bitPattern: $0) } ?? created,
-                          secret: secret)
     }
 }
