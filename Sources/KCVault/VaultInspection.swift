@@ -36,16 +36,32 @@ extension Vault {
     /// previous tag (zeros for the first), so one bad record does not condemn the rest.
     static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
         var result = walkRecords(bytes, header: header, key: key)
-        // An append of several records that did not reach the disk whole is a torn tail too.
-        var open: Int?
-        for (index, record) in result.goodRecords.enumerated() {
-            if (record.batchRemaining ?? 0) > 0 { open = open ?? index } else { open = nil }
+        // Batches (payload rules 10): a record breaking the batch before it is damage, and the
+        // unfinished batch is dropped with it (a batch counts whole or not at all); an append of
+        // several records that did not reach the disk whole is a torn tail.
+        var kept: [VaultRecord] = []
+        var open: [VaultRecord] = []
+        for record in result.goodRecords {
+            if let last = open.last, let expected = last.batchRemaining,
+               record.batchRemaining != expected - 1 || record.sequence != last.sequence + 1 {
+                result.problems.append(.init(offset: record.offset, message: "record \(record.sequence) at offset \(record.offset) breaks the batch of \(open.count) record(s) at offset \(open[0].offset), which is dropped"))
+                open = []
+            }
+            open.append(record)
+            if (record.batchRemaining ?? 0) == 0 {
+                kept += open
+                open = []
+            }
         }
-        if let open {
-            let offset = result.goodRecords[open].offset
-            result.goodRecords.removeSubrange(open...)
-            result.tornTail = (offset, bytes.count - offset)
+        if let first = open.first {
+            if result.problems.contains(where: { $0.offset > first.offset }) {
+                result.problems.append(.init(offset: first.offset, message: "the batch of \(open.count) record(s) at offset \(first.offset) is incomplete and is dropped"))
+            } else {
+                result.tornTail = (first.offset, bytes.count - first.offset)   // the end of the file cut the append
+            }
         }
+        result.goodRecords = kept
+        result.problems.sort { $0.offset < $1.offset }
         return result
     }
 

@@ -59,7 +59,9 @@ extension Vault {
         }
         let payload: RecordPayload
         do { payload = try plain.withUnsafeBytes { raw in try RecordPayload.decode(raw) } } catch {
-            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(error)"))
+            let reason: String
+            if case .badPayload(let why)? = error as? FormatError { reason = why } else { reason = "\(error)" }
+            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(reason)"))
         }
         return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
     }

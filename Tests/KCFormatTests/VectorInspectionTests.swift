@@ -9,19 +9,11 @@ import KCVault
 /// both: a vault that opens is whole (or has the same torn tail), and one that fails has a
 /// problem at the failing record's offset.
 final class VectorInspectionTests: XCTestCase {
-    /// Vectors on which the walk is known to disagree with `Vault.open` (a bug in Sources, to be
-    /// fixed there; this test fails as soon as one of them agrees, so the entry gets removed).
-    static let knownDisagreements: [String: String] = [
-        "payload-batch-broken": "the walk does not check payload rule 10 (a record breaking a batch)",
-        "payload-batch-count-skips": "the walk does not check payload rule 10 (batch counts must go down by one)",
-    ]
-
     func testTolerantWalkAgreesWithOpen() throws {
         var template = Array("/tmp/kc-vectors-inspect-XXXXXX".utf8CString)
         let folder = String(cString: mkdtemp(&template)!)
         defer { _ = try? FileManager.default.removeItem(atPath: folder) }
         var checked = 0
-        var known: [String] = []
         for name in try VectorPaths.committedNames() {
             let file = try VectorFile(text: String(contentsOfFile: VectorPaths.path(name), encoding: .utf8))
             let expect = try XCTUnwrap(file.value("expect"), name)
@@ -33,22 +25,9 @@ final class VectorInspectionTests: XCTestCase {
             let (inspection, _) = try Vault.inspect(at: path, lockTimeout: 5) { password }
             let disagreements = try Self.disagreements(inspection, file)
             checked += 1
-            if let why = Self.knownDisagreements[name] {
-                if disagreements.isEmpty {
-                    XCTFail("\(name): the walk now agrees with Vault.open; remove it from knownDisagreements")
-                } else {
-                    known.append("\(name): \(disagreements.joined(separator: "; ")) [\(why)]")
-                }
-                continue
-            }
             for disagreement in disagreements { XCTFail("\(name): \(disagreement)") }
         }
         XCTAssertGreaterThanOrEqual(checked, 40)
-        if !known.isEmpty {
-            throw XCTSkip("KNOWN BUG in Vault.inspect (Sources/KCVault/VaultInspection.swift): 'kc check' says " +
-                          "\"status: whole\" and 'kc repair --salvage' \"nothing to salvage\" for vaults that Vault.open " +
-                          "refuses as corrupt. " + known.joined(separator: " | "))
-        }
     }
 
     /// How the walk's view of a vector differs from the expected outcome of `Vault.open`.
