@@ -209,6 +209,11 @@ public final class Keychain {
 
     /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
     private func write(_ decide: (inout LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
+        // Index what was read at open before taking the lock: under it, only the records other
+        // processes appended since are applied. (Building it under the lock made the lock's hold
+        // time grow with the vault, and 16 concurrent writers of a 3,000-item vault time out.)
+        try index.update(from: vault)
+        index.prepareForWrites()
         do {
             try vault.append { _ in
                 try self.index.update(from: self.vault)

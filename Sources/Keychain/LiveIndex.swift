@@ -65,6 +65,12 @@ struct LiveIndex {
     /// Live entries in creation order.
     var all: [Entry] { order.compactMap { entries[$0] } }
 
+    /// Builds the primary-key lookup now (it is then kept up to date by `update`), so that a
+    /// writer can pay for it before taking the vault's lock rather than while holding it.
+    mutating func prepareForWrites() {
+        _ = entry(withPrimaryKeyOf: ItemAttributes(.generic))
+    }
+
     /// The live entry whose primary key equals that of `attributes`.
     mutating func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
         if byPrimaryKey == nil {
