@@ -15,7 +15,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
-TEST_PACKAGES = curl openssl git procps util-linux zsh fish man-db
+TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db
 PYTHON_MODULES = pytest pexpect pyftpdlib OpenSSL
 PYTHON_PACKAGES = pytest pexpect pyftpdlib pyopenssl
 DEBUG_BIN = .build/debug/kc
