@@ -98,7 +98,6 @@ public enum Crypto {
         }
     }
 
-    public static var version: String { String(cString: sodium_version_string()) }
 }
 
 /// Byte containers that can lend contiguous storage (Array, ArraySlice).

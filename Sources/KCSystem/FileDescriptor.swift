@@ -108,11 +108,6 @@ public struct FileDescriptor: Sendable, Equatable {
         _ = FaultSeam.checkpoint(.ftruncate, after: true)
     }
 
-    @discardableResult
-    public func seek(toEnd: Void = ()) throws(Errno) -> Int {
-        Int(try retryingOnInterrupt { lseek(rawValue, 0, SEEK_END) })
-    }
-
     public func status() throws(Errno) -> FileStatus {
         var st = stat()
         _ = try retryingOnInterrupt { fstat(rawValue, &st) }

@@ -36,10 +36,6 @@ public enum FileSystem {
         _ = FaultSeam.checkpoint(.rename, after: true)
     }
 
-    public static func remove(_ path: String) throws(Errno) {
-        _ = try retryingOnInterrupt { unlink(path) }
-    }
-
     /// Fsyncs the folder holding `path`, so a rename or creation in it is durable.
     public static func syncDirectory(containing path: String) throws(Errno) {
         let dir = try FileDescriptor.open(directoryName(path), O_RDONLY | O_DIRECTORY)

@@ -22,7 +22,7 @@ extension Vault {
         }
         let key = SecureBytes.random(count: Crypto.keyLength)
         let header = try makeHeader(vaultID: Crypto.randomBytes(VaultHeader.vaultIDLength), key: key, password: password, kdf: kdf)
-        try writeNewFile(at: path, contents: header.encoded(), replacing: false)
+        try writeNewFile(at: path, contents: header.encoded())
         return try open(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
     }
 
@@ -40,10 +40,10 @@ extension Vault {
         return header
     }
 
-    /// Safe save: writes `contents` to a new temporary file in the same folder (O_EXCL, 0600),
-    /// fsyncs it, reads it back, then links (new vault) or renames (replacement) it into place and
-    /// fsyncs the folder.
-    static func writeNewFile(at path: String, contents: [UInt8], replacing: Bool) throws {
+    /// Creates the file at `path` safely: writes `contents` to a new temporary file in the same
+    /// folder (O_EXCL, 0600), fsyncs it, reads it back, links it into place (which fails if
+    /// anything is there) and fsyncs the folder. Replacing a vault is `replaceFile`'s job.
+    static func writeNewFile(at path: String, contents: [UInt8]) throws {
         let temporary = path + ".tmp-\(getpid())"
         _ = unlink(temporary)   // left by a killed process that had our pid (no live process has it)
         do {
@@ -57,24 +57,17 @@ extension Vault {
             _ = unlink(temporary)
             throw VaultError.io(operation: "cannot write", path: temporary, errno: error as? Errno ?? .ioError)
         }
-        if replacing {
-            do { try FileSystem.rename(temporary, to: path) } catch {
-                _ = unlink(temporary)
-                throw VaultError.io(operation: "cannot replace", path: path, errno: error)
-            }
-        } else {
-            let linked = link(temporary, path) == 0
-            let linkError = Errno.current
-            _ = unlink(temporary)
-            if !linked {
-                if linkError == .fileExists { throw VaultError.alreadyExists(path: path) }
-                throw VaultError.io(operation: "cannot create", path: path, errno: linkError)
-            }
+        let linked = link(temporary, path) == 0
+        let linkError = Errno.current
+        _ = unlink(temporary)
+        if !linked {
+            if linkError == .fileExists { throw VaultError.alreadyExists(path: path) }
+            throw VaultError.io(operation: "cannot create", path: path, errno: linkError)
         }
         do { try FileSystem.syncDirectory(containing: path) } catch {
-            // Not durable: take the new vault away again (unless it replaced one), so the failure
-            // we report leaves no vault that a later `kc init` would refuse to overwrite.
-            if !replacing { _ = unlink(path) }
+            // Not durable: take the new vault away again, so the failure we report leaves no
+            // vault that a later `kc init` would refuse to overwrite.
+            _ = unlink(path)
             throw VaultError.io(operation: "cannot sync the folder of", path: path, errno: error)
         }
     }

@@ -31,8 +31,6 @@ public struct VersionVector: Equatable, Sendable {
         other.counters.filter { self[$0.key] < $0.value }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-    /// True when no component of `self` is below `other`'s.
-    public func dominates(_ other: VersionVector) -> Bool { devicesBehind(other).isEmpty }
 
     /// The frontier entries of a compaction marker (16-byte device id + u64 counter each).
     static func frontier(of record: VaultRecord) -> [RecordID] {
