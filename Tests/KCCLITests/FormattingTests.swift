@@ -64,6 +64,18 @@ final class FormattingTests: XCTestCase {
         XCTAssertEqual(Printable.text("a\nb\u{1b}[31m"), "a\\nb\\x1b[31m")
     }
 
+    func testPrintableEscapesC1AndBidiControls() {
+        XCTAssertEqual(Printable.text("a\u{9b}31mb"), "a\\u{009b}31mb")
+        XCTAssertEqual(Printable.text("\u{80}\u{9f}"), "\\u{0080}\\u{009f}")
+        XCTAssertEqual(Printable.text("x\u{202e}gpj.exe"), "x\\u{202e}gpj.exe")
+        for scalar: UInt32 in [0x200E, 0x200F, 0x202A, 0x202B, 0x202C, 0x202D, 0x2066, 0x2067, 0x2068, 0x2069] {
+            let text = String(Character(Unicode.Scalar(scalar)!))
+            XCTAssertEqual(Printable.text(text), "\\u{" + String(scalar, radix: 16) + "}")
+        }
+        XCTAssertEqual(Printable.text("café ü ✓ 日本"), "café ü ✓ 日本", "printable non-ASCII text stays as it is")
+        XCTAssertEqual(Printable.text("\u{a0}"), "\u{a0}", "U+00A0 is printable")
+    }
+
     func testVaultLocation() {
         XCTAssertEqual(VaultLocation.resolve(flag: "/x.kc", environment: ["KC_VAULT": "/y.kc", "HOME": "/h"]), "/x.kc")
         XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["KC_VAULT": "/y.kc", "XDG_DATA_HOME": "/d"]), "/y.kc")

@@ -63,22 +63,36 @@ enum Hex {
     }
 }
 
-/// Text safe to show on a terminal: control characters written as escapes.
+/// Text safe to show on a terminal: control characters written as escapes. C0 controls and DEL
+/// become `\n`, `\t`, `\r` or `\xNN`; C1 controls (U+0080-U+009F, e.g. U+009B, a one-character
+/// CSI) and the invisible bidi and format controls that reorder or hide text (U+061C, U+200B-U+200F,
+/// U+2028-U+202E, U+2060-U+2069, U+FEFF) become `\u{XXXX}`.
 enum Printable {
     static func text(_ value: String) -> String {
-        guard value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else { return value }
+        guard value.unicodeScalars.contains(where: needsEscape) else { return value }
         var out = ""
         for scalar in value.unicodeScalars {
             switch scalar.value {
             case 0x0A: out += "\\n"
             case 0x09: out += "\\t"
             case 0x0D: out += "\\r"
-            case 0..<0x20, 0x7F:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\x" + (hex.count < 2 ? "0" + hex : hex)
+            case 0..<0x20, 0x7F: out += "\\x" + hex(scalar.value, digits: 2)
+            case _ where needsEscape(scalar): out += "\\u{" + hex(scalar.value, digits: 4) + "}"
             default: out.unicodeScalars.append(scalar)
             }
         }
         return out
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0..<0x20, 0x7F...0x9F, 0x061C, 0x200B...0x200F, 0x2028...0x202E, 0x2060...0x2069, 0xFEFF: return true
+        default: return false
+        }
+    }
+
+    private static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: max(0, digits - text.count)) + text
     }
 }
