@@ -4,6 +4,9 @@ import PackageDescription
 /// Test-only fault seam: compiled into debug (test) builds, never into the release binary.
 let faultSeam: [SwiftSetting] = [.define("KC_FAULT_SEAM", .when(configuration: .debug))]
 
+/// Every target sees only the members of the modules it imports itself (no transitive leaks).
+let strict: [SwiftSetting] = [.enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "kc",
     products: [
@@ -15,26 +18,29 @@ let package = Package(
         .systemLibrary(name: "CSystemShim"),
         // libcurl, loaded with dlopen on first use (not linked: kc starts faster); builds against the
         // libcurl4-openssl-dev headers (`make deps`).
-        .target(name: "CCurl", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCurl", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
 
         // Layers, bottom up. Each imports only layers below it.
-        .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: faultSeam),
-        .target(name: "KCCrypto", dependencies: ["CSodium"]),
-        .target(name: "KCFormat"),
-        .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: faultSeam),
-        .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"]),
-        .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"]),
-        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCVault", "KCCrypto", "KCSystem", "KCFormat"],
-                swiftSettings: faultSeam),
-        .executableTarget(name: "kc", dependencies: ["KCCLI"],
+        .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: strict + faultSeam),
+        .target(name: "KCCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+        .target(name: "KCFormat", swiftSettings: strict),
+        .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict + faultSeam),
+        .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
+        .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
+        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCCrypto", "KCSystem", "KCFormat"],
+                swiftSettings: strict + faultSeam),
+        .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
-        .testTarget(name: "KCSystemTests", dependencies: ["KCSystem"]),
-        .testTarget(name: "KCCryptoTests", dependencies: ["KCCrypto"]),
-        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"]),
-        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"]),
-        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto"]),
-        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "Keychain", "KCCrypto"]),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain"]),
+        .testTarget(name: "KCSystemTests", dependencies: ["KCSystem"], swiftSettings: strict),
+        .testTarget(name: "KCCryptoTests", dependencies: ["KCCrypto", "CSodium"], swiftSettings: strict),
+        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"],
+                    swiftSettings: strict),
+        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
+        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat"],
+                    swiftSettings: strict),
+        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "Keychain", "KCCrypto", "KCFormat"],
+                    swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain", "KCCrypto"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,5 @@
 import KCFormat
+import KCCrypto
 
 /// For each device, the highest record counter seen: the vault's position in the merge order.
 /// A copy whose vector went down in any component is older than one already seen (a rollback).

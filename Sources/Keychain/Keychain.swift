@@ -22,10 +22,16 @@ public struct OpenOptions: Sendable {
 /// every write re-reads what other processes appended, under the vault's lock, and decides
 /// (duplicates, matches) on that fresh state.
 public final class Keychain {
-    public let vault: Vault
+    let vault: Vault
     private var index = LiveIndex()
 
     init(vault: Vault) { self.vault = vault }
+
+    /// The incomplete final record the last read found, left by an interrupted write (nil: none).
+    public var tornTail: (offset: Int, length: Int)? { vault.tornTail }
+
+    /// The key-derivation parameters the master password is stretched with today.
+    public var kdf: KDFParameters { vault.header.kdf }
 
     /// The live items, after reading what other processes appended since the last call (so a
     /// long-lived holder such as the agent answers with the vault's current state). Never call it

@@ -3,7 +3,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
-import Keychain
+@testable import Keychain
 
 /// Reads every vector of Docs/vectors through the real `Vault.open` (records, torn tail, error) and
 /// `Keychain.open`/`allItems()` (live items) and checks its outcome; checks that the committed files

@@ -2,6 +2,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 @testable import Keychain
+import KCVault
 
 /// Keychain Services semantics on a real vault file in a temporary folder (fast KDF).
 final class KeychainTests: XCTestCase {

@@ -124,7 +124,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         return 0
     }
     let keychain = try context.openKeychain()
-    guard let torn = keychain.vault.tornTail else {
+    guard let torn = keychain.tornTail else {
         context.errors.writeLine("kc: no torn tail to remove.")
         return 0
     }
@@ -144,7 +144,7 @@ func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(Keych
 func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let requested = try kdfParameters(invocation)   // checks the flags before any prompt
     let keychain = try context.openKeychain()
-    var kdf = keychain.vault.header.kdf
+    var kdf = keychain.kdf
     if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
     if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
     if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
