@@ -25,7 +25,7 @@ _kc_value_options() {
         'history internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --master-password-fd --lock-timeout' ;;
         'ftp') echo '--vault --master-password-fd --lock-timeout' ;;
         'ftp login') echo '--user --save --cafile --timeout --vault --master-password-fd --lock-timeout' ;;
-        'netrc') echo '-s --server -r --protocol -a --account --vault --master-password-fd --lock-timeout' ;;
+        'netrc') echo '-s --server -r --protocol -P --port -a --account --vault --master-password-fd --lock-timeout' ;;
         'import') echo '--vault --master-password-fd --lock-timeout' ;;
         'import netrc') echo '-r --protocol --vault --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --master-password-fd --lock-timeout' ;;
@@ -235,6 +235,7 @@ _kc() {
         'ftp login:--lock-timeout') return ;;
         'netrc:-s'|'netrc:--server') return ;;
         'netrc:-r'|'netrc:--protocol') return ;;
+        'netrc:-P'|'netrc:--port') return ;;
         'netrc:-a'|'netrc:--account') return ;;
         'netrc:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'netrc:--master-password-fd') return ;;
@@ -276,7 +277,7 @@ _kc() {
         'history internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case -w --password --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp') candidates='login --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp login') candidates='--user --password-stdin --save --cafile --insecure --timeout --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'netrc') candidates='-s --server -r --protocol -a --account --force --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import') candidates='netrc --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

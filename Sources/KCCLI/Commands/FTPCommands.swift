@@ -92,24 +92,35 @@ let ftpLoginCommand = CommandSpec(
 let netrcCommand = CommandSpec(
     "netrc", abstract: "Print internet passwords as netrc lines for curl and ftp.",
     discussion: """
-    Prints "machine HOST login ACCOUNT password SECRET" for each matching internet password item, quoting \
-    values that hold spaces, quotes or backslashes (as curl 7.84+ and Python read them). \
-    kc never prints macdef. Read it through a pipe so that the password is never in a file or argv: \
+    Prints "machine HOST login ACCOUNT password SECRET" for each matching internet password item. kc never \
+    prints macdef. Read it through a pipe so that the password is never in a file or argv: \
     curl --netrc-file <(kc netrc -s HOST) URL. (inetutils ftp -N accepts only a regular file, which would \
     put the password on disk: use curl or lftp instead.) kc refuses to print to a terminal unless --force.
 
-    netrc holds one entry per machine, so when several items share a server (compared case-insensitively) kc \
-    prints only the most recently modified one and says so on standard error; narrow with -a or -r. Filters are \
-    case-insensitive. Nothing matching: errSecItemNotFound (exit 44).
+    A password holding a space, a double quote or a backslash, or starting with #, is written in double \
+    quotes with \\" and \\\\ escapes: curl reads these since 7.84.0 and Python's netrc since 3.10; older \
+    curl (e.g. 7.81 in Ubuntu 22.04, 7.74 in Debian 11) splits such a password at its spaces, so use it only \
+    with passwords that need no quotes. kc skips, with a warning, items whose server or account is not one \
+    plain word (a space, quote, apostrophe, backslash or control character, or a leading #), since older \
+    readers would split it into other netrc tokens, and items whose password holds a line break or tab, \
+    which only curl reads back.
+
+    A netrc entry names a machine, not a protocol or port: a client sends it to that host whatever it \
+    speaks. So when one server's matching items span more than one protocol or port (an ftp and an imaps \
+    password for the same host), kc prints nothing and fails with errSecParam (exit 2), listing them: \
+    choose with -r PROTOCOL and -P PORT. Among several items of one protocol and port, kc prints the most \
+    recently modified one and says so on standard error; narrow with -a. Servers are compared \
+    case-insensitively; filters are case-insensitive. Nothing matching: errSecItemNotFound (exit 44).
     """,
     options: [
         .value("server", short: "s", valueName: "HOST", help: "Only items for this server."),
         .value("protocol", short: "r", valueName: "PROTOCOL", help: "Only items of this protocol (ftp, ftps, https, ...)."),
+        .value("port", short: "P", valueName: "PORT", help: "Only items for this port."),
         .value("account", short: "a", valueName: "NAME", help: "Only items for this account."),
         .flag("force", help: "Print even when standard output is a terminal."),
     ],
     examples: [
-        "curl --netrc-file <(kc netrc -s ftp.example.com) ftp://ftp.example.com/report.csv -o report.csv",
+        "curl --netrc-file <(kc netrc -s ftp.example.com -r ftp) ftp://ftp.example.com/report.csv -o report.csv",
     ],
     handler: runNetrc)
 

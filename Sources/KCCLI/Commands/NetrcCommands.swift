@@ -8,8 +8,10 @@ import Keychain
 
 /// `kc netrc`: internet items as netrc lines on standard output, for curl, ftp and others.
 ///
-/// netrc has one entry per machine that a client uses, so when several items share a server
-/// (case-insensitively) kc prints only the most recently modified one and says so on stderr.
+/// A netrc entry names a machine only, and a client sends it whatever its protocol or port, so
+/// kc refuses (errSecParam) when one server's items span several protocols or ports, before
+/// printing anything. Among several items of one protocol and port, the most recently modified
+/// one is printed, with a warning.
 func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     if isatty(STDOUT_FILENO) == 1 && !invocation.flag("force") {
         throw usageError("kc netrc prints passwords, and standard output is a terminal",
@@ -17,7 +19,12 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     }
     var filters: [Attribute: String] = [:]
     filters[.server] = invocation.value("server")
-    filters[.protocol] = invocation.value("protocol")
+    filters[.protocol] = try invocation.value("protocol").map { value throws(KeychainError) in
+        try ItemOptions.checked(value, .protocol, written: "--protocol")
+    }
+    filters[.port] = try invocation.value("port").map { value throws(KeychainError) in
+        try ItemOptions.checked(value, .port, written: "--port")
+    }
     filters[.account] = invocation.value("account")
     let keychain = try context.openKeychain()
     let items = try keychain.find(Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true))
@@ -30,6 +37,7 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         if groups[key] == nil { order.append(key) }
         groups[key, default: []].append(item)
     }
+    for key in order { try requireOneProtocolAndPort(groups[key]!) }
     var printed = 0
     for key in order {
         let group = groups[key]!
@@ -38,26 +46,51 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         let account = chosen.attributes[.account].flatMap { $0.isEmpty ? nil : $0 }
         if group.count > 1 {
             context.warn("\(group.count) items match \(server); printed the most recently modified "
-                         + "(account \(account ?? "(none)"), protocol \(chosen.attributes[.protocol] ?? "(none)")). "
-                         + "Narrow with -a ACCOUNT or -r PROTOCOL.")
+                         + "(account \(account ?? "(none)")). Narrow with -a ACCOUNT.")
         }
-        guard var line = Netrc.line(machine: server, login: account, password: chosen.secret) else {
-            context.warn("skipped \(server): its name, account or password holds a control character netrc cannot carry")
-            continue
+        switch Netrc.line(machine: server, login: account, password: chosen.secret) {
+        case .success(let line):
+            line.withUnsafeBytes { context.output.write(bytes: $0) }
+            printed += 1
+        case .failure(let refusal):
+            context.warn("skipped \(server) (account \(account ?? "(none)")): " + netrcRefusalText(refusal))
         }
-        line.withUnsafeBytes { context.output.write(bytes: $0) }
-        Netrc.wipe(&line)
-        printed += 1
     }
     context.output.flush()
     guard printed > 0 else { throw KeychainError(.itemNotFound, "no matching item can be written as netrc") }
     return 0
 }
 
+/// Refuses a server whose items span more than one protocol or port: netrc would hand one
+/// protocol's password to a client of another (an imaps password sent in clear over ftp).
+private func requireOneProtocolAndPort(_ group: [Item]) throws(KeychainError) {
+    func describe(_ item: Item) -> String {
+        let port = item.attributes[.port].map { " port \($0)" } ?? ""
+        return "\(item.attributes[.protocol] ?? "(no protocol)")\(port) (account \(item.attributes[.account] ?? "(none)"))"
+    }
+    let kinds = Set(group.map { "\($0.attributes[.protocol] ?? "")\u{0}\($0.attributes[.port] ?? "")" })
+    guard kinds.count > 1 else { return }
+    throw usageError("\(group.count) items for \(group[0].attributes[.server]!) span several protocols or ports, "
+                     + "and netrc would give one of them to every client: " + group.map(describe).joined(separator: ", "),
+                     hint: "choose one with -r PROTOCOL (and -P PORT)")
+}
+
+private func netrcRefusalText(_ refusal: NetrcRefusal) -> String {
+    switch refusal {
+    case .unsafeName:
+        return "its server or account holds a space, quote, backslash or control character, or starts with '#', "
+            + "which not every netrc reader reads as one word"
+    case .passwordLineBreakOrTab:
+        return "its password holds a line break or tab, which only curl reads back from netrc"
+    case .passwordControlCharacter:
+        return "its password holds a control character netrc cannot carry"
+    }
+}
+
 /// `kc import netrc FILE`: each `machine` entry becomes an internet password item.
 func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let path = invocation.arguments[0]
-    let proto = invocation.value("protocol") ?? "ftp"
+    let proto = try ItemOptions.checked(invocation.value("protocol") ?? "ftp", .protocol, written: "--protocol")
     let descriptor: FileDescriptor
     do throws(Errno) {
         descriptor = try FileDescriptor.open(path, O_RDONLY)
@@ -66,9 +99,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     }
     let contents = try SecretInput.readAll(descriptor, what: path)
     descriptor.close()
-    var bytes = contents.copyBytes()
-    let (entries, problems) = Netrc.parse(bytes)
-    Netrc.wipe(&bytes)
+    let (entries, problems) = Netrc.parse(contents)
 
     let keychain = try context.openKeychain()
     let batch = entries.map { entry -> (attributes: ItemAttributes, secret: SecureBytes) in
@@ -93,9 +124,20 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
         }
     }
     for problem in problems {
-        context.output.writeLine("could not read line \(problem.line): \(Printable.text(problem.message))")
+        context.output.writeLine("could not read line \(problem.line): \(Printable.text(netrcProblemText(problem.reason)))")
     }
     context.output.flush()
     context.errors.writeLine("kc: import netrc: \(added) added, \(duplicates) skipped as duplicate, \(problems.count) unreadable.")
     return 0
+}
+
+private func netrcProblemText(_ reason: NetrcProblem.Reason) -> String {
+    switch reason {
+    case .machineWithoutName: return "machine without a name"
+    case .noPassword(let machine): return "machine \(machine): no password"
+    case .defaultEntry: return "default entry skipped (it names no machine)"
+    case .missingValue(let keyword): return "\(keyword) without a value"
+    case .outsideMachine(let keyword): return "\(keyword) outside a machine entry"
+    case .unknownKeyword(let word): return "unknown keyword '\(word)'"
+    }
 }
