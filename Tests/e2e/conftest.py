@@ -6,18 +6,15 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from kcharness import KC  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
+from kcharness import KC, KC_BIN  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def kc_bin() -> str:
-    """The kc binary under test: $KC_BIN, else the debug build."""
-    binary = os.environ.get("KC_BIN") or str(REPO / ".build" / "debug" / "kc")
-    if not os.access(binary, os.X_OK):
-        pytest.fail(f"kc binary not found at {binary}: build it (swift build) or set KC_BIN")
-    return binary
+    """The kc binary under test: $KC_BIN, else the debug build; missing is a failure, not a skip."""
+    if not os.access(KC_BIN, os.X_OK):
+        pytest.fail(f"kc binary not found at {KC_BIN}: build it (swift build) or set KC_BIN")
+    return KC_BIN
 
 
 @pytest.fixture

@@ -3,17 +3,18 @@ import os
 
 import pytest
 
-from kcharness import FAST_KDF, KC, assert_failure
+from kcharness import (EXIT_AUTH_FAILED, EXIT_INTERACTION, EXIT_NO_SUCH_KEYCHAIN, EXIT_NOT_FOUND, EXIT_PARAM,
+                       FAST_KDF, KC, assert_failure)
 
 
 def test_missing_vault_is_50_with_hint_before_any_prompt(kc):
     # No password source either: the missing vault must be reported, not the missing password.
     result = kc.run(["find", "-s", "x"], unset=("KC_MASTER_PASSWORD_FILE",))
-    assert_failure(result, "errSecNoSuchKeychain", 50)
+    assert_failure(result, "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
     assert "kc init" in (result.hint or "")
     assert not kc.vault_path.exists()
     for args in (["list"], ["add", "generic", "-s", "x", "--password-stdin"], ["delete", "generic", "-s", "x"]):
-        assert_failure(kc.run(args, input="p"), "errSecNoSuchKeychain", 50)
+        assert_failure(kc.run(args, input="p"), "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
     assert not kc.vault_path.exists()
 
 
@@ -24,20 +25,20 @@ def test_wrong_password_is_51_and_vault_unchanged(kc_ready):
     wrong = KC.write_secret_file(kc.home / "wrong", "not the password\n")
     for args in (["find", "-s", "svc"], ["add", "generic", "-s", "new", "--password-stdin"], ["delete", "generic", "--all"]):
         result = kc.run(args, input="p", env={"KC_MASTER_PASSWORD_FILE": str(wrong)})
-        assert_failure(result, "errSecAuthFailed", 51)
+        assert_failure(result, "errSecAuthFailed", EXIT_AUTH_FAILED)
         assert "not the password" not in result.stderr
     assert kc.vault_path.read_bytes() == before
 
 
 def test_no_terminal_and_no_password_source_is_36(kc_ready):
     result = kc_ready.run(["list"], unset=("KC_MASTER_PASSWORD_FILE",))
-    assert_failure(result, "errSecInteractionNotAllowed", 36)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
     assert "KC_MASTER_PASSWORD_FILE" in (result.hint or "")
 
 
 def test_stdin_is_never_the_master_password(kc_ready):
     result = kc_ready.run(["list"], input=kc_ready.master_password + "\n", unset=("KC_MASTER_PASSWORD_FILE",))
-    assert_failure(result, "errSecInteractionNotAllowed", 36)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
 
 
 @pytest.mark.parametrize("args,detail,hint", [
@@ -58,7 +59,7 @@ def test_stdin_is_never_the_master_password(kc_ready):
 ])
 def test_usage_errors(kc_ready, args, detail, hint):
     result = kc_ready.run(args)
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     first = result.stderr.splitlines()[0]
     assert first.startswith("kc: error: ") and detail in first and first.endswith(" (errSecParam)")
     if hint is not None:
@@ -67,7 +68,7 @@ def test_usage_errors(kc_ready, args, detail, hint):
 
 
 def test_usage_errors_do_not_need_a_vault(kc):
-    assert_failure(kc.run(["lst"]), "errSecParam", 2)
+    assert_failure(kc.run(["lst"]), "errSecParam", EXIT_PARAM)
 
 
 @pytest.mark.parametrize("args", [
@@ -79,11 +80,11 @@ def test_usage_errors_do_not_need_a_vault(kc):
 ])
 def test_secret_on_argv_is_refused(kc_ready, args):
     result = kc_ready.run(args)
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "never takes a secret on the command line" in result.stderr
     assert "--password-stdin" in (result.hint or "")
     assert "hunter2" not in result.stderr + result.stdout
-    assert_failure(kc_ready.run(["find", "-s", "x"]), "errSecItemNotFound", 44)
+    assert_failure(kc_ready.run(["find", "-s", "x"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_global_options_after_the_command(kc):
@@ -92,16 +93,16 @@ def test_global_options_after_the_command(kc):
     kc.ok(["add", "generic", "--vault", str(vault), "-s", "x", "--password-stdin", "--lock-timeout", "3"], input="p")
     kc.ok(["--vault", str(vault), "find", "generic", "-s", "x"])
     kc.ok(["find", "generic", "-s", "x", f"--vault={vault}"])
-    assert_failure(kc.run(["find", "generic", "-s", "x"]), "errSecNoSuchKeychain", 50)
+    assert_failure(kc.run(["find", "generic", "-s", "x"]), "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
 
 
 def test_double_dash_ends_options(kc_ready):
     # A value starting with '-' needs the attached form; the separate form is a missing value.
-    assert_failure(kc_ready.run(["add", "generic", "-s", "--weird", "--password-stdin"], input="p"), "errSecParam", 2)
+    assert_failure(kc_ready.run(["add", "generic", "-s", "--weird", "--password-stdin"], input="p"), "errSecParam", EXIT_PARAM)
     kc_ready.ok(["add", "generic", "-s--weird", "--password-stdin"], input="p")
     kc_ready.ok(["find", "generic", "--service=--weird"])
     # After "--" nothing is an option: list takes no arguments.
-    assert_failure(kc_ready.run(["list", "--", "--json"]), "errSecParam", 2)
+    assert_failure(kc_ready.run(["list", "--", "--json"]), "errSecParam", EXIT_PARAM)
 
 
 def test_every_failure_is_one_error_line(kc_ready):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from kcharness import assert_failure
+from kcharness import EXIT_PARAM, assert_failure
 
 REPO = Path(__file__).resolve().parents[2]
 VISIBLE = ["init", "add generic", "add internet", "find", "find generic", "find internet", "update generic",
@@ -40,7 +40,7 @@ def test_group_help(kc):
 
 def test_help_for_unknown_topic(kc):
     result = kc.run(["help", "updte"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert result.hint == "did you mean 'kc help update'?"
 
 
@@ -54,7 +54,7 @@ def test_man_page_and_completions_match_committed_files(kc):
     assert kc.ok(["__man"]).stdout == (REPO / "Docs" / "kc.1").read_text()
     for shell, name in [("bash", "kc.bash"), ("zsh", "_kc"), ("fish", "kc.fish")]:
         assert kc.ok(["__completion", shell]).stdout == (REPO / "completions" / name).read_text(), shell
-    assert_failure(kc.run(["__completion", "tcsh"]), "errSecParam", 2)
+    assert_failure(kc.run(["__completion", "tcsh"]), "errSecParam", EXIT_PARAM)
 
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="man is not installed")

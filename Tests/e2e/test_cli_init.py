@@ -4,7 +4,8 @@ import stat
 
 import pytest
 
-from kcharness import FAST_KDF, KC, assert_failure
+from kcharness import (EXIT_DUPLICATE_KEYCHAIN, EXIT_INTERACTION, EXIT_NOT_FOUND, EXIT_PARAM, FAST_KDF, KC,
+                       assert_failure)
 
 
 def test_init_creates_private_vault(kc):
@@ -33,7 +34,7 @@ def test_init_twice_is_refused_and_vault_unchanged(kc_ready):
     kc.add_generic("github.com", "me")
     before = kc.vault_path.read_bytes()
     result = kc.run(["init", *FAST_KDF])
-    assert_failure(result, "errSecDuplicateKeychain", 48)
+    assert_failure(result, "errSecDuplicateKeychain", EXIT_DUPLICATE_KEYCHAIN)
     assert "already exists" in result.stderr
     assert kc.vault_path.read_bytes() == before
 
@@ -49,7 +50,7 @@ def test_init_at_explicit_path_and_env(kc):
     kc.ok(["add", "generic", "-s", "x", "--password-stdin", "--vault", str(flagged)], input="p",
           env={"KC_VAULT": str(from_env)})
     assert kc.ok(["find", "-s", "x", "-w", "--vault", str(flagged)], env={"KC_VAULT": str(from_env)}).stdout == "p\n"
-    assert_failure(kc.run(["find", "-s", "x"], env={"KC_VAULT": str(from_env)}), "errSecItemNotFound", 44)
+    assert_failure(kc.run(["find", "-s", "x"], env={"KC_VAULT": str(from_env)}), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_init_default_path_without_xdg(kc):
@@ -78,7 +79,7 @@ def test_interactive_kdf_does_not_warn(kc):
 ])
 def test_bad_kdf_values_are_usage_errors(kc, args, fragment):
     result = kc.run(["init", *args])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert fragment in result.stderr
     assert not kc.vault_path.exists()
 
@@ -109,13 +110,13 @@ def test_init_from_descriptor_and_newline_dropped(kc):
 
 def test_master_password_fd_zero_is_refused(kc_ready):
     result = kc_ready.run(["list", "--master-password-fd", "0"], input=kc_ready.master_password)
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "standard input" in result.stderr
 
 
 def test_master_password_fd_not_open(kc_ready):
     result = kc_ready.run(["list", "--master-password-fd", "57"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "not open" in result.stderr
 
 
@@ -123,7 +124,7 @@ def test_master_password_fd_not_open(kc_ready):
 def test_readable_password_file_is_refused(kc, mode):
     os.chmod(kc.password_file, mode)
     result = kc.run(["init", *FAST_KDF])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "chmod 600" in (result.hint or "")
     assert kc.master_password not in result.stderr
     assert not kc.vault_path.exists()
@@ -138,7 +139,7 @@ def test_symlinked_password_file_is_refused(kc):
     link = kc.home / "link"
     link.symlink_to(kc.password_file)
     result = kc.run(["init", *FAST_KDF], env={"KC_MASTER_PASSWORD_FILE": str(link)})
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "symbolic link" in result.stderr
 
 
@@ -146,21 +147,21 @@ def test_symlinked_password_file_is_refused(kc):
 def test_password_file_of_another_user_is_refused(kc):
     os.chown(kc.password_file, 65534, 65534)
     result = kc.run(["init", *FAST_KDF])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "not owned by you" in result.stderr
 
 
 def test_empty_password_file_is_refused(kc):
     KC.write_secret_file(kc.password_file, "\n")
     result = kc.run(["init", *FAST_KDF])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "empty" in result.stderr
     assert not kc.vault_path.exists()
 
 
 def test_no_password_source_and_no_terminal(kc):
     result = kc.run(["init", *FAST_KDF], unset=("KC_MASTER_PASSWORD_FILE",))
-    assert_failure(result, "errSecInteractionNotAllowed", 36)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
     assert "--master-password-fd" in (result.hint or "")
     assert not kc.vault_path.exists()
 
@@ -169,7 +170,7 @@ def test_password_from_environment_value_is_never_used(kc_ready):
     # A variable holding the password itself is not a source: without the file, kc must not unlock.
     result = kc_ready.run(["list"], unset=("KC_MASTER_PASSWORD_FILE",),
                           env={"KC_MASTER_PASSWORD": kc_ready.master_password})
-    assert_failure(result, "errSecInteractionNotAllowed", 36)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
 
 
 def test_vault_file_mode_is_private_after_writes(kc_ready):

@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from kcharness import assert_failure
+from kcharness import EXIT_DUPLICATE, EXIT_INTERACTION, EXIT_NOT_FOUND, EXIT_PARAM, assert_failure
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$")
 
@@ -78,19 +78,19 @@ def test_internet_primary_key_includes_protocol_and_port(kc_ready):
 
 def test_not_found(kc_ready):
     result = kc_ready.run(["find", "generic", "-s", "nothing"])
-    assert_failure(result, "errSecItemNotFound", 44)
+    assert_failure(result, "errSecItemNotFound", EXIT_NOT_FOUND)
     assert result.stdout == ""
     assert "The specified item could not be found in the keychain." in result.stderr
     json_result = kc_ready.run(["find", "-s", "nothing", "--json"])
-    assert_failure(json_result, "errSecItemNotFound", 44)
+    assert_failure(json_result, "errSecItemNotFound", EXIT_NOT_FOUND)
     assert json_result.stdout == "[]\n"
 
 
 def test_find_is_exact_unless_ignore_case(kc_ready):
     kc = kc_ready
     kc.add_internet("ftp.example.com", "deploy")
-    assert_failure(kc.run(["find", "internet", "-s", "FTP.example.com"]), "errSecItemNotFound", 44)
-    assert_failure(kc.run(["find", "internet", "-s", "ftp.example"]), "errSecItemNotFound", 44)
+    assert_failure(kc.run(["find", "internet", "-s", "FTP.example.com"]), "errSecItemNotFound", EXIT_NOT_FOUND)
+    assert_failure(kc.run(["find", "internet", "-s", "ftp.example"]), "errSecItemNotFound", EXIT_NOT_FOUND)
     item = fields(kc.ok(["find", "internet", "-s", "FTP.example.com", "-i"]).stdout)
     assert item["server"] == "ftp.example.com"
     assert fields(kc.ok(["find", "-s", "FTP.EXAMPLE.COM", "-a", "DEPLOY", "-i"]).stdout)["account"] == "deploy"
@@ -160,29 +160,29 @@ def test_password_stdin_newline_handling(kc_ready):
 
 def test_empty_stdin_secret_is_refused(kc_ready):
     result = kc_ready.run(["add", "generic", "-s", "x", "--password-stdin"], input="\n")
-    assert_failure(result, "errSecParam", 2)
-    assert_failure(kc_ready.run(["find", "-s", "x"]), "errSecItemNotFound", 44)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert_failure(kc_ready.run(["find", "-s", "x"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_binary_needs_password_stdin(kc_ready):
-    assert_failure(kc_ready.run(["add", "generic", "-s", "x", "--binary"]), "errSecParam", 2)
+    assert_failure(kc_ready.run(["add", "generic", "-s", "x", "--binary"]), "errSecParam", EXIT_PARAM)
 
 
 def test_add_without_secret_source_and_no_terminal(kc_ready):
     result = kc_ready.run(["add", "generic", "-s", "x"])
-    assert_failure(result, "errSecInteractionNotAllowed", 36)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
     assert "--password-stdin" in (result.hint or "")
 
 
 def test_add_needs_service(kc_ready):
     result = kc_ready.run(["add", "generic", "-a", "x", "--password-stdin"], input="p")
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
 
 
 @pytest.mark.parametrize("port", ["0", "65536", "http", "-1", "21x"])
 def test_bad_port(kc_ready, port):
     result = kc_ready.run(["add", "internet", "-s", "h", f"--port={port}", "--password-stdin"], input="p")
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
 
 
 def test_update_attributes_and_secret(kc_ready):
@@ -208,7 +208,7 @@ def test_update_internet_set_flags(kc_ready):
     [item] = find_json(kc, "internet", "-s", "new.example.com")
     assert (item["port"], item["protocol"], item["path"], item["securityDomain"], item["authenticationType"]) == \
         (2121, "ftps", "/x", "d", "ntlm")
-    assert_failure(kc.run(["update", "internet", "-s", "new.example.com", "--set-port", "99999"]), "errSecParam", 2)
+    assert_failure(kc.run(["update", "internet", "-s", "new.example.com", "--set-port", "99999"]), "errSecParam", EXIT_PARAM)
 
 
 def test_update_collision_is_duplicate(kc_ready):
@@ -216,7 +216,7 @@ def test_update_collision_is_duplicate(kc_ready):
     kc.add_generic("svc", "a")
     kc.add_generic("svc", "b")
     before = kc.vault_path.read_bytes()
-    assert_failure(kc.run(["update", "generic", "-s", "svc", "-a", "b", "--set-account", "a"]), "errSecDuplicateItem", 45)
+    assert_failure(kc.run(["update", "generic", "-s", "svc", "-a", "b", "--set-account", "a"]), "errSecDuplicateItem", EXIT_DUPLICATE)
     assert kc.vault_path.read_bytes() == before
 
 
@@ -226,7 +226,7 @@ def test_update_several_matches_needs_all(kc_ready):
     kc.add_generic("svc", "b", "2")
     before = kc.vault_path.read_bytes()
     result = kc.run(["update", "generic", "-s", "svc", "--set-label", "L"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "2 items match" in result.stderr and "--all" in (result.hint or "")
     assert " a " in result.stderr and " b " in result.stderr   # the matches are listed
     assert kc.vault_path.read_bytes() == before
@@ -236,10 +236,10 @@ def test_update_several_matches_needs_all(kc_ready):
 
 def test_update_not_found_and_nothing_to_change(kc_ready):
     kc = kc_ready
-    assert_failure(kc.run(["update", "generic", "-s", "none", "--set-label", "x"]), "errSecItemNotFound", 44)
+    assert_failure(kc.run(["update", "generic", "-s", "none", "--set-label", "x"]), "errSecItemNotFound", EXIT_NOT_FOUND)
     kc.add_generic("svc")
-    assert_failure(kc.run(["update", "generic", "-s", "svc"]), "errSecParam", 2)
-    assert_failure(kc.run(["update", "generic", "--set-label", "x"]), "errSecParam", 2)   # no selection
+    assert_failure(kc.run(["update", "generic", "-s", "svc"]), "errSecParam", EXIT_PARAM)
+    assert_failure(kc.run(["update", "generic", "--set-label", "x"]), "errSecParam", EXIT_PARAM)   # no selection
 
 
 def test_delete(kc_ready):
@@ -249,7 +249,7 @@ def test_delete(kc_ready):
     result = kc.ok(["delete", "internet", "-s", "ftp.example.com", "-a", "deploy"])
     assert "deleted 1 item" in result.stderr
     assert [i["account"] for i in find_json(kc, "--all")] == ["other"]
-    assert_failure(kc.run(["delete", "internet", "-s", "ftp.example.com", "-a", "deploy"]), "errSecItemNotFound", 44)
+    assert_failure(kc.run(["delete", "internet", "-s", "ftp.example.com", "-a", "deploy"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_delete_several_matches_needs_all(kc_ready):
@@ -259,13 +259,13 @@ def test_delete_several_matches_needs_all(kc_ready):
     kc.add_generic("keep", "c")
     before = kc.vault_path.read_bytes()
     result = kc.run(["delete", "generic", "-s", "svc"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "2 items match" in result.stderr
     assert kc.vault_path.read_bytes() == before
     kc.ok(["delete", "generic", "-s", "svc", "--all"])
     assert [i["service"] for i in find_json(kc, "--all")] == ["keep"]
     kc.ok(["delete", "generic", "--all"])
-    assert_failure(kc.run(["find", "--all"]), "errSecItemNotFound", 44)
+    assert_failure(kc.run(["find", "--all"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_list(kc_ready):

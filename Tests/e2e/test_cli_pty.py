@@ -5,7 +5,8 @@ import shlex
 import pexpect
 import pytest
 
-from kcharness import FAST_KDF, assert_failure
+from kcharness import (EXIT_AUTH_FAILED, EXIT_CANCELED, EXIT_NO_SUCH_KEYCHAIN, EXIT_NOT_FOUND, EXIT_PARAM,
+                       FAST_KDF, assert_failure)
 
 NO_FILE = ("KC_MASTER_PASSWORD_FILE",)
 MASTER = "tty-Master-Pässword"
@@ -35,7 +36,7 @@ def test_prompt_is_the_last_thing_written_without_colour(kc):
     child.expect(pexpect.TIMEOUT, timeout=0.5)   # nothing follows the prompt until we answer
     assert child.before == ""
     child.sendcontrol("c")
-    assert finish(child) == 128
+    assert finish(child) == EXIT_CANCELED
 
 
 def test_init_asks_twice_without_echo(kc):
@@ -50,7 +51,7 @@ def test_init_asks_twice_without_echo(kc):
 
 def test_init_mismatch_creates_nothing(kc):
     status, seen = init_on_tty(kc, MASTER, MASTER + "x")
-    assert status == 2
+    assert status == EXIT_PARAM
     assert "do not match" in seen
     assert not kc.vault_path.exists()
 
@@ -61,7 +62,7 @@ def test_control_key_at_prompt_cancels_with_128(kc, key):
     child.expect_exact("New master password for")
     child.expect_exact(": ")
     child.sendcontrol(key)
-    assert finish(child) == 128
+    assert finish(child) == EXIT_CANCELED
     assert "errSecUserCanceled" in child.before
     assert not kc.vault_path.exists()
 
@@ -70,7 +71,7 @@ def test_empty_answer_cancels(kc):
     child = kc.spawn(["init", *FAST_KDF], unset=NO_FILE)
     child.expect_exact(": ")
     child.sendline("")
-    assert finish(child) == 128
+    assert finish(child) == EXIT_CANCELED
     assert not kc.vault_path.exists()
 
 
@@ -107,7 +108,7 @@ def test_wrong_master_password_on_tty(kc):
     child.expect_exact("Master password for")
     child.expect_exact(": ")
     child.sendline("wrong")
-    assert finish(child) == 51
+    assert finish(child) == EXIT_AUTH_FAILED
     assert "errSecAuthFailed" in child.before
 
 
@@ -132,12 +133,12 @@ def test_add_secret_prompt_mismatch_and_cancel(kc):
     child.sendline("one")
     child.expect_exact("Retype the password: ")
     child.sendline("two")
-    assert finish(child) == 2
+    assert finish(child) == EXIT_PARAM
     child = kc.spawn(["add", "generic", "-s", "x"])
     child.expect_exact("Password for the item: ")
     child.sendcontrol("c")
-    assert finish(child) == 128
-    assert_failure(kc.run(["find", "-s", "x"]), "errSecItemNotFound", 44)
+    assert finish(child) == EXIT_CANCELED
+    assert_failure(kc.run(["find", "-s", "x"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
 def test_update_password_prompt(kc):
@@ -168,7 +169,7 @@ def test_missing_vault_never_prompts_on_tty(kc):
     index = child.expect([pexpect.EOF, "password"])
     assert index == 0
     child.close()
-    assert child.exitstatus == 50
+    assert child.exitstatus == EXIT_NO_SUCH_KEYCHAIN
 
 
 def _child_kc_pid(shell_pid: int, binary: str) -> int | None:

@@ -3,7 +3,7 @@ import hashlib
 
 import pytest
 
-from kcharness import assert_failure
+from kcharness import EXIT_AUTH_FAILED, EXIT_DECODE, EXIT_NOT_FOUND, assert_failure
 
 HEADER_LENGTH = 140
 
@@ -36,7 +36,7 @@ def test_truncated_header_is_decode_error_and_unchanged(populated):
     before = digest(kc.vault_path)
     for args, stdin in ALL_COMMANDS:
         result = kc.run(args, input=stdin)
-        assert_failure(result, "errSecDecode", 93)
+        assert_failure(result, "errSecDecode", EXIT_DECODE)
         assert digest(kc.vault_path) == before
 
 
@@ -48,7 +48,7 @@ def test_truncated_last_record_is_a_torn_tail_and_reads_do_not_change_it(populat
     result = kc.ok(["find", "-s", "service-0", "-w"])
     assert result.stdout == "secret-0\n"
     assert "kc: warning:" in result.stderr
-    assert_failure(kc.run(["find", "-s", "service-3"]), "errSecItemNotFound", 44)   # the torn record is not an item
+    assert_failure(kc.run(["find", "-s", "service-3"]), "errSecItemNotFound", EXIT_NOT_FOUND)   # the torn record is not an item
     listed = kc.ok(["list", "--json"])
     assert listed.stdout.count('"class"') == 3
     assert digest(kc.vault_path) == before
@@ -65,7 +65,7 @@ def test_bit_flip_in_a_record_is_decode_error_and_unchanged(populated, where):
     before = digest(kc.vault_path)
     for args, stdin in ALL_COMMANDS:
         result = kc.run(args, input=stdin)
-        assert result.returncode == 93, result
+        assert result.returncode == EXIT_DECODE, result
         assert result.error_name == "errSecDecode"
         assert "secret-" not in result.stdout + result.stderr
         assert digest(kc.vault_path) == before
@@ -78,7 +78,7 @@ def test_bit_flip_in_the_wrapped_key_is_refused_and_unchanged(populated):
     kc.vault_path.write_bytes(bytes(data))
     before = digest(kc.vault_path)
     result = kc.run(["find", "-s", "service-0"])
-    assert result.returncode in (51, 93), result
+    assert result.returncode in (EXIT_AUTH_FAILED, EXIT_DECODE), result
     assert result.error_name in ("errSecAuthFailed", "errSecDecode")
     assert digest(kc.vault_path) == before
 
@@ -88,5 +88,5 @@ def test_not_a_vault(kc):
     kc.vault_path.write_bytes(b"hello, this is not a vault at all" * 10)
     kc.vault_path.chmod(0o600)
     before = digest(kc.vault_path)
-    assert_failure(kc.run(["list"]), "errSecDecode", 93)
+    assert_failure(kc.run(["list"]), "errSecDecode", EXIT_DECODE)
     assert digest(kc.vault_path) == before

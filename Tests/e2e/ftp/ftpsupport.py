@@ -14,7 +14,7 @@ from pathlib import Path
 import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from kcharness import KC as HarnessKC  # noqa: E402  (the shared e2e harness)
+from kcharness import KC  # noqa: E402  (the one e2e harness)
 
 HERE = Path(__file__).resolve().parent
 USER = "deploy"
@@ -103,33 +103,18 @@ def stop_server(process):
             process.wait()
 
 
-class FTPKC(HarnessKC):
-    """The shared harness's kc (temporary HOME, master password file, fast KDF) with the helpers
-    these tests use: byte-level runs, pseudo-terminal runs, internet items, the vault's bytes."""
-
-    def cmd(self, *args, input=None, env=None, timeout=30):
-        """Runs kc without a controlling terminal; returns a CompletedProcess with bytes."""
-        if isinstance(input, str):
-            input = input.encode()
-        return subprocess.run([self.binary, *args], input=input, capture_output=True, env=env or self.env,
-                              timeout=timeout, start_new_session=True,
-                              stdin=None if input is not None else subprocess.DEVNULL)
-
-    def pty(self, *args, env=None, timeout=15):
-        """Runs kc on a fresh pseudo-terminal (its controlling terminal), for prompts."""
-        return pexpect.spawn(self.binary, list(args), env=env or self.env, encoding="utf-8",
-                             timeout=timeout, dimensions=(40, 200))
+class FTPKC(KC):
+    """The harness's kc (temporary HOME, master password file, fast KDF) with the helpers these
+    tests use: internet items and the vault's bytes."""
 
     def save_internet(self, server, account, password, protocol="ftp", port=None):
         args = ["add", "internet", "-s", server, "-r", protocol, "-a", account, "--password-stdin"]
         if port is not None:
             args += ["-P", str(port)]
-        result = self.cmd(*args, input=password)
-        assert result.returncode == 0, result.stderr
-        return result
+        return self.ok(args, input=password)
 
     def secret(self, server, account):
-        return self.cmd("find", "internet", "-s", server, "-a", account, "-w")
+        return self.run(["find", "internet", "-s", server, "-a", account, "-w"])
 
     def vault_bytes(self):
         return self.vault_path.read_bytes()

@@ -5,6 +5,7 @@ import socket
 import pytest
 
 from ftpsupport import PASSWORD, USER, finish, start_server, stop_server
+from kcharness import EXIT_NOT_TRUSTED
 
 
 def ipv6_loopback_available():
@@ -32,24 +33,24 @@ def ipv6_server(tmp_path_factory):
 def test_bracketed_ipv6_typed_saved_then_found(kc, ipv6_server):
     url = ipv6_server.url(user=USER)
     assert url.startswith("ftp://deploy@[::1]:")
-    child = kc.pty("ftp", "login", url)
+    child = kc.spawn(["ftp", "login", url])
     child.expect_exact("Password for deploy@::1: ")
     child.sendline(PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
     child.sendline("y")
     _, status = finish(child)
     assert status == 0
-    items = json.loads(kc.cmd("find", "internet", "--all", "--json").stdout)
+    items = json.loads(kc.run(["find", "internet", "--all", "--json"]).stdout)
     assert [(i["server"], i["account"], i["port"]) for i in items] == [("::1", USER, ipv6_server.port)]
-    again = kc.cmd("ftp", "login", ipv6_server.url())
+    again = kc.run(["ftp", "login", ipv6_server.url()])
     assert again.returncode == 0, again.stderr
-    assert b"Logged in to ::1 as deploy." in again.stdout + again.stderr
+    assert "Logged in to ::1 as deploy." in again.stdout + again.stderr
     assert "USER 'deploy' logged in" in ipv6_server.log_text()
 
 
 def test_explicit_ftps_over_ipv6_verifies_the_certificate(kc, ipv6_server):
     kc.save_internet("::1", USER, PASSWORD, protocol="ftps", port=ipv6_server.port)
-    untrusted = kc.cmd("ftp", "login", ipv6_server.url("ftps"))
-    assert untrusted.returncode == 253, untrusted.stderr
-    trusted = kc.cmd("ftp", "login", "--cafile", ipv6_server.cafile, ipv6_server.url("ftps"))
+    untrusted = kc.run(["ftp", "login", ipv6_server.url("ftps")])
+    assert untrusted.returncode == EXIT_NOT_TRUSTED, untrusted.stderr
+    trusted = kc.run(["ftp", "login", "--cafile", ipv6_server.cafile, ipv6_server.url("ftps")])
     assert trusted.returncode == 0, trusted.stderr

@@ -6,14 +6,14 @@ import subprocess
 import pytest
 
 from ftpsupport import PASSWORD, USER
+from kcharness import EXIT_IO
 
-EXIT_IO = 220
 
 
 def loaded_libraries(kc, *args, input=None):
     """(result, the `file=...` lines of LD_DEBUG=files) for one kc run: every library the loader opened."""
-    result = kc.cmd(*args, input=input, env={**kc.env, "LD_DEBUG": "files"})
-    lines = [line for line in result.stderr.decode("utf-8", "replace").splitlines() if "file=" in line]
+    result = kc.run(args, input=input, env={**kc.env, "LD_DEBUG": "files"})
+    lines = [line for line in result.stderr.splitlines() if "file=" in line]
     return result, lines
 
 

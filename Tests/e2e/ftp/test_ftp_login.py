@@ -7,14 +7,14 @@ import threading
 import pexpect
 
 from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, USER, assert_prompt_is_last, finish, free_port
+from kcharness import (EXIT_AUTH_FAILED, EXIT_CANCELED, EXIT_INTERACTION, EXIT_IO, EXIT_NO_SUCH_KEYCHAIN,
+                       EXIT_NOT_TRUSTED, EXIT_PARAM)
 
 HOST = "127.0.0.1"
-EXIT_IO, EXIT_NOT_TRUSTED, EXIT_NO_INTERACTION = 220, 253, 36
-EXIT_CANCELED, EXIT_AUTH_FAILED, EXIT_USAGE = 128, 51, 2
 
 
 def items(kc):
-    result = kc.cmd("list", "--json")
+    result = kc.run(["list", "--json"])
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -27,7 +27,7 @@ def logins_in_log(server):
 def test_found_and_accepted_writes_nothing(kc, ftp_server):
     kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
     before = kc.vault_bytes()
-    child = kc.pty("ftp", "login", ftp_server.url())
+    child = kc.spawn(["ftp", "login", ftp_server.url()])
     child.expect_exact(f"Logged in to {HOST} as {USER}.")
     rest, status = finish(child)
     assert status == 0
@@ -37,7 +37,7 @@ def test_found_and_accepted_writes_nothing(kc, ftp_server):
 
 def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
     kc.save_internet(HOST, USER, "stale-password", port=ftp_server.port)
-    child = kc.pty("ftp", "login", ftp_server.url())
+    child = kc.spawn(["ftp", "login", ftp_server.url()])
     child.expect(r"The server rejected the saved password for deploy@127\.0\.0\.1: 530 [^\r\n]*\r\n")
     child.expect_exact("User name [deploy]: ")
     assert_prompt_is_last(child)
@@ -51,12 +51,12 @@ def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
     child.expect_exact("Logged in to 127.0.0.1 as deploy.")
     _, status = finish(child)
     assert status == 0
-    assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode()
+    assert kc.secret(HOST, USER).stdout == PASSWORD + "\n"
     assert len(items(kc)) == 1, "updated in place, not added"
 
 
 def test_not_found_then_typed_and_saved(kc, ftp_server):
-    child = kc.pty("ftp", "login", ftp_server.url() + "/incoming")
+    child = kc.spawn(["ftp", "login", ftp_server.url() + "/incoming"])
     child.expect(r"No saved password for 127\.0\.0\.1:\d+ \(ftp\) in the keychain\.\r\n")
     child.expect_exact("User name: ")
     assert_prompt_is_last(child)
@@ -75,16 +75,16 @@ def test_not_found_then_typed_and_saved(kc, ftp_server):
     [item] = items(kc)
     assert (item["server"], item["protocol"], item["port"], item["account"], item["path"]) == \
         (HOST, "ftp", ftp_server.port, USER, "/incoming")
-    assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode()
+    assert kc.secret(HOST, USER).stdout == PASSWORD + "\n"
     # The next login finds it: no prompt at all.
-    again = kc.cmd("ftp", "login", ftp_server.url())
+    again = kc.run(["ftp", "login", ftp_server.url()])
     assert again.returncode == 0, again.stderr
-    assert again.stdout == b"Logged in to 127.0.0.1 as deploy.\n"
+    assert again.stdout == "Logged in to 127.0.0.1 as deploy.\n"
 
 
 def test_typed_and_not_saved(kc, ftp_server):
     before = kc.vault_bytes()
-    child = kc.pty("ftp", "login", ftp_server.url(user=OTHER_USER))
+    child = kc.spawn(["ftp", "login", ftp_server.url(user=OTHER_USER)])
     child.expect_exact("Password for other@127.0.0.1: ")
     child.sendline(OTHER_PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -98,7 +98,7 @@ def test_typed_and_not_saved(kc, ftp_server):
 
 def cancel_case(kc, server, keys):
     """Runs a not-found login, answering with `keys` (a list of (prompt, action)); returns the exit status."""
-    child = kc.pty("ftp", "login", server.url())
+    child = kc.spawn(["ftp", "login", server.url()])
     for prompt, action in keys:
         child.expect_exact(prompt)
         if action == "^C":
@@ -139,7 +139,7 @@ def test_cancel_at_update_prompt_keeps_the_old_password(kc, ftp_server):
 
 def test_three_wrong_attempts(kc, ftp_server):
     before = kc.vault_bytes()
-    child = kc.pty("ftp", "login", ftp_server.url(user=USER))
+    child = kc.spawn(["ftp", "login", ftp_server.url(user=USER)])
     for attempt in range(3):
         if attempt:
             child.expect_exact("User name [deploy]: ")
@@ -155,27 +155,27 @@ def test_three_wrong_attempts(kc, ftp_server):
 
 def test_no_terminal_fails_before_any_login(kc, ftp_server):
     seen = len(logins_in_log(ftp_server))
-    result = kc.cmd("ftp", "login", ftp_server.url())
-    assert result.returncode == EXIT_NO_INTERACTION, result.stderr
-    assert b"errSecInteractionNotAllowed" in result.stderr
-    assert b"No saved password" in result.stderr
+    result = kc.run(["ftp", "login", ftp_server.url()])
+    assert result.returncode == EXIT_INTERACTION, result.stderr
+    assert "errSecInteractionNotAllowed" in result.stderr
+    assert "No saved password" in result.stderr
     assert len(logins_in_log(ftp_server)) == seen, "no USER/PASS sent when no password can be had"
 
 
 def test_password_stdin_and_save_yes_without_terminal(kc, ftp_server):
-    result = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER),
+    result = kc.run(["ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER)],
                     input=(PASSWORD + "\n").encode())
     assert result.returncode == 0, result.stderr
-    assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode()
-    wrong = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER), input=b"nope")
+    assert kc.secret(HOST, USER).stdout == PASSWORD + "\n"
+    wrong = kc.run(["ftp", "login", "--password-stdin", "--save", "yes", ftp_server.url(user=USER)], input=b"nope")
     assert wrong.returncode == EXIT_AUTH_FAILED, wrong.stderr
-    assert kc.secret(HOST, USER).stdout == (PASSWORD + "\n").encode(), "rejected credentials are never saved"
+    assert kc.secret(HOST, USER).stdout == PASSWORD + "\n", "rejected credentials are never saved"
 
 
 def test_server_down_fails_before_the_master_password_prompt(kc, ftp_server):
     env = dict(kc.env)
     del env["KC_MASTER_PASSWORD_FILE"]   # a look-up would have to prompt for it
-    child = kc.pty("ftp", "login", f"ftp://127.0.0.1:{free_port()}", env=env)
+    child = kc.spawn(["ftp", "login", f"ftp://127.0.0.1:{free_port()}"], env=env)
     rest, status = finish(child)
     assert status == EXIT_IO
     assert "cannot connect to 127.0.0.1" in rest and "errSecIO" in rest
@@ -204,16 +204,16 @@ def serve_once(reply):
 
 
 def test_wrong_port_busy_server_and_closed_connection_are_io(kc):
-    cases = [(b"HTTP/1.0 400 Bad Request\r\n\r\n", b"errSecIO"),   # not an FTP server
-             (b"421 Too many users, try later.\r\n", b"421 Too many users"),
-             (b"", b"closed the connection")]
+    cases = [(b"HTTP/1.0 400 Bad Request\r\n\r\n", "errSecIO"),   # not an FTP server
+             (b"421 Too many users, try later.\r\n", "421 Too many users"),
+             (b"", "closed the connection")]
     for reply, expected in cases:
         listener = serve_once(reply)
         try:
             for scheme in ("ftp", "ftps"):
-                result = kc.cmd("ftp", "login", f"{scheme}://deploy@127.0.0.1:{listener.getsockname()[1]}")
+                result = kc.run(["ftp", "login", f"{scheme}://deploy@127.0.0.1:{listener.getsockname()[1]}"])
                 assert result.returncode == EXIT_IO, (reply, scheme, result.stderr)
-                assert expected in result.stderr and b"Password" not in result.stderr, (reply, scheme, result.stderr)
+                assert expected in result.stderr and "Password" not in result.stderr, (reply, scheme, result.stderr)
         finally:
             listener.close()
 
@@ -221,24 +221,24 @@ def test_wrong_port_busy_server_and_closed_connection_are_io(kc):
 def test_silent_server_times_out(kc):
     listener = serve_once(None)
     try:
-        result = kc.cmd("ftp", "login", "--timeout", "1", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}")
+        result = kc.run(["ftp", "login", "--timeout", "1", f"ftp://deploy@127.0.0.1:{listener.getsockname()[1]}"])
     finally:
         listener.close()
     assert result.returncode == EXIT_IO, result.stderr
-    assert b"within 1 s" in result.stderr
+    assert "within 1 s" in result.stderr
 
 
 def test_unknown_host_is_io(kc):
     # .invalid never resolves (RFC 6761); where no resolver answers, the lookup times out instead.
-    result = kc.cmd("ftp", "login", "--timeout", "5", "ftp://deploy@no-such-host.invalid")
+    result = kc.run(["ftp", "login", "--timeout", "5", "ftp://deploy@no-such-host.invalid"])
     assert result.returncode == EXIT_IO, result.stderr
-    assert b"cannot resolve host name 'no-such-host.invalid'" in result.stderr or b"within 5 s" in result.stderr
+    assert "cannot resolve host name 'no-such-host.invalid'" in result.stderr or "within 5 s" in result.stderr
 
 
 def test_tls_untrusted_certificate(kc, ftp_server):
     kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
     seen = len(logins_in_log(ftp_server))
-    child = kc.pty("ftp", "login", ftp_server.url("ftps"))
+    child = kc.spawn(["ftp", "login", ftp_server.url("ftps")])
     rest, status = finish(child)
     assert status == EXIT_NOT_TRUSTED
     assert "not trusted" in rest and "--cafile" in rest and "Password for" not in rest
@@ -246,7 +246,7 @@ def test_tls_untrusted_certificate(kc, ftp_server):
 
 
 def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
-    child = kc.pty("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps", user=USER))
+    child = kc.spawn(["ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps", user=USER)])
     child.expect_exact("Password for deploy@127.0.0.1: ")
     child.sendline(PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -254,16 +254,16 @@ def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
     _, status = finish(child)
     assert status == 0
     assert [item["protocol"] for item in items(kc)] == ["ftps"]
-    again = kc.cmd("ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps"))
+    again = kc.run(["ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps")])
     assert again.returncode == 0, again.stderr
     assert re.search(rb"USER 'deploy' logged in", ftp_server.log.read_bytes())
 
 
 def test_implicit_ftps(kc, ftps_implicit_server):
     server = ftps_implicit_server
-    untrusted = kc.cmd("ftp", "login", server.url("ftps-implicit", user=USER))
+    untrusted = kc.run(["ftp", "login", server.url("ftps-implicit", user=USER)])
     assert untrusted.returncode == EXIT_NOT_TRUSTED, untrusted.stderr
-    child = kc.pty("ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit", user=USER))
+    child = kc.spawn(["ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit", user=USER)])
     child.expect_exact("Password for deploy@127.0.0.1: ")
     child.sendline(PASSWORD)
     child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -271,68 +271,68 @@ def test_implicit_ftps(kc, ftps_implicit_server):
     assert finish(child)[1] == 0
     [item] = items(kc)
     assert (item["protocol"], item["port"]) == ("ftps", server.port)
-    again = kc.cmd("ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit"))
-    assert again.returncode == 0 and again.stdout == b"Logged in to 127.0.0.1 as deploy.\n", again.stderr
+    again = kc.run(["ftp", "login", "--cafile", server.cafile, server.url("ftps-implicit")])
+    assert again.returncode == 0 and again.stdout == "Logged in to 127.0.0.1 as deploy.\n", again.stderr
 
 
 def test_ftps_never_falls_back_to_clear_text(kc, ftp_plain_only_server):
     server = ftp_plain_only_server
     kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=server.port)
-    result = kc.cmd("ftp", "login", server.url("ftps"))
+    result = kc.run(["ftp", "login", server.url("ftps")])
     assert result.returncode == EXIT_IO, result.stderr
-    assert b"does not offer TLS" in result.stderr and b"clear text" in result.stderr
+    assert "does not offer TLS" in result.stderr and "clear text" in result.stderr
     assert logins_in_log(server) == [], "no USER/PASS in clear text"
 
 
 def test_insecure_warns_and_connects(kc, ftp_server):
     kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
-    result = kc.cmd("ftp", "login", "--insecure", ftp_server.url("ftps"))
+    result = kc.run(["ftp", "login", "--insecure", ftp_server.url("ftps")])
     assert result.returncode == 0, result.stderr
-    assert b"--insecure" in result.stderr and b"not verified" in result.stderr
+    assert "--insecure" in result.stderr and "not verified" in result.stderr
 
 
 def test_password_saved_for_ftps_is_never_sent_over_plain_ftp(kc, ftp_server):
     kc.save_internet(HOST, USER, PASSWORD, protocol="ftps", port=ftp_server.port)
     seen = len(logins_in_log(ftp_server))
-    result = kc.cmd("ftp", "login", ftp_server.url(user=USER))
-    assert result.returncode == EXIT_NO_INTERACTION, result.stderr
+    result = kc.run(["ftp", "login", ftp_server.url(user=USER)])
+    assert result.returncode == EXIT_INTERACTION, result.stderr
     assert len(logins_in_log(ftp_server)) == seen
 
 
 def test_several_matches_choose_on_terminal_or_fail_without(kc, ftp_server):
     kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
     kc.save_internet(HOST, OTHER_USER, OTHER_PASSWORD, port=ftp_server.port)
-    result = kc.cmd("ftp", "login", ftp_server.url())
-    assert result.returncode == EXIT_USAGE
-    assert b"ftp://ACCOUNT@127.0.0.1" in result.stderr
-    child = kc.pty("ftp", "login", ftp_server.url())
+    result = kc.run(["ftp", "login", ftp_server.url()])
+    assert result.returncode == EXIT_PARAM
+    assert "ftp://ACCOUNT@127.0.0.1" in result.stderr
+    child = kc.spawn(["ftp", "login", ftp_server.url()])
     child.expect_exact("Use which one [1-2]: ")
     child.sendline("2")
     child.expect_exact("Logged in to 127.0.0.1 as other.")
     assert finish(child)[1] == 0
-    narrowed = kc.cmd("ftp", "login", ftp_server.url(user=OTHER_USER))
-    assert narrowed.returncode == 0 and b"as other." in narrowed.stdout
-    by_flag = kc.cmd("ftp", "login", "--user", USER, ftp_server.url(user=OTHER_USER))
-    assert by_flag.returncode == 0 and b"as deploy." in by_flag.stdout, "--user wins over user@"
+    narrowed = kc.run(["ftp", "login", ftp_server.url(user=OTHER_USER)])
+    assert narrowed.returncode == 0 and "as other." in narrowed.stdout
+    by_flag = kc.run(["ftp", "login", "--user", USER, ftp_server.url(user=OTHER_USER)])
+    assert by_flag.returncode == 0 and "as deploy." in by_flag.stdout, "--user wins over user@"
 
 
 def test_missing_vault_after_connecting(kc, ftp_server):
     kc.vault_path.unlink()
-    result = kc.cmd("ftp", "login", ftp_server.url(user=USER))
-    assert result.returncode == 50, result.stderr
-    assert b"errSecNoSuchKeychain" in result.stderr and b"kc init" in result.stderr
+    result = kc.run(["ftp", "login", ftp_server.url(user=USER)])
+    assert result.returncode == EXIT_NO_SUCH_KEYCHAIN, result.stderr
+    assert "errSecNoSuchKeychain" in result.stderr and "kc init" in result.stderr
 
 
 def test_bad_urls_and_flags_are_usage_errors(kc):
     for args in (["ftp://"], ["http://example.com"], ["ftp://user:pw@example.com"], ["--save", "maybe", "ftp://h"],
                  ["--timeout", "0", "ftp://h"], ["--cafile", "/nonexistent.pem", "ftps://h"]):
-        result = kc.cmd("ftp", "login", *args)
-        assert result.returncode == EXIT_USAGE, (args, result.stderr)
-    assert b"pw" not in kc.cmd("ftp", "login", "ftp://user:pw@example.com").stderr.replace(b"password", b"")
+        result = kc.run(["ftp", "login", *args])
+        assert result.returncode == EXIT_PARAM, (args, result.stderr)
+    assert "pw" not in kc.run(["ftp", "login", "ftp://user:pw@example.com"]).stderr.replace("password", "")
 
 
 def test_clear_text_warning_for_remote_hosts(kc):
-    result = kc.cmd("ftp", "login", "--timeout", "2", "ftp://deploy@no-such-host.invalid")
-    assert result.stderr.count(b"clear text") == 1
-    local = kc.cmd("ftp", "login", f"ftp://deploy@127.0.0.1:{free_port()}")
-    assert b"clear text" not in local.stderr
+    result = kc.run(["ftp", "login", "--timeout", "2", "ftp://deploy@no-such-host.invalid"])
+    assert result.stderr.count("clear text") == 1
+    local = kc.run(["ftp", "login", f"ftp://deploy@127.0.0.1:{free_port()}"])
+    assert "clear text" not in local.stderr

@@ -7,7 +7,7 @@ import sys
 import threading
 import time
 
-from kcharness import MASTER_PASSWORD
+from kcharness import EXIT_IO, EXIT_NOT_FOUND, EXIT_PARAM, MASTER_PASSWORD
 
 from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER, finish
 
@@ -25,10 +25,10 @@ def curl_with_netrc(kc, server, output, netrc_args="-s 127.0.0.1"):
 
 def test_netrc_quotes_and_curl_fetches_a_file(kc, ftp_server, tmp_path):
     kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
-    result = kc.cmd("netrc", "-s", HOST)
+    result = kc.run(["netrc", "-s", HOST])
     assert result.returncode == 0, result.stderr
-    assert result.stdout.decode() == NETRC_LINE
-    assert b"macdef" not in result.stdout
+    assert result.stdout == NETRC_LINE
+    assert "macdef" not in result.stdout
     output = tmp_path / "report.csv"
     fetched = curl_with_netrc(kc, ftp_server, output)
     assert fetched.returncode == 0, fetched.stderr
@@ -37,11 +37,11 @@ def test_netrc_quotes_and_curl_fetches_a_file(kc, ftp_server, tmp_path):
 
 def test_netrc_refuses_a_terminal_unless_forced(kc):
     kc.save_internet(HOST, USER, PASSWORD)
-    child = kc.pty("netrc")
+    child = kc.spawn(["netrc"])
     rest, status = finish(child)
     assert status == 2
     assert "terminal" in rest and "s3cret" not in rest
-    child = kc.pty("netrc", "--force")
+    child = kc.spawn(["netrc", "--force"])
     rest, status = finish(child)
     assert status == 0
     assert "login deploy password" in rest
@@ -51,18 +51,18 @@ def test_netrc_picks_the_most_recent_item_per_server_and_says_so(kc):
     kc.save_internet(HOST, USER, PASSWORD)
     kc.save_internet("127.0.0.1", OTHER_USER, OTHER_PASSWORD)
     kc.save_internet("files.example.com", "bob", "b0b", protocol="https")
-    result = kc.cmd("netrc")
+    result = kc.run(["netrc"])
     assert result.returncode == 0, result.stderr
-    assert result.stdout.decode().splitlines() == [
+    assert result.stdout.splitlines() == [
         f"machine 127.0.0.1 login {OTHER_USER} password {OTHER_PASSWORD}",
         "machine files.example.com login bob password b0b",
     ]
-    assert b"2 items match 127.0.0.1" in result.stderr and b"most recently modified" in result.stderr
-    by_account = kc.cmd("netrc", "-a", USER)
-    assert by_account.stdout.decode() == NETRC_LINE and by_account.stderr == b""
-    narrowed = kc.cmd("netrc", "-r", "https")
-    assert narrowed.stdout.decode() == "machine files.example.com login bob password b0b\n"
-    assert kc.cmd("netrc", "-s", "nothing.example.com").returncode == 44
+    assert "2 items match 127.0.0.1" in result.stderr and "most recently modified" in result.stderr
+    by_account = kc.run(["netrc", "-a", USER])
+    assert by_account.stdout == NETRC_LINE and by_account.stderr == ""
+    narrowed = kc.run(["netrc", "-r", "https"])
+    assert narrowed.stdout == "machine files.example.com login bob password b0b\n"
+    assert kc.run(["netrc", "-s", "nothing.example.com"]).returncode == EXIT_NOT_FOUND
 
 
 def test_import_netrc(kc, tmp_path):
@@ -74,23 +74,23 @@ def test_import_netrc(kc, tmp_path):
         "machine nopass.example.com login x\n"
         "macdef init\ncd /pub\nmachine hidden.example.com login m password inside-macro\n\n"
         "machine ftp.example.com login deploy password again\n")
-    result = kc.cmd("import", "netrc", str(netrc))
+    result = kc.run(["import", "netrc", str(netrc)])
     assert result.returncode == 0, result.stderr
-    out = result.stdout.decode()
+    out = result.stdout
     assert "added ftp.example.com (deploy)" in out and "added files.example.com (bob)" in out
     assert "skipped ftp.example.com (deploy): already in the keychain" in out
     assert "could not read line 3: default entry" in out
     assert "could not read line 4: machine nopass.example.com: no password" in out
-    assert b"2 added, 1 skipped as duplicate, 2 unreadable" in result.stderr
-    items = json.loads(kc.cmd("list", "--json").stdout)
+    assert "2 added, 1 skipped as duplicate, 2 unreadable" in result.stderr
+    items = json.loads(kc.run(["list", "--json"]).stdout)
     assert sorted((i["server"], i["protocol"], i["account"]) for i in items) == [
         ("files.example.com", "ftp", "bob"), ("ftp.example.com", "ftp", "deploy")]
-    assert kc.secret("ftp.example.com", "deploy").stdout == b"p w\n", "the first entry wins; quotes read"
-    again = kc.cmd("import", "netrc", "-r", "https", str(netrc))
-    assert b"2 added" in again.stderr, "another protocol is another primary key"
-    assert kc.cmd("import", "netrc", str(tmp_path / "missing")).returncode == 220
-    bad = kc.cmd("import", "netrc", "-r", "FTP S", str(netrc))
-    assert bad.returncode == 2 and b"--protocol needs a lower-case word" in bad.stderr
+    assert kc.secret("ftp.example.com", "deploy").stdout == "p w\n", "the first entry wins; quotes read"
+    again = kc.run(["import", "netrc", "-r", "https", str(netrc)])
+    assert "2 added" in again.stderr, "another protocol is another primary key"
+    assert kc.run(["import", "netrc", str(tmp_path / "missing")]).returncode == EXIT_IO
+    bad = kc.run(["import", "netrc", "-r", "FTP S", str(netrc)])
+    assert bad.returncode == EXIT_PARAM and "--protocol needs a lower-case word" in bad.stderr
 
 
 class ProcessSampler(threading.Thread):
@@ -170,7 +170,7 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         sampler.hits.clear()
 
         # Typed at the prompt, logged in, saved; kc holds the password while it waits at the last prompt.
-        child = kc.pty("ftp", "login", ftp_server.url(user=USER))
+        child = kc.spawn(["ftp", "login", ftp_server.url(user=USER)])
         child.expect_exact("Password for deploy@127.0.0.1: ")
         child.sendline(PASSWORD)
         child.expect_exact("Save this password in the keychain? [y/N] ")
@@ -181,9 +181,9 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         child.sendline("y")
         assert finish(child)[1] == 0
         # Found in the keychain, over explicit TLS too, from standard input, and handed to curl.
-        assert kc.cmd("ftp", "login", ftp_server.url()).returncode == 0
-        result = kc.cmd("ftp", "login", "--password-stdin", "--save", "yes", "--cafile", ftp_server.cafile,
-                        ftp_server.url("ftps", user=USER), input=PASSWORD.encode())
+        assert kc.run(["ftp", "login", ftp_server.url()]).returncode == 0
+        result = kc.run(["ftp", "login", "--password-stdin", "--save", "yes", "--cafile", ftp_server.cafile,
+                        ftp_server.url("ftps", user=USER)], input=PASSWORD.encode())
         assert result.returncode == 0, result.stderr
         output = tmp_path / "report.csv"
         # ftp and ftps items for one host: only one protocol may go into netrc.

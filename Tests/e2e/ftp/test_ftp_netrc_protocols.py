@@ -2,6 +2,8 @@
 every netrc reader reads the same way; with real curl against the test server."""
 import netrc as pynetrc
 
+from kcharness import EXIT_NOT_FOUND, EXIT_PARAM
+
 from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER
 from test_ftp_netrc import HOST, curl_with_netrc
 
@@ -21,13 +23,13 @@ def test_items_of_several_protocols_for_one_server_are_refused(kc, ftp_server, t
     assert not output.exists() or output.read_bytes() != REPORT
     assert logins(ftp_server, OTHER_USER) == before, "the imaps password was sent over ftp"
 
-    result = kc.cmd("netrc", "-s", HOST)
-    assert result.returncode == 2 and result.stdout == b""
-    stderr = result.stderr.decode()
+    result = kc.run(["netrc", "-s", HOST])
+    assert result.returncode == EXIT_PARAM and result.stdout == ""
+    stderr = result.stderr
     assert stderr.startswith(f"kc: error: 2 items for {HOST} span several protocols or ports"), stderr
     assert f"ftp port {ftp_server.port} (account {USER})" in stderr and f"imaps (account {OTHER_USER})" in stderr
     assert "(errSecParam)" in stderr and "kc: hint: choose one with -r PROTOCOL" in stderr
-    assert OTHER_PASSWORD.encode() not in result.stderr and PASSWORD.encode() not in result.stderr
+    assert OTHER_PASSWORD not in result.stderr and PASSWORD not in result.stderr
 
     # Narrowed to ftp, curl logs in with the ftp item.
     fetched = curl_with_netrc(kc, ftp_server, output, netrc_args=f"-s {HOST} -r ftp")
@@ -39,17 +41,17 @@ def test_items_of_several_protocols_for_one_server_are_refused(kc, ftp_server, t
 def test_items_of_several_ports_are_refused_until_a_port_is_chosen(kc, ftp_server, tmp_path):
     kc.save_internet(HOST, USER, PASSWORD, port=ftp_server.port)
     kc.save_internet(HOST, OTHER_USER, OTHER_PASSWORD, port=ftp_server.port + 1)
-    refused = kc.cmd("netrc", "-s", HOST, "-r", "ftp")
-    assert refused.returncode == 2 and refused.stdout == b"", refused.stderr
-    chosen = kc.cmd("netrc", "-s", HOST, "-P", str(ftp_server.port))
+    refused = kc.run(["netrc", "-s", HOST, "-r", "ftp"])
+    assert refused.returncode == EXIT_PARAM and refused.stdout == "", refused.stderr
+    chosen = kc.run(["netrc", "-s", HOST, "-P", str(ftp_server.port)])
     assert chosen.returncode == 0, chosen.stderr
-    assert chosen.stdout.decode().startswith(f"machine {HOST} login {USER} password ")
+    assert chosen.stdout.startswith(f"machine {HOST} login {USER} password ")
     output = tmp_path / "report.csv"
     fetched = curl_with_netrc(kc, ftp_server, output, netrc_args=f"-s {HOST} -P {ftp_server.port}")
     assert fetched.returncode == 0, fetched.stderr
     assert output.read_bytes() == REPORT
-    bad_port = kc.cmd("netrc", "-P", "70000")
-    assert bad_port.returncode == 2 and b"port number from 1 to 65535" in bad_port.stderr
+    bad_port = kc.run(["netrc", "-P", "70000"])
+    assert bad_port.returncode == EXIT_PARAM and "port number from 1 to 65535" in bad_port.stderr
 
 
 def old_reader(text):
@@ -67,11 +69,11 @@ def test_names_other_readers_would_split_and_tab_passwords_are_skipped(kc, ftp_s
     # An account that old readers would turn into tokens of their own (e.g. from an imported file).
     kc.save_internet("files.example.com", f"bob machine {HOST} login {OTHER_USER}", "b0b")
     kc.save_internet("tabs.example.com", "carol", "tab\tpw")
-    result = kc.cmd("netrc")
+    result = kc.run(["netrc"])
     assert result.returncode == 0, result.stderr
-    text = result.stdout.decode()
+    text = result.stdout
     assert text.startswith(f"machine {HOST} login {USER} password ") and text.count("\n") == 1, text
-    stderr = result.stderr.decode()
+    stderr = result.stderr
     assert "kc: warning: skipped files.example.com (account bob machine" in stderr
     assert "kc: warning: skipped tabs.example.com (account carol): its password holds a line break or tab" in stderr
     # Every reader sees the same machine and login; Python reads the quoted password back exactly.
@@ -84,4 +86,4 @@ def test_names_other_readers_would_split_and_tab_passwords_are_skipped(kc, ftp_s
     fetched = curl_with_netrc(kc, ftp_server, output, netrc_args="")
     assert fetched.returncode == 0, fetched.stderr
     assert output.read_bytes() == REPORT
-    assert kc.cmd("netrc", "-s", "tabs.example.com").returncode == 44
+    assert kc.run(["netrc", "-s", "tabs.example.com"]).returncode == EXIT_NOT_FOUND

@@ -1,7 +1,6 @@
 """Fixtures for the issue-3 vault tests; figures are printed in pytest's terminal summary."""
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -20,9 +19,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _kc_binary():
-    if not os.access(vaultkit.KC_BIN, os.X_OK):
-        pytest.fail(f"kc binary not found at {vaultkit.KC_BIN}: run 'swift build' or set KC_BIN")
+def _kc_binary(kc_bin):
+    """Every vault test needs the binary (the shared `kc_bin` fails when it is missing)."""
 
 
 @pytest.fixture

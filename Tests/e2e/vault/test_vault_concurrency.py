@@ -8,7 +8,8 @@ import sys
 import threading
 import time
 
-from vaultkit import EXIT_NOT_AVAILABLE, Kc, figure, scale
+from kcharness import EXIT_NOT_AVAILABLE
+from vaultkit import figure, Kc, scale
 
 WRITERS = 16
 ADDS = scale(100, 200)
@@ -26,26 +27,26 @@ def test_concurrent_adds_with_readers(tmp_path):
 
     def writer(w: int) -> None:
         for i in range(ADDS):
-            r = kc.call("add", "generic", "-s", f"writer-{w:02d}", "-a", f"item-{i:03d}", "--password-stdin",
+            r = kc.run(["add", "generic", "-s", f"writer-{w:02d}", "-a", f"item-{i:03d}", "--password-stdin"],
                         input=f"secret-{w}-{i}")
-            if r.rc != 0 or r.err:
+            if r.returncode != 0 or r.stderr:
                 writer_errors.append(str(r))
 
     def reader(n: int) -> None:
         last = 0
         while not done.is_set():
             if n % 2 == 0:
-                r = kc.call("list", "--json")
-                if r.rc != 0 or r.err:
+                r = kc.run(["list", "--json"])
+                if r.returncode != 0 or r.stderr:
                     reader_errors.append(str(r))
                     continue
-                count = len(json.loads(r.text))
+                count = len(json.loads(r.stdout))
                 if count < last:
                     reader_errors.append(f"reader {n} saw {count} items after {last}")
                 last = count
             else:
-                r = kc.call("find", "generic", "-s", "seed", "-a", "acct", "-w")
-                if r.rc != 0 or r.err or r.out != b"seed-secret\n":
+                r = kc.run(["find", "generic", "-s", "seed", "-a", "acct", "-w"])
+                if r.returncode != 0 or r.stderr or r.stdout_bytes != b"seed-secret\n":
                     reader_errors.append(str(r))
             reads[n] += 1
             time.sleep(0.05)   # readers keep reading throughout without taking both cores from the writers
@@ -98,20 +99,20 @@ def test_lock_timeout_and_release(tmp_path):
     digest = kc.digest()
     holder = hold(kc, "ex")
     try:
-        r = kc.call("--lock-timeout", "1", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin", input="x")
-        assert r.rc == EXIT_NOT_AVAILABLE, str(r)
-        assert "errSecNotAvailable" in r.err and "lock" in r.err.lower(), f"unclear message: {r.err}"
+        r = kc.run(["--lock-timeout", "1", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin"], input="x")
+        assert r.returncode == EXIT_NOT_AVAILABLE, str(r)
+        assert "errSecNotAvailable" in r.stderr and "lock" in r.stderr.lower(), f"unclear message: {r.stderr}"
         assert 1.0 <= r.seconds < 5, f"--lock-timeout 1 gave up after {r.seconds:.2f} s"
-        writer_message = r.err.strip().splitlines()[0]
-        r = kc.call("--lock-timeout", "1", "list")
-        assert r.rc == EXIT_NOT_AVAILABLE and "errSecNotAvailable" in r.err, f"a reader under an exclusive lock: {r}"
-        r = kc.call("add", "generic", "-s", "y", "-a", "acct", "--password-stdin", input="y")
-        assert r.rc == EXIT_NOT_AVAILABLE, f"default timeout: {r}"
+        writer_message = r.stderr.strip().splitlines()[0]
+        r = kc.run(["--lock-timeout", "1", "list"])
+        assert r.returncode == EXIT_NOT_AVAILABLE and "errSecNotAvailable" in r.stderr, f"a reader under an exclusive lock: {r}"
+        r = kc.run(["add", "generic", "-s", "y", "-a", "acct", "--password-stdin"], input="y")
+        assert r.returncode == EXIT_NOT_AVAILABLE, f"default timeout: {r}"
         assert 9.5 <= r.seconds < 15, f"the default lock timeout should be 10 s, gave up after {r.seconds:.1f} s"
         default_seconds = r.seconds
         assert kc.digest() == digest
         # A writer waiting (default timeout) gets the lock as soon as the holder is killed.
-        waiting = kc.popen("add", "generic", "-s", "z", "-a", "acct", "--password-stdin")
+        waiting = kc.popen(["add", "generic", "-s", "z", "-a", "acct", "--password-stdin"])
         waiting.stdin.write(b"z-secret")
         waiting.stdin.close()
         time.sleep(0.5)
@@ -128,13 +129,13 @@ def test_lock_timeout_and_release(tmp_path):
     # A shared holder (a reader) lets readers in and keeps writers out.
     reader = hold(kc, "sh")
     try:
-        assert kc.call("--lock-timeout", "1", "list").rc == 0
-        r = kc.call("--lock-timeout", "1", "delete", "generic", "-s", "z", "-a", "acct")
-        assert r.rc == EXIT_NOT_AVAILABLE, str(r)
+        assert kc.run(["--lock-timeout", "1", "list"]).returncode == 0
+        r = kc.run(["--lock-timeout", "1", "delete", "generic", "-s", "z", "-a", "acct"])
+        assert r.returncode == EXIT_NOT_AVAILABLE, str(r)
     finally:
         reader.kill()
         reader.wait()
-    kc.must("delete", "generic", "-s", "z", "-a", "acct")
+    kc.ok(["delete", "generic", "-s", "z", "-a", "acct"])
     figure(f"[6] lock timeout: with the lock held elsewhere a writer with --lock-timeout 1 failed after ~1 s with "
            f"errSecNotAvailable (exit 53: \"{writer_message}\"), the default gave up after {default_seconds:.1f} s, "
            f"readers wait for writers and writers for readers; killing the holder let the waiting writer "
@@ -156,14 +157,14 @@ def test_write_during_salvage_is_not_lost(tmp_path):
     salvage = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=write",
                                 "-e", "inject=write:delay_enter=1500000:when=1",
                                 kc.binary, "repair", "--salvage", "--yes"],
-                               env=kc.env_for(), cwd=kc.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=kc.environment(), cwd=kc.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
     time.sleep(0.7)
-    r = kc.call("--lock-timeout", "10", "add", "generic", "-s", "during", "-a", "acct", "--password-stdin",
+    r = kc.run(["--lock-timeout", "10", "add", "generic", "-s", "during", "-a", "acct", "--password-stdin"],
                 input="acknowledged-during-salvage")
     out, err = salvage.communicate(timeout=30)
     assert salvage.returncode == 0, err.decode()
-    assert r.rc == 0, f"a write during salvage should wait for it and succeed: {r}"
+    assert r.returncode == 0, f"a write during salvage should wait for it and succeed: {r}"
     items = kc.items()
     assert items.get(("generic", "during", "acct")) == "acknowledged-during-salvage", \
         f"repair --salvage lost a write acknowledged while it ran: {sorted(items)}"
@@ -181,10 +182,10 @@ def test_write_during_salvage_confirmation_is_not_lost(tmp_path):
     from vaultscenarios import _torn
     kc = Kc(tmp_path)
     _torn(kc)
-    child = pexpect.spawn(kc.binary, ["repair", "--salvage"], env=kc.env_for(), cwd=str(kc.home), timeout=20)
+    child = pexpect.spawn(kc.binary, ["repair", "--salvage"], env=kc.environment(), cwd=str(kc.home), timeout=20)
     child.expect(r"\[y/N\] ")
-    r = kc.call("add", "generic", "-s", "during", "-a", "acct", "--password-stdin", input="acknowledged-during-salvage")
-    assert r.rc == 0, f"a write while salvage waits for confirmation: {r}"
+    r = kc.run(["add", "generic", "-s", "during", "-a", "acct", "--password-stdin"], input="acknowledged-during-salvage")
+    assert r.returncode == 0, f"a write while salvage waits for confirmation: {r}"
     child.sendline("y")
     child.expect(pexpect.EOF)
     child.close()

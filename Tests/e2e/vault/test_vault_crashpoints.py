@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultkit import SEAM_EXIT, figure, leftovers
+from kcharness import SEAM_EXIT
+from vaultkit import figure, leftovers
 from vaultscenarios import SCENARIOS, Lab
 
 TOTALS = {"points": 0, "old": 0, "new": 0, "scenarios": 0}
@@ -28,9 +29,9 @@ def test_crash_at_every_io_point(tmp_path, scenario):
         for action in ("exit-before", "exit-after"):
             lab.reset()
             r = lab.run(fault=f"any:{k}:{action}")
-            if r.rc == 0:
+            if r.returncode == 0:
                 continue            # the command completed without reaching step k
-            assert r.rc == SEAM_EXIT, f"{scenario.name}, step {k} {action}: exit {r.rc}, not the seam's: {r}"
+            assert r.returncode == SEAM_EXIT, f"{scenario.name}, step {k} {action}: exit {r.returncode}, not the seam's: {r}"
             reached = True
             state = lab.observe()
             label = lab.classify(state)

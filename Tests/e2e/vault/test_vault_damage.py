@@ -10,8 +10,9 @@ import random
 
 import pytest
 
-from vaultkit import (EXIT_AUTH_FAILED, EXIT_DECODE, EXIT_NOT_FOUND, EXIT_VERIFY_FAILED, HEADER_LENGTH, Kc,
-                      figure, frames, patch_header, renumber, scale, sha256)
+from kcharness import EXIT_AUTH_FAILED, EXIT_DECODE, EXIT_NOT_FOUND, EXIT_VERIFY_FAILED
+from kcformat import HEADER_LENGTH, frames, patch_header, renumber, sha256
+from vaultkit import figure, Kc, scale
 
 RECORDS = 50
 
@@ -29,16 +30,16 @@ def build(kc: Kc, seed: int = 7) -> list[dict]:
         if live and roll < 0.2:
             name = rng.choice(live)
             secret = f"updated-{n}-{rng.getrandbits(32):x}"
-            kc.must("update", "generic", "-s", name, "-a", "acct", "--password-stdin", input=secret)
+            kc.ok(["update", "generic", "-s", name, "-a", "acct", "--password-stdin"], input=secret)
             model[("generic", name, "acct")] = secret
         elif live and roll < 0.3:
             name = live.pop(rng.randrange(len(live)))
-            kc.must("delete", "generic", "-s", name, "-a", "acct")
+            kc.ok(["delete", "generic", "-s", name, "-a", "acct"])
             del model[("generic", name, "acct")]
         else:
             name = f"service-{n:02d}.example.com"
             secret = f"secret-{n}-{rng.getrandbits(64):x}"
-            kc.must("add", "generic", "-s", name, "-a", "acct", "-l", f"Label {n}", "--password-stdin", input=secret)
+            kc.ok(["add", "generic", "-s", name, "-a", "acct", "-l", f"Label {n}", "--password-stdin"], input=secret)
             model[("generic", name, "acct")] = secret
             live.append(name)
         n += 1
@@ -73,11 +74,11 @@ def read_and_write_fail(kc: Kc, data: bytes, allowed: set[int], what: str) -> No
     for args, stdin in ((("find", "--all", "--json", "-w"), None),
                         (("add", "generic", "-s", "new.example.com", "-a", "acct", "--password-stdin"), "new-secret"),
                         (("check",), None)):
-        r = kc.call(*args, input=stdin)
-        assert r.rc in allowed, f"{what}: kc {args[0]} exit {r.rc}, expected one of {allowed}: {r}"
+        r = kc.run(args, input=stdin)
+        assert r.returncode in allowed, f"{what}: kc {args[0]} exit {r.returncode}, expected one of {allowed}: {r}"
         if args[0] != "check":
-            assert r.out == b"", f"{what}: kc {args[0]} printed something: {r}"
-        assert "secret-" not in r.err and "updated-" not in r.err, f"{what}: a secret on stderr: {r}"
+            assert r.stdout_bytes == b"", f"{what}: kc {args[0]} printed something: {r}"
+        assert "secret-" not in r.stderr and "updated-" not in r.stderr, f"{what}: a secret on stderr: {r}"
         assert sha256(kc.vault) == digest, f"{what}: kc {args[0]} changed the damaged file"
     folder = kc.folder()
     assert folder == ["login.kc"], f"{what}: files left beside the vault: {folder}"
@@ -109,23 +110,23 @@ def test_truncation_sample(tmp_path, reference):
         r, items = kc.try_items()
         assert sha256(kc.vault) == digest, f"cut at {length}: reading changed the file"
         if length < HEADER_LENGTH:
-            assert r.rc == EXIT_DECODE and "errSecDecode" in r.err, f"header cut at {length}: {r}"
-            assert r.out == b""
-            r = kc.call("repair", "--yes")
-            assert r.rc == EXIT_DECODE, f"repair of a header cut at {length}: {r}"
+            assert r.returncode == EXIT_DECODE and "errSecDecode" in r.stderr, f"header cut at {length}: {r}"
+            assert r.stdout_bytes == b""
+            r = kc.run(["repair", "--yes"])
+            assert r.returncode == EXIT_DECODE, f"repair of a header cut at {length}: {r}"
             assert sha256(kc.vault) == digest, f"repair changed a file cut in its header at {length}"
             header_errors += 1
             continue
         assert items == states[whole], f"cut at {length}: expected the {whole} whole records' items, got {r}"
         at_boundary = length in boundaries
         if at_boundary:
-            assert "incomplete" not in r.err, f"cut at boundary {length}: {r}"
+            assert "incomplete" not in r.stderr, f"cut at boundary {length}: {r}"
             clean += 1
         else:
-            assert "incomplete record" in r.err, f"cut at {length}: no torn-tail warning: {r}"
+            assert "incomplete record" in r.stderr, f"cut at {length}: no torn-tail warning: {r}"
             torn += 1
-        r = kc.call("repair", "--yes")
-        assert r.rc == 0, f"repair after a cut at {length}: {r}"
+        r = kc.run(["repair", "--yes"])
+        assert r.returncode == 0, f"repair after a cut at {length}: {r}"
         expected_end = max(b for b in boundaries if b <= length)
         assert kc.vault.read_bytes() == data[:expected_end], \
             f"repair after a cut at {length} did not leave exactly the {whole} whole records"
@@ -151,20 +152,20 @@ def test_cut_at_a_boundary_or_older_copy_is_a_rollback(tmp_path, reference):
     for what, older in cases.items():
         kc.vault.write_bytes(older)
         digest = sha256(kc.vault)
-        r = kc.call("list")
-        assert r.rc == 0 and "older than a copy this machine has seen" in r.err, f"{what}: {r}"
-        r = kc.call("add", "generic", "-s", "x", "-a", "acct", "--password-stdin", input="x")
-        assert r.rc == EXIT_VERIFY_FAILED and "errSecVerifyFailed" in r.err, f"{what}: write not refused: {r}"
-        assert "--accept-rollback" in r.err
-        r = kc.call("check")
-        assert r.rc == EXIT_VERIFY_FAILED and "rollback" in r.text, f"{what}: {r}"
+        r = kc.run(["list"])
+        assert r.returncode == 0 and "older than a copy this machine has seen" in r.stderr, f"{what}: {r}"
+        r = kc.run(["add", "generic", "-s", "x", "-a", "acct", "--password-stdin"], input="x")
+        assert r.returncode == EXIT_VERIFY_FAILED and "errSecVerifyFailed" in r.stderr, f"{what}: write not refused: {r}"
+        assert "--accept-rollback" in r.stderr
+        r = kc.run(["check"])
+        assert r.returncode == EXIT_VERIFY_FAILED and "rollback" in r.stdout, f"{what}: {r}"
         for args in (("compact",), ("passwd", "--new-password-file", str(kc.password_file))):
-            r = kc.call(*args)
-            assert r.rc == EXIT_VERIFY_FAILED, f"{what}: kc {args[0]} not refused: {r}"
+            r = kc.run(args)
+            assert r.returncode == EXIT_VERIFY_FAILED, f"{what}: kc {args[0]} not refused: {r}"
         assert sha256(kc.vault) == digest, f"{what}: the refused writes changed the file"
-    r = kc.call("--accept-rollback", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin", input="x")
-    assert r.rc == 0, f"--accept-rollback: {r}"
-    assert kc.call("list").err == "", "after accepting the rollback the anchor should follow the vault"
+    r = kc.run(["--accept-rollback", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin"], input="x")
+    assert r.returncode == 0, f"--accept-rollback: {r}"
+    assert kc.run(["list"]).stderr == "", "after accepting the rollback the anchor should follow the vault"
     figure("[3] rollback: a cut exactly at a record boundary and an older copy of the vault were both detected "
            "through the anchor (warning on read; add, compact, passwd refused with errSecVerifyFailed, file unchanged); "
            "--accept-rollback writes")
@@ -263,8 +264,8 @@ def test_structural_tampering(tmp_path, reference):
     auth = 0
     for case, tampered in header_cases.items():
         read_and_write_fail(kc, tampered, {EXIT_DECODE, EXIT_AUTH_FAILED}, case)
-        r = kc.call("list")
-        auth += r.rc == EXIT_AUTH_FAILED
+        r = kc.run(["list"])
+        auth += r.returncode == EXIT_AUTH_FAILED
     figure(f"[5] structural tampering through the binary: {len(cases)} record cases (swapped, duplicated, removed, "
            f"reordered, spliced from another vault with the same password; raw and with frames renumbered) and "
            f"{len(header_cases)} header edits with the checksum recomputed: 100% detected "
@@ -282,7 +283,7 @@ def test_header_transplant_after_passwd(tmp_path):
     old_header = kc.vault.read_bytes()[:HEADER_LENGTH]
     old_password = kc.master_password
     new_file = kc.password_file_for("second password", "second")
-    kc.must("passwd", "--new-password-file", new_file)
+    kc.ok(["passwd", "--new-password-file", new_file])
     kc.set_password("second password")
     kc.put("bravo", "secret-bravo")
     transplanted = old_header + kc.vault.read_bytes()[HEADER_LENGTH:]
@@ -293,11 +294,11 @@ def test_header_transplant_after_passwd(tmp_path):
     assert items == {("generic", "alpha", "acct"): "secret-alpha", ("generic", "bravo", "acct"): "secret-bravo"}, \
         f"expected the old header and old password to open the re-wrapped file's records: {r}"
     third = kc.password_file_for("third password", "third")
-    kc.must("passwd", "--rotate-key", "--new-password-file", third)
+    kc.ok(["passwd", "--rotate-key", "--new-password-file", third])
     kc.set_password("third password")
     transplanted = old_header + kc.vault.read_bytes()[HEADER_LENGTH:]
     place(world, transplanted)
     r, items = world.try_items()
-    assert items is None and r.rc == EXIT_DECODE, f"after --rotate-key the old key must not open the records: {r}"
+    assert items is None and r.returncode == EXIT_DECODE, f"after --rotate-key the old key must not open the records: {r}"
     figure("[5] passwd vs passwd --rotate-key: after passwd an old header with the old password still opens the new "
            "file's records (same vault key); after passwd --rotate-key it fails (errSecDecode)")

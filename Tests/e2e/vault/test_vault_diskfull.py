@@ -14,7 +14,8 @@ import subprocess
 
 import pytest
 
-from vaultkit import Kc, figure, leftovers, sha256, scale
+from kcformat import sha256
+from vaultkit import figure, Kc, leftovers, scale
 from vaultscenarios import SCENARIOS, Lab
 
 SUCCESS = re.compile(r"kc: (created|updated|deleted|compacted|changed the master password|removed|salvaged)")
@@ -69,15 +70,15 @@ def test_disk_full_on_a_small_tmpfs(tmp_path, small_tmpfs):
     for i in range(40):
         digest = kc.digest()
         secret = f"secret-{i}-" + "x" * 300
-        r = kc.call("add", "generic", "-s", f"full-{i}", "-a", "acct", "--password-stdin", input=secret)
-        if r.rc == 0:
+        r = kc.run(["add", "generic", "-s", f"full-{i}", "-a", "acct", "--password-stdin"], input=secret)
+        if r.returncode == 0:
             successes += 1
             acknowledged[("generic", f"full-{i}", "acct")] = secret
             continue
         failures += 1
-        assert "kc: error:" in r.err and not SUCCESS.search(r.err), f"unclear failure: {r}"
-        assert "No space left" in r.err or "ENOSPC" in r.err, f"the error does not say the disk is full: {r}"
-        messages.add(re.sub(r"/\S+/", ".../", r.err.splitlines()[0]))
+        assert "kc: error:" in r.stderr and not SUCCESS.search(r.stderr), f"unclear failure: {r}"
+        assert "No space left" in r.stderr or "ENOSPC" in r.stderr, f"the error does not say the disk is full: {r}"
+        messages.add(re.sub(r"/\S+/", ".../", r.stderr.splitlines()[0]))
         report = kc.check()
         assert sha256(kc.vault) == digest or report.whole_or_torn, f"after a failed add: {report.raw}"
         assert kc.items() == acknowledged
@@ -87,16 +88,16 @@ def test_disk_full_on_a_small_tmpfs(tmp_path, small_tmpfs):
     for args in (("compact",), ("passwd", "--new-password-file", str(kc.password_file)),
                  ("passwd", "--rotate-key", "--new-password-file", str(kc.password_file))):
         digest = kc.digest()
-        r = kc.call(*args)
-        assert r.rc != 0 and "kc: error:" in r.err and not SUCCESS.search(r.err), f"kc {args[0]} on a full disk: {r}"
-        messages.add(re.sub(r"/\S+/", ".../", r.err.splitlines()[0]))
+        r = kc.run(args)
+        assert r.returncode != 0 and "kc: error:" in r.stderr and not SUCCESS.search(r.stderr), f"kc {args[0]} on a full disk: {r}"
+        messages.add(re.sub(r"/\S+/", ".../", r.stderr.splitlines()[0]))
         assert kc.digest() == digest, f"kc {args[0]} on a full disk changed the vault"
         assert leftovers(kc.vault.parent) == [], f"kc {args[0]} left {leftovers(kc.vault.parent)}"
         assert kc.items() == acknowledged
     filler.unlink()
     kc.put("after", "secret-after")
     acknowledged[("generic", "after", "acct")] = "secret-after"
-    kc.must("compact")
+    kc.ok(["compact"])
     assert kc.check().whole
     assert kc.items() == acknowledged
     figure(f"[7] disk full (64 KiB tmpfs holding the vault and state): {successes} adds still fitted, {failures} adds and "
@@ -113,7 +114,7 @@ def seam_labels(lab: Lab) -> dict | None:
     cmd = ["strace", "-f", "-y", "-qq", "-o", str(trace), "-e", "trace=write,fsync,ftruncate,rename",
            *lab.kc.command(lab.scenario.command(lab.kc))]
     subprocess.run(cmd, input=(lab.scenario.input or "").encode(), capture_output=True,
-                   env=lab.kc.env_for(), cwd=lab.kc.home, start_new_session=True)
+                   env=lab.kc.environment(), cwd=lab.kc.home, start_new_session=True)
     labels = {"write": [], "fsync": []}
     for line in trace.read_text().splitlines():
         m = re.match(r"\d+\s+(write|fsync)\((\d+)<([^>]*)>", line)
@@ -139,7 +140,7 @@ def test_injected_enospc_and_eio(tmp_path, scenario):
         while True:
             lab.reset()
             probe = lab.run(fault=f"{step}:{k}:exit-before")
-            if probe.rc == 0:
+            if probe.returncode == 0:
                 break
             if labels is not None:
                 assert k <= len(labels[step]), f"the seam counts more {step}s than strace saw: {labels}"
@@ -151,18 +152,18 @@ def test_injected_enospc_and_eio(tmp_path, scenario):
                 state = lab.observe()
                 label = lab.classify(state)
                 where = f"{error} on {step} {k} ({target})"
-                if r.rc != 0:
+                if r.returncode != 0:
                     counts["failed cleanly"] += 1
-                    if "kc: error:" not in r.err:
-                        problems.append(f"{where}: exit {r.rc} without an error line: {r}")
-                    if SUCCESS.search(r.err) or (r.out and scenario.name.startswith("repair")):
+                    if "kc: error:" not in r.stderr:
+                        problems.append(f"{where}: exit {r.returncode} without an error line: {r}")
+                    if SUCCESS.search(r.stderr) or (r.stdout_bytes and scenario.name.startswith("repair")):
                         problems.append(f"{where}: a success message after the failure: {r}")
                     if label == "new" and scenario.name == "repair" and state.items == lab.old.items:
                         # repair's truncation of an unacknowledged torn tail happened before its
                         # fsync failed: the same items, only bytes never acknowledged are gone.
                         counts["repair: tail already cut when its fsync failed"] = counts.get("repair: tail already cut when its fsync failed", 0) + 1
                     elif label != "old" and not (state.torn and state.items == lab.old.items):
-                        problems.append(f"{where}: failed (exit {r.rc}) but the vault is {label}: {state}; {r.err.strip()}")
+                        problems.append(f"{where}: failed (exit {r.returncode}) but the vault is {label}: {state}; {r.stderr.strip()}")
                 else:
                     counts["succeeded (step outside the vault)"] += 1
                     if vault_step:

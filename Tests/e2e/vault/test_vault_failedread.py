@@ -11,7 +11,9 @@ import stat
 
 import pytest
 
-from vaultkit import EXIT_AUTH_FAILED, EXIT_DECODE, Kc, figure, frames, scale, sha256
+from kcharness import EXIT_AUTH_FAILED, EXIT_DECODE
+from kcformat import frames, sha256
+from vaultkit import figure, Kc, scale
 
 RUNS = scale(100, 1000)
 COMMANDS = [
@@ -36,7 +38,7 @@ def vault_with_items(kc: Kc) -> None:
     kc.create()
     kc.put("alpha", "secret-alpha")
     kc.put("bravo", "secret-bravo")
-    kc.must("update", "generic", "-s", "bravo", "-a", "acct", "--password-stdin", input="secret-bravo-2")
+    kc.ok(["update", "generic", "-s", "bravo", "-a", "acct", "--password-stdin"], input="secret-bravo-2")
 
 
 def run_all(kc: Kc, expect, what: str, env=None, skip=()) -> int:
@@ -51,10 +53,10 @@ def run_all(kc: Kc, expect, what: str, env=None, skip=()) -> int:
                 continue
             args = tuple(newpw if a == "NEWPW" else a for a in args)
             before = digest_of(kc.vault)
-            r = kc.call(*args, input=stdin, env=env)
+            r = kc.run(args, input=stdin, env=env)
             runs += 1
             assert expect(r), f"{what}: kc {' '.join(args)}: {r}"
-            assert "kc: error:" in r.err, f"{what}: no error line: {r}"
+            assert "kc: error:" in r.stderr, f"{what}: no error line: {r}"
             assert digest_of(kc.vault) == before, f"{what}: kc {args[0]} changed the vault"
             assert sorted(os.listdir(kc.vault.parent)) == ["login.kc"], \
                 f"{what}: kc {args[0]} left {sorted(os.listdir(kc.vault.parent))}"
@@ -79,28 +81,28 @@ def test_never_write_after_a_failed_read(tmp_path):
 
     # Wrong master password.
     wrong = {"KC_MASTER_PASSWORD_FILE": str(kc.password_file_for("not the password", "wrong"))}
-    totals["wrong password"] = run_all(kc, lambda r: r.rc == EXIT_AUTH_FAILED and "errSecAuthFailed" in r.err,
+    totals["wrong password"] = run_all(kc, lambda r: r.returncode == EXIT_AUTH_FAILED and "errSecAuthFailed" in r.stderr,
                                        "wrong password", env=wrong)
 
     # Corrupt header (a flipped byte in the salt: the header checksum fails).
     bad = bytearray(good); bad[50] ^= 0x04
     kc.vault.write_bytes(bytes(bad))
-    totals["corrupt header"] = run_all(kc, lambda r: r.rc == EXIT_DECODE and "errSecDecode" in r.err, "corrupt header")
+    totals["corrupt header"] = run_all(kc, lambda r: r.returncode == EXIT_DECODE and "errSecDecode" in r.stderr, "corrupt header")
 
     # Corrupt record (a flipped byte in the second record's body). Only repair --salvage may write
     # (that is its job, tested elsewhere); every other command must leave the bytes alone.
     bad = bytearray(good); bad[frames(good)[1].body[0] + 40] ^= 0x04
     kc.vault.write_bytes(bytes(bad))
-    totals["corrupt record"] = run_all(kc, lambda r: r.rc == EXIT_DECODE and "errSecDecode" in r.err, "corrupt record",
+    totals["corrupt record"] = run_all(kc, lambda r: r.returncode == EXIT_DECODE and "errSecDecode" in r.stderr, "corrupt record",
                                        skip=("repair --salvage --yes",))
 
     # Unreadable: a directory, then a FIFO, where the vault file should be.
     kc.vault.unlink()
     kc.vault.mkdir(mode=0o700)
-    totals["a directory in place of the vault"] = run_all(kc, lambda r: r.rc != 0, "directory in place of the vault")
+    totals["a directory in place of the vault"] = run_all(kc, lambda r: r.returncode != 0, "directory in place of the vault")
     kc.vault.rmdir()
     os.mkfifo(kc.vault, 0o600)
-    totals["a FIFO in place of the vault"] = run_all(kc, lambda r: r.rc != 0, "FIFO in place of the vault")
+    totals["a FIFO in place of the vault"] = run_all(kc, lambda r: r.returncode != 0, "FIFO in place of the vault")
     kc.vault.unlink()
     kc.vault.write_bytes(good)
     kc.vault.chmod(0o600)

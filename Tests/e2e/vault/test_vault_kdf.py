@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import statistics
 
-from vaultkit import (EXIT_AUTH_FAILED, EXIT_DECODE, HEADER_LENGTH, Kc, figure, header_kdf, patch_header, sha256)
+from kcharness import EXIT_AUTH_FAILED, EXIT_DECODE
+from kcformat import HEADER_LENGTH, header_kdf, patch_header, sha256
+from vaultkit import figure, Kc
 
 RUNS = 5
 
@@ -16,15 +18,15 @@ RUNS = 5
 def median_seconds(kc: Kc, env=None, expect=0, runs=RUNS) -> float:
     times = []
     for _ in range(runs):
-        r = kc.call("list", env=env)
-        assert r.rc == expect, str(r)
+        r = kc.run(["list"], env=env)
+        assert r.returncode == expect, str(r)
         times.append(r.seconds)
     return statistics.median(times)
 
 
 def test_wrong_password_costs_the_full_derivation(tmp_path):
     slow = Kc(tmp_path / "slow")
-    slow.create(ops=3, memory="64M")
+    slow.ok(["init", "--kdf-ops", "3", "--kdf-memory", "64M"])
     slow.put("alpha", "secret-alpha")
     fast = Kc(tmp_path / "fast")
     fast.create()
@@ -66,19 +68,19 @@ def test_out_of_bounds_header_is_refused_before_deriving(tmp_path):
         kc.vault.write_bytes(data)
         digest = sha256(kc.vault)
         # With a password source: refused before deriving (fast, errSecDecode).
-        r = kc.call("list")
-        assert r.rc == EXIT_DECODE and "errSecDecode" in r.err, f"{what}: {r}"
+        r = kc.run(["list"])
+        assert r.returncode == EXIT_DECODE and "errSecDecode" in r.stderr, f"{what}: {r}"
         assert r.seconds < 1.0, f"{what}: took {r.seconds:.2f} s: did it derive?"
         slowest = max(slowest, r.seconds)
         # Without any password source: still errSecDecode, so no prompt was needed to refuse it.
-        r = kc.call("list", env={"KC_MASTER_PASSWORD_FILE": None})
-        assert r.rc == EXIT_DECODE, f"{what}: the bounds must be checked before asking for a password: {r}"
-        r = kc.call("add", "generic", "-s", "x", "-a", "acct", "--password-stdin", input="x")
-        assert r.rc == EXIT_DECODE and sha256(kc.vault) == digest, f"{what}: {r}"
+        r = kc.run(["list"], env={"KC_MASTER_PASSWORD_FILE": None})
+        assert r.returncode == EXIT_DECODE, f"{what}: the bounds must be checked before asking for a password: {r}"
+        r = kc.run(["add", "generic", "-s", "x", "-a", "acct", "--password-stdin"], input="x")
+        assert r.returncode == EXIT_DECODE and sha256(kc.vault) == digest, f"{what}: {r}"
     # Within bounds but not the vault's own parameters: a full derivation of the wrong key.
     kc.vault.write_bytes(patch_header(good, ops=2))
-    r = kc.call("list")
-    assert r.rc == EXIT_AUTH_FAILED, str(r)
+    r = kc.run(["list"])
+    assert r.returncode == EXIT_AUTH_FAILED, str(r)
     figure(f"[11] KDF bounds: {len(cases)} headers asking for opslimit > 20, < 1, memory > 4 GiB or < 8 KiB (checksum "
            f"recomputed) refused with errSecDecode before any prompt or derivation (slowest {slowest * 1000:.0f} ms), "
            f"file unchanged")

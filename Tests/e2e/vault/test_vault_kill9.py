@@ -17,7 +17,8 @@ import time
 
 import pytest
 
-from vaultkit import (EXIT_DECODE, EXIT_DUPLICATE, EXIT_NOT_FOUND, Kc, figure, leftovers, scale)
+from kcharness import EXIT_DECODE, EXIT_DUPLICATE, EXIT_NOT_FOUND
+from vaultkit import figure, Kc, leftovers, scale
 
 KILLS = scale(1000, 20000)
 WORKERS = 4
@@ -59,7 +60,7 @@ class Worker:
         args, new = self.arguments(op, key, secret)
         kill = rng.random() < KILL_PROBABILITY and len(self.durations[op]) >= 3
         start = time.monotonic()
-        p = self.kc.popen("--lock-timeout", "120", *args)
+        p = self.kc.popen(["--lock-timeout", "120", *args])
         try:
             if new is not None:
                 p.stdin.write(new.encode())
@@ -179,7 +180,7 @@ def test_kill9_loop(tmp_path):
     # Finally: the vault is whole after the next write removed any torn tail, or after repair.
     final = kc.check()
     if final.torn:
-        kc.must("repair", "--yes")
+        kc.ok(["repair", "--yes"])
         final = kc.check()
     assert final.whole, str(final.raw)
     kills = sum(w.kills for w in workers)
@@ -212,7 +213,7 @@ def test_stale_temporary_files_do_not_block_rewrites(tmp_path):
     folder = kc.vault.parent
     for pid in range(1, pid_max + 1):
         (folder / f"login.kc.tmp-{pid}").touch()
-    kc.must("compact")
-    kc.must("passwd", "--new-password-file", kc.password_file)
-    kc.must("passwd", "--rotate-key", "--new-password-file", kc.password_file)
+    kc.ok(["compact"])
+    kc.ok(["passwd", "--new-password-file", kc.password_file])
+    kc.ok(["passwd", "--rotate-key", "--new-password-file", kc.password_file])
     assert kc.items() == {("generic", "a", "acct"): "x"}

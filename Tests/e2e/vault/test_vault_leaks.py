@@ -23,7 +23,9 @@ import time
 import pexpect
 import pytest
 
-from vaultkit import EXIT_AUTH_FAILED, Kc, figure, frames, sha256
+from kcharness import EXIT_AUTH_FAILED
+from kcformat import frames, sha256
+from vaultkit import figure, Kc
 
 
 def canary() -> str:
@@ -89,7 +91,7 @@ class Sampler:
 
 
 def sampled_run(kc: Kc, args, needles, input: bytes | None = None, env=None, pass_fds=(), fds_to_write=()):
-    p = kc.popen(*args, env=env, pass_fds=pass_fds)
+    p = kc.popen(args, env=env, pass_fds=pass_fds)
     sampler = Sampler(p.pid, [n.encode() for n in needles])
     time.sleep(0.02)
     for fd, data in fds_to_write:
@@ -107,7 +109,7 @@ def test_canary_never_in_cmdline_or_environ(tmp_path):
     # 1. Prompts (a real pseudo-terminal): init, add and passwd with every secret typed.
     kc = Kc(tmp_path / "prompt")
     master, item, new_master = canary(), canary(), canary()
-    env = kc.env_for({"KC_MASTER_PASSWORD_FILE": None})
+    env = kc.environment({"KC_MASTER_PASSWORD_FILE": None})
     steps = [(["init", "--kdf-ops", "1", "--kdf-memory", "8K"], [master, master]),
              (["add", "generic", "-s", "svc", "-a", "acct"], [master, item, item]),
              (["find", "generic", "-s", "svc", "-w"], [master]),
@@ -144,10 +146,10 @@ def test_canary_never_in_cmdline_or_environ(tmp_path):
     master = canary()
     r_fd, w_fd = os.pipe()
     os.write(w_fd, master.encode() + b"\n"); os.close(w_fd)
-    r = kc.call("--master-password-fd", r_fd, "init", "--kdf-ops", "3", "--kdf-memory", "64M",
+    r = kc.run(["--master-password-fd", r_fd, "init", "--kdf-ops", "3", "--kdf-memory", "64M"],
                 env={"KC_MASTER_PASSWORD_FILE": None}, pass_fds=(r_fd,))
     os.close(r_fd)
-    assert r.rc == 0, str(r)
+    assert r.returncode == 0, str(r)
     for round_ in range(3):
         item, new_master = canary(), canary()
         needles = [master, item, new_master]
@@ -193,7 +195,7 @@ def test_core_dumps_disabled(tmp_path):
     control_core = [n for n in os.listdir(cwd) if n.startswith("core")]
     for n in control_core:
         os.unlink(cwd / n)
-    env = kc.env_for({"KC_MASTER_PASSWORD_FILE": None})
+    env = kc.environment({"KC_MASTER_PASSWORD_FILE": None})
     pid, fd = pty.fork()
     if pid == 0:
         os.chdir(cwd)
@@ -230,8 +232,8 @@ def test_modes_under_umask_000(tmp_path):
     kc = Kc(tmp_path)
     zero = lambda: os.umask(0)   # noqa: E731
     def run(*args, **kw):
-        r = kc.call(*args, preexec_fn=zero, **kw)
-        assert r.rc == 0, str(r)
+        r = kc.run(args, preexec_fn=zero, **kw)
+        assert r.returncode == 0, str(r)
     run("init", "--kdf-ops", "1", "--kdf-memory", "8K")
     run("add", "generic", "-s", "a", "-a", "acct", "--password-stdin", input="secret-a")
     run("add", "generic", "-s", "b", "-a", "acct", "--password-stdin", input="secret-b")
@@ -267,12 +269,12 @@ def test_unsafe_vault_files_refused(tmp_path):
         digest = sha256(real) if real.exists() and not real.is_symlink() else None
         for args, stdin in ((("list",), None), (("add", "generic", "-s", "b", "-a", "acct", "--password-stdin"), "x"),
                             (("compact",), None)):
-            r = kc.call(*args, input=stdin)
-            assert r.rc != 0 and "kc: error:" in r.err and "refusing" in r.err, f"{what}: kc {args[0]} was not refused: {r}"
+            r = kc.run(args, input=stdin)
+            assert r.returncode != 0 and "kc: error:" in r.stderr and "refusing" in r.stderr, f"{what}: kc {args[0]} was not refused: {r}"
             if digest:
                 assert sha256(real) == digest, f"{what}: kc {args[0]} changed the file"
         refused.append(what)
-        return r.err.strip().splitlines()[0]
+        return r.stderr.strip().splitlines()[0]
     messages = []
     for mode in (0o620, 0o660, 0o602, 0o666):
         os.chmod(real, mode)
@@ -315,7 +317,7 @@ def test_no_files_in_tmpdir(tmp_path):
         (("find", "generic", "-s", "missing"), None),
     ]
     for args, stdin in commands:
-        kc.call(*args, input=stdin)
+        kc.run(args, input=stdin)
         left = os.listdir(kc.tmpdir)
         assert left == [], f"kc {' '.join(args)} left {left} in $TMPDIR"
     figure(f"[9] $TMPDIR: 0 files left after {len(commands)} commands (every item command, check, compact, passwd, repair, "
@@ -351,16 +353,16 @@ def test_canary_never_in_output_of_failing_commands(tmp_path):
         if args is None:
             with open(kc.vault, "rb") as f:
                 fcntl.flock(f, fcntl.LOCK_EX)
-                r = kc.call("--lock-timeout", "0.2", "add", "generic", "-s", "w", "-a", "acct", "--password-stdin", input=c)
+                r = kc.run(["--lock-timeout", "0.2", "add", "generic", "-s", "w", "-a", "acct", "--password-stdin"], input=c)
         else:
-            r = kc.call(*args, input=stdin, env=env)
-        assert r.rc != 0, f"{what}: expected a failure: {r}"
+            r = kc.run(args, input=stdin, env=env)
+        assert r.returncode != 0, f"{what}: expected a failure: {r}"
         failing += 1
-        assert c not in r.err, f"{what}: the canary is on stderr: {r.err}"
+        assert c not in r.stderr, f"{what}: the canary is on stderr: {r.stderr}"
         if what != "secret on argv":
-            assert c.encode() not in r.out, f"{what}: the canary is on stdout"
+            assert c.encode() not in r.stdout_bytes, f"{what}: the canary is on stdout"
     # A mismatched retype at the prompt.
-    child = pexpect.spawn(kc.binary, ["add", "generic", "-s", "m", "-a", "acct"], env=kc.env_for(), cwd=str(kc.home), timeout=20)
+    child = pexpect.spawn(kc.binary, ["add", "generic", "-s", "m", "-a", "acct"], env=kc.environment(), cwd=str(kc.home), timeout=20)
     child.expect(rb"Password for the item: ")
     child.sendline(c)
     child.expect(rb"Retype the password: ")

@@ -1,44 +1,26 @@
-"""Helpers for the vault robustness tests (issue 3), run against the built `kc` binary.
+"""Helpers for the vault robustness tests, run against the built `kc` binary through the one harness
+(Tests/e2e/kcharness.py; the format helpers are in Tests/e2e/kcformat.py).
 
 Everything here works on a private temporary HOME: XDG folders, a master password file
 (0600), a fast Argon2id vault. Nothing touches the real user's files.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
 import signal
-import struct
 import subprocess
 import sys
-import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-REPO = HERE.parents[2]
 sys.path.insert(0, str(HERE.parent))
-from kcharness import KC  # noqa: E402  (the shared e2e harness; built upon, not edited)
+from kcharness import EXIT_DECODE, EXIT_NOT_FOUND, KC, KC_BIN, Result  # noqa: E402  (the one e2e harness)
+from kcformat import sha256  # noqa: E402
 
-KC_BIN = os.environ.get("KC_BIN") or str(REPO / ".build" / "debug" / "kc")
 STRESS = os.environ.get("KC_STRESS", "") not in ("", "0")
-
-HEADER_LENGTH = 140
-FRAME_LENGTH = 16
-SEAM_EXIT = 77
-
-# Exit statuses (low byte of the Keychain result code).
-EXIT_PARAM = 2
-EXIT_VERIFY_FAILED = 32
-EXIT_INTERACTION = 36
-EXIT_NOT_FOUND = 44
-EXIT_DUPLICATE = 45
-EXIT_NO_SUCH_KEYCHAIN = 50
-EXIT_AUTH_FAILED = 51
-EXIT_NOT_AVAILABLE = 53
-EXIT_DECODE = 93
 
 
 def scale(ci: int, stress: int) -> int:
@@ -65,114 +47,11 @@ def figure(text: str) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# The vault format, as far as these tests need it (Docs/FORMAT.md; Sources/KCFormat).
-
-def _crc32c_table() -> list[int]:
-    table = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        table.append(c)
-    return table
-
-
-_CRC_TABLE = _crc32c_table()
-
-
-def crc32c(data: bytes) -> int:
-    c = 0xFFFFFFFF
-    for b in data:
-        c = _CRC_TABLE[(c ^ b) & 0xFF] ^ (c >> 8)
-    return c ^ 0xFFFFFFFF
-
-
-assert crc32c(b"123456789") == 0xE3069283  # the CRC-32C check value
-
-
-@dataclass
-class Frame:
-    offset: int      # start of the frame
-    end: int         # end of the body
-    sequence: int
-
-    @property
-    def body(self) -> tuple[int, int]:
-        return self.offset + FRAME_LENGTH, self.end
-
-
-def frames(data: bytes) -> list[Frame]:
-    """The complete records of an intact vault, in order (stops at the first incomplete one)."""
-    out = []
-    offset = HEADER_LENGTH
-    while offset + FRAME_LENGTH <= len(data):
-        length, sequence, crc = struct.unpack_from("<IQI", data, offset)
-        assert crc == crc32c(data[offset:offset + 12]), f"bad frame checksum at {offset}"
-        end = offset + FRAME_LENGTH + length
-        if end > len(data):
-            break
-        out.append(Frame(offset, end, sequence))
-        offset = end
-    return out
-
-
-def frame_bytes(length: int, sequence: int) -> bytes:
-    head = struct.pack("<IQ", length, sequence)
-    return head + struct.pack("<I", crc32c(head))
-
-
-def renumber(record: bytes, sequence: int) -> bytes:
-    """A record with its frame's sequence number changed and the frame checksum recomputed."""
-    length = struct.unpack_from("<I", record, 0)[0]
-    return frame_bytes(length, sequence) + record[FRAME_LENGTH:]
-
-
-def patch_header(data: bytes, *, ops: int | None = None, memory: int | None = None) -> bytes:
-    """Sets the header's Argon2id opslimit (u64 LE at 32) and memlimit (u64 LE at 40) and
-    recomputes the header CRC-32C (over 0..<136, stored LE at 136)."""
-    b = bytearray(data)
-    if ops is not None:
-        struct.pack_into("<Q", b, 32, ops)
-    if memory is not None:
-        struct.pack_into("<Q", b, 40, memory)
-    struct.pack_into("<I", b, 136, crc32c(bytes(b[0:136])))
-    return bytes(b)
-
-
-def header_kdf(data: bytes) -> tuple[int, int]:
-    return struct.unpack_from("<QQ", data, 32)
-
-
-def vault_id(data: bytes) -> str:
-    return data[12:28].hex()
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-
-
-# ---------------------------------------------------------------------------------------------
-# Running kc.
-
-@dataclass
-class Result:
-    args: list
-    rc: int
-    out: bytes
-    err: str
-    seconds: float = 0.0
-
-    @property
-    def text(self) -> str:
-        return self.out.decode("utf-8", "replace")
-
-    def __str__(self) -> str:
-        return f"kc {' '.join(map(str, self.args))} -> {self.rc}\nstdout: {self.text[:2000]}\nstderr: {self.err[:2000]}"
-
+# Vault inspection.
 
 @dataclass
 class CheckReport:
-    rc: int
+    returncode: int
     records: int | None
     items: int | None
     damaged: list[str]
@@ -182,22 +61,21 @@ class CheckReport:
 
     @property
     def whole(self) -> bool:
-        return self.rc == 0 and not self.damaged and not self.torn
+        return self.returncode == 0 and not self.damaged and not self.torn
 
     @property
     def whole_or_torn(self) -> bool:
         """Whole, or only an unacknowledged torn tail (which reading handles)."""
-        return not self.damaged and (self.rc == 0 or (self.rc == EXIT_DECODE and self.torn))
+        return not self.damaged and (self.returncode == 0 or (self.returncode == EXIT_DECODE and self.torn))
 
 
 ItemKey = tuple  # (class, service-or-server, account)
 
 
 class Kc(KC):
-    """The shared e2e harness's private kc world (Tests/e2e/kcharness.py: HOME, XDG folders, TMPDIR,
-    a master password file, no terminal), plus what the vault tests need: exit codes and stderr as
-    `Result`, the fault seam, background processes, item snapshots, `kc check` parsing, and
-    snapshots of the vault and state folders."""
+    """The harness's private kc world (Tests/e2e/kcharness.py: HOME, XDG folders, TMPDIR, a master
+    password file, no terminal), plus what the vault tests need: item snapshots, `kc check` parsing,
+    and snapshots of the vault and state folders."""
 
     def __init__(self, root: Path, password: bytes | str | None = None):
         super().__init__(KC_BIN, Path(root) / "home")
@@ -221,53 +99,13 @@ class Kc(KC):
     def password_file_for(self, password: str, name: str) -> Path:
         return self.write_secret_file(self.root / f"{name}.password", password + "\n")
 
-    # -- running
-    def command(self, args) -> list[str]:
-        return [self.binary, *map(str, args)]
-
-    def env_for(self, extra: dict | None = None, fault: str | None = None) -> dict:
-        env = self.environment()
-        if fault:
-            env["KC_FAULT"] = fault
-        for k, v in (extra or {}).items():
-            if v is None:
-                env.pop(k, None)
-            else:
-                env[k] = v
-        return env
-
-    def call(self, *args, input: bytes | str | None = None, env: dict | None = None, fault: str | None = None,
-             timeout: float = 120, pass_fds=(), cwd=None, preexec_fn=None) -> Result:
-        """Runs kc in a new session (no terminal), stdin `input` (empty when None)."""
-        if isinstance(input, str):
-            input = input.encode()
-        start = time.monotonic()
-        p = subprocess.run(self.command(args), input=input if input is not None else b"",
-                           capture_output=True, env=self.env_for(env, fault), timeout=timeout,
-                           pass_fds=pass_fds, cwd=cwd or self.home, start_new_session=True,
-                           preexec_fn=preexec_fn)
-        return Result(list(args), p.returncode, p.stdout, p.stderr.decode("utf-8", "replace"),
-                      time.monotonic() - start)
-
-    def popen(self, *args, env: dict | None = None, fault: str | None = None, **kw) -> subprocess.Popen:
-        kw.setdefault("stdin", subprocess.PIPE)
-        kw.setdefault("stdout", subprocess.PIPE)
-        kw.setdefault("stderr", subprocess.PIPE)
-        kw.setdefault("start_new_session", True)
-        return subprocess.Popen(self.command(args), env=self.env_for(env, fault), cwd=self.home, **kw)
-
-    def must(self, *args, **kw) -> Result:
-        r = self.call(*args, **kw)
-        assert r.rc == 0, str(r)
-        return r
-
     # -- vault set-up and inspection
-    def create(self, ops: int = 1, memory: str = "8K") -> None:
-        """kc init with a test KDF (libsodium's minimum by default: opening costs nothing)."""
-        self.must("init", "--kdf-ops", ops, "--kdf-memory", memory)
+    def create(self) -> None:
+        """kc init with the fast test KDF (libsodium's minimum: opening costs nothing)."""
+        self.init()
 
     def put(self, service: str, secret: str | bytes, account: str = "acct", *extra) -> Result:
-        return self.must("add", "generic", "-s", service, "-a", account, *extra, "--password-stdin", input=secret)
+        return self.ok(["add", "generic", "-s", service, "-a", account, *extra, "--password-stdin"], input=secret)
 
     def items(self, env: dict | None = None) -> dict:
         """Every item's secret by (class, service/server, account); fails on any error."""
@@ -276,15 +114,15 @@ class Kc(KC):
         return items
 
     def try_items(self, env: dict | None = None) -> tuple[Result, dict | None]:
-        r = self.call("find", "--all", "--json", "-w", env=env)
-        if r.rc == EXIT_NOT_FOUND and r.text.strip() == "[]":
+        r = self.run(["find", "--all", "--json", "-w"], env=env)
+        if r.returncode == EXIT_NOT_FOUND and r.stdout.strip() == "[]":
             return r, {}
-        if r.rc != 0:
+        if r.returncode != 0:
             return r, None
-        return r, items_from_json(r.text)
+        return r, items_from_json(r.stdout)
 
     def check(self, env: dict | None = None) -> CheckReport:
-        return parse_check(self.call("check", env=env))
+        return parse_check(self.run(["check"], env=env))
 
     def digest(self) -> str:
         return sha256(self.vault)
@@ -339,7 +177,7 @@ def parse_check(r: Result) -> CheckReport:
     records = items = None
     damaged = []
     torn = rollback = False
-    for line in r.text.splitlines():
+    for line in r.stdout.splitlines():
         if line.startswith("records: "):
             records = int(line.split(": ", 1)[1])
         elif line.startswith("items: "):
@@ -350,7 +188,7 @@ def parse_check(r: Result) -> CheckReport:
             torn = True
         elif line.startswith("rollback: "):
             rollback = True
-    return CheckReport(r.rc, records, items, damaged, torn, rollback, r)
+    return CheckReport(r.returncode, records, items, damaged, torn, rollback, r)
 
 
 def kill_tree(p: subprocess.Popen, sig=signal.SIGKILL) -> None:

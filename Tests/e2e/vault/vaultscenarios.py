@@ -11,7 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from vaultkit import EXIT_DECODE, EXIT_NO_SUCH_KEYCHAIN, Kc, frames, sha256
+from kcharness import EXIT_DECODE, EXIT_NO_SUCH_KEYCHAIN
+from kcformat import frames, sha256
+from vaultkit import Kc
 
 NEW_PASSWORD = "a new master password ✓"
 
@@ -21,8 +23,8 @@ def _base(kc: Kc) -> None:
     for name, secret in (("alpha", "secret-alpha"), ("bravo", "secret-bravo"), ("charlie", "secret-charlie"),
                          ("delta", "secret-delta")):
         kc.put(name, secret)
-    kc.must("update", "generic", "-s", "bravo", "-a", "acct", "--password-stdin", input="secret-bravo-2")
-    kc.must("delete", "generic", "-s", "charlie", "-a", "acct")
+    kc.ok(["update", "generic", "-s", "bravo", "-a", "acct", "--password-stdin"], input="secret-bravo-2")
+    kc.ok(["delete", "generic", "-s", "charlie", "-a", "acct"])
 
 
 def _torn(kc: Kc) -> None:
@@ -109,7 +111,7 @@ class Lab:
         # The reference run: the state the command produces when nothing goes wrong.
         self.reset()
         r = self.run()
-        assert r.rc == 0, f"{scenario.name}: reference run failed: {r}"
+        assert r.returncode == 0, f"{scenario.name}: reference run failed: {r}"
         self.new = self.observe()
         assert self.new.key() != self.old.key() or scenario.name == "compact", \
             f"{scenario.name}: the command changed nothing visible: {self.new}"
@@ -123,7 +125,7 @@ class Lab:
         self.kc.set_password(self.old_password)
 
     def run(self, fault: str | None = None):
-        return self.kc.call(*self.scenario.command(self.kc), input=self.scenario.input, fault=fault)
+        return self.kc.run(self.scenario.command(self.kc), input=self.scenario.input, fault=fault)
 
     def env_for_password(self, password: str) -> dict:
         return {"KC_MASTER_PASSWORD_FILE": str(self.kc.password_file_for(password, "probe"))}
@@ -140,10 +142,10 @@ class Lab:
                 continue
             report = kc.check(env=env)
             labels = {}
-            lr = kc.call("find", "--all", "--json", env=env)
-            if lr.rc == 0:
+            lr = kc.run(["find", "--all", "--json"], env=env)
+            if lr.returncode == 0:
                 import json
-                labels = {o.get("service"): o.get("label") for o in json.loads(lr.text)}
+                labels = {o.get("service"): o.get("label") for o in json.loads(lr.stdout)}
             return State(True, password, items, report.records if report.whole_or_torn else None, report.torn,
                          digest, labels)
         return State(True, None, None, None, False, digest)
@@ -165,15 +167,15 @@ class Lab:
         if label == "old" and not self.scenario.old_opens:
             # No vault yet (init) or the damaged vault (salvage): running the command again works.
             r = self.run()
-            if r.rc != 0:
+            if r.returncode != 0:
                 return f"re-running {self.scenario.name} after the crash failed: {r}"
             after = self.observe()
             if after.items != self.new.items:
                 return f"re-running {self.scenario.name} after the crash gave {after.items}, expected {self.new.items}"
             return None
         env = self.env_for_password(state.password)
-        r = kc.call("add", "generic", "-s", "probe", "-a", "acct", "--password-stdin", input="probe", env=env)
-        if r.rc != 0:
+        r = kc.run(["add", "generic", "-s", "probe", "-a", "acct", "--password-stdin"], input="probe", env=env)
+        if r.returncode != 0:
             return f"the next write after the crash failed: {r}"
         report = kc.check(env=env)
         if not report.whole:

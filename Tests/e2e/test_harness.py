@@ -1,0 +1,61 @@
+"""The harness's own helpers against the sources of truth: the format helpers (kcformat.py) against
+the committed test vectors, the exit-code names (kcharness.py) against KeychainStatus."""
+import re
+
+import pytest
+
+from kcformat import (FRAME_LENGTH, HEADER_LENGTH, REPO, crc32c, frames, header_checksum_ok, header_kdf,
+                      patch_header, renumber, vectors)
+from kcharness import EXIT_BY_NAME
+
+VECTORS = vectors()
+KDF_LINE = re.compile(r"^argon2id ops=(\d+) memory=(\d+)$")
+
+
+def test_vectors_are_there():
+    names = {v.name for v in VECTORS}
+    assert len(VECTORS) >= 60 and {"valid-items", "header-checksum", "record-frame-checksum"} <= names
+
+
+@pytest.mark.parametrize("vector", [v for v in VECTORS if v.fields["expect"] in ("success", "truncated")],
+                         ids=lambda v: v.name)
+def test_format_helpers_read_every_vault_vector(vector):
+    """The header checksum, KDF fields and frames as kc wrote them; renumbering a record to its own
+    sequence number and re-patching the header with its own KDF values reproduce kc's bytes."""
+    torn = re.search(r"torn-tail offset=(\d+)", vector.fields.get("warning", ""))
+    data = vector.data[:int(torn.group(1))] if torn else vector.data  # the whole records
+    assert header_checksum_ok(data)
+    ops, memory = map(int, KDF_LINE.match(vector.fields["kdf"]).groups())
+    assert header_kdf(data) == (ops, memory)
+    assert patch_header(data, ops=ops, memory=memory) == data
+    records = frames(data)
+    assert len(records) == int(vector.fields["records"])
+    assert [f.sequence for f in records] == list(range(1, len(records) + 1))
+    assert all(f.end - f.offset >= FRAME_LENGTH for f in records)
+    assert (records[-1].end if records else HEADER_LENGTH) == len(data)
+    for f in records:
+        assert renumber(data[f.offset:f.end], f.sequence) == data[f.offset:f.end]
+
+
+def test_format_helpers_see_the_damage_vectors_describe():
+    """A control: the helpers tell a bad header checksum and a bad frame checksum from good ones."""
+    by_name = {v.name: v for v in VECTORS}
+    assert not header_checksum_ok(by_name["header-checksum"].data)
+    with pytest.raises(AssertionError, match="bad frame checksum"):
+        frames(by_name["record-frame-checksum"].data)
+    data = by_name["valid-items"].data
+    second = frames(data)[1]
+    assert renumber(data[second.offset:second.end], 7) != data[second.offset:second.end]
+    assert crc32c(b"") == 0 and crc32c(b"123456789") == 0xE3069283
+
+
+def test_exit_code_names_match_keychain_status():
+    """Every named exit status is the low byte of its KeychainStatus code (errSecParam exits 2)."""
+    sources = "\n".join(p.read_text() for p in (REPO / "Sources").rglob("*.swift"))
+    cases = dict(re.findall(r"case (\w+) = (-\d+)", sources[sources.index("enum KeychainStatus"):]))
+    names = dict(re.findall(r'case \.(\w+): return "(errSec\w+)"', sources))
+    assert len(cases) >= 13
+    for case, code in cases.items():
+        name = names[case]
+        expected = 2 if name == "errSecParam" else int(code) & 0xFF
+        assert EXIT_BY_NAME.get(name) == expected, (name, code)
