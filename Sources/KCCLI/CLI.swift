@@ -13,23 +13,21 @@ public enum CLI {
             errors.flush()
         }
         let outcome: ParseOutcome
-        do throws(KeychainError) {
+        do throws(ParseError) {
             outcome = try CommandTable.parser.parse(arguments)
         } catch {
-            report(error, to: errors)
-            return error.status.exitCode
+            return report(error, to: errors)
         }
         switch outcome {
         case .version:
             output.writeLine("kc \(KCVersion.current)")
             return 0
         case .help(let words, _):
-            do throws(KeychainError) {
+            do throws(ParseError) {
                 output.write(try HelpFormatter.help(for: words, in: CommandTable.parser))
                 return 0
             } catch {
-                report(error, to: errors)
-                return error.status.exitCode
+                return report(error, to: errors)
             }
         case .run(let invocation):
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
@@ -43,13 +41,24 @@ public enum CLI {
         }
     }
 
-    /// `kc: error: DETAIL (errSecName)` and, when there is one, `kc: hint: HINT`.
+    /// `kc: error: MESSAGE (errSecName)` and, when there is one, `kc: hint: HINT`; an ambiguous
+    /// match first lists the matches.
     public static func report(_ error: KeychainError, to errors: OutputStream) {
-        errors.writeLine("kc: error: \(oneLine(error.detail)) (\(error.status.name))")
-        if let hint = error.hint { errors.writeLine("kc: hint: \(oneLine(hint))") }
+        if case .ambiguousMatch(let items) = error.reason {
+            errors.writeLine(StatusLine.text(.notice, "\(items.count) items match:"))
+            ItemPrinter.writeTable(items, to: errors)
+        }
+        report(FailureWording(error), error.status, to: errors)
     }
 
-    private static func oneLine(_ text: String) -> String {
-        Printable.text(text.split(separator: "\n", omittingEmptySubsequences: true).joined(separator: "; "))
+    /// A usage error: errSecParam; returns its exit status.
+    static func report(_ error: ParseError, to errors: OutputStream) -> Int32 {
+        report(FailureWording(error.detail, hint: error.hint), .param, to: errors)
+        return KeychainStatus.param.exitCode
+    }
+
+    private static func report(_ wording: FailureWording, _ status: KeychainStatus, to errors: OutputStream) {
+        errors.writeLine(StatusLine.text(.error, wording.message) + " (\(status.name))")
+        if let hint = wording.hint { errors.writeLine(StatusLine.text(.hint, hint)) }
     }
 }

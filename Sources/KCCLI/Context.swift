@@ -51,24 +51,19 @@ public final class Context {
 
     /// Prints `kc: warning: ...` on standard error.
     public func warn(_ message: String) {
-        errors.writeLine("kc: warning: \(Printable.text(message))")
+        errors.writeLine(StatusLine.text(.warning, message))
+    }
+
+    /// Prints a short confirmation or notice, `kc: ...`, on standard error.
+    public func notice(_ message: String) {
+        errors.writeLine(StatusLine.text(.notice, message))
     }
 
     /// Opens the vault, asking for the master password only once the vault is known to exist.
     public func openKeychain() throws(KeychainError) -> Keychain {
         let path = vaultPath
-        let keychain: Keychain
-        do {
-            keychain = try Keychain.open(at: path, options: openOptions) {
-                () throws(KeychainError) -> SecureBytes in
-                try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
-            }
-        } catch {
-            var failure = error
-            if failure.status == .noSuchKeychain && failure.hint == nil {
-                failure.hint = "create one with 'kc init', or name another with --vault PATH or KC_VAULT"
-            }
-            throw failure
+        let keychain = try Keychain.open(at: path, options: openOptions) { () throws(KeychainError) -> SecureBytes in
+            try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
         }
         reportWarnings(of: keychain)
         return keychain
@@ -81,7 +76,7 @@ public final class Context {
 
     /// Prints the keychain's non-fatal findings (a torn tail, ...) as warnings.
     public func reportWarnings(of keychain: Keychain) {
-        for warning in keychain.warnings { warn(warning) }
+        for warning in keychain.warnings { warn(WarningWording.text(warning)) }
     }
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.

@@ -1,8 +1,9 @@
 import KCFormat
 import KCSystem
 
-/// Why a vault operation failed. The keychain layer maps each case to a result code.
-public enum VaultError: Error, Sendable, CustomStringConvertible {
+/// Why a vault operation failed. The keychain layer maps each case to a result code; front ends
+/// word it.
+public enum VaultError: Error, Sendable {
     /// Nothing at the path.
     case noSuchVault(path: String)
     /// `create` found a file already there.
@@ -28,28 +29,4 @@ public enum VaultError: Error, Sendable, CustomStringConvertible {
     case rollback(devices: [String])
     /// A record would exceed the format's 16 MiB body limit.
     case recordTooLarge(bytes: Int)
-
-    public var description: String {
-        switch self {
-        case .noSuchVault(let p): return "no vault at \(p)"
-        case .alreadyExists(let p): return "a vault already exists at \(p)"
-        case .wrongPassword: return "wrong master password"
-        case .corrupt(let e): return "the vault is corrupt: \(e)"
-        case .recordAuthenticationFailed(let o, let s):
-            return "record \(s) at offset \(o) failed authentication (tampered or damaged)"
-        case .unsafeFile(let p, let r): return "refusing to use \(p): \(r)"
-        case .lockTimeout(let s): return "the vault is locked by another kc process (waited \(formatSeconds(s)) s)"
-        case .io(let op, let p, let e): return "\(op) \(p): \(e)"
-        case .keyDerivationFailed: return "key derivation failed (not enough memory for the vault's Argon2id parameters?)"
-        case .replacedByAnotherVault(let p): return "\(p) was replaced by a vault this process cannot read"
-        case .recordTooLarge(let bytes):
-            return "the item is too large (\(bytes) bytes; a record holds at most \(RecordFrame.maximumBodyLength - RecordFrame.nonceLength - RecordFrame.tagLength) bytes)"
-        case .rollback(let devices):
-            return "the vault is older than a copy this machine has seen (fewer records from device \(devices.joined(separator: ", ")))"
-        }
-    }
-}
-
-func formatSeconds(_ s: Double) -> String {
-    s == s.rounded() ? String(Int(s)) : String(s)
 }

@@ -55,7 +55,7 @@ public struct ItemAttributes: Equatable, Sendable {
     /// Checks values the vault stores in binary form: a port must be a number from 0 to 65535.
     public func validate() throws(KeychainError) {
         if let port = values[.port], UInt16(port) == nil {
-            throw KeychainError(.param, "the port must be a number from 0 to 65535, not '\(port)'")
+            throw KeychainError(.param, .invalidPort(port))
         }
     }
 

@@ -32,7 +32,7 @@ enum ItemCodec {
     static func item(from record: VaultRecord) throws(KeychainError) -> Item {
         guard let classByte = record.bytes(.itemClass), classByte.count == 1,
               let itemClass: ItemClass = classByte[0] == 1 ? .generic : classByte[0] == 2 ? .internet : nil
-        else { throw KeychainError(.decode, "record \(record.sequence) holds no valid item class") }
+        else { throw KeychainError(.decode, .notAnItem(sequence: record.sequence)) }
         var attributes = ItemAttributes(itemClass)
         for (attribute, tag) in tags {
             if attribute == .port {

@@ -18,9 +18,11 @@ public struct CheckReport: Sendable {
     public var kdf: KDFParameters
     public var fileSize: Int
     public var problems: [String]
-    public var tornTail: String?
-    public var rollback: String?
-    public var isWhole: Bool { problems.isEmpty && tornTail == nil && rollback == nil }
+    /// An incomplete final record (never acknowledged).
+    public var tornTail: (offset: Int, length: Int)?
+    /// The number of devices whose records are missing, when the vault is older than a copy seen before.
+    public var rollbackDevices: Int?
+    public var isWhole: Bool { problems.isEmpty && tornTail == nil && rollbackDevices == nil }
 }
 
 extension Keychain {
@@ -64,14 +66,12 @@ extension Keychain {
         let items = (try? LiveIndex.of(inspection.goodRecords).all.count) ?? 0
         var report = CheckReport(items: items, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
                                  fileSize: inspection.fileSize, problems: inspection.problems.map(\.message))
-        if let torn = inspection.tornTail {
-            report.tornTail = "incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)"
-        }
+        report.tornTail = inspection.tornTail
         let stateDirectory = options.stateDirectory ?? DeviceIdentity.defaultStateDirectory()
         if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: inspection.header.vaultID) {
             let behind = VersionVector(records: inspection.goodRecords).devicesBehind(anchor)
             if !behind.isEmpty {
-                report.rollback = "the vault is older than a copy this machine has seen (records missing from \(behind.count) device(s))"
+                report.rollbackDevices = behind.count
             }
         }
         return report

@@ -17,6 +17,18 @@ public struct OpenOptions: Sendable {
     }
 }
 
+/// A non-fatal finding of a read.
+public enum KeychainWarning: Sendable, Equatable {
+    /// The vault ends in an incomplete record left by an interrupted write (never acknowledged);
+    /// the next write removes it.
+    case tornTail(offset: Int, length: Int)
+    /// The vault is older than a copy this machine has seen: records are missing from `devices`
+    /// devices. Writes are refused unless the rollback is accepted.
+    case rollback(devices: Int)
+    /// The rollback anchor is damaged; rollback detection is off until the next write replaces it.
+    case anchorDamaged
+}
+
 /// A keychain: the items of one vault file, with Keychain Services operations.
 /// Works in a short-lived command as well as inside a long-lived process (the future agent):
 /// every write re-reads what other processes appended, under the vault's lock, and decides
@@ -64,18 +76,12 @@ public final class Keychain {
         } catch { throw KeychainError(error) }
     }
 
-    /// Non-fatal findings of the last read (e.g. a torn tail), one line each.
-    public var warnings: [String] {
-        var result: [String] = []
-        if let torn = vault.tornTail {
-            result.append("the vault ends in an incomplete record (\(torn.length) bytes at offset \(torn.offset)) left by an interrupted write; it was never acknowledged and the next write removes it")
-        }
-        if !vault.rollbackDevices.isEmpty {
-            result.append("the vault is older than a copy this machine has seen (records missing from \(vault.rollbackDevices.count) device(s)); writes are refused unless --accept-rollback")
-        }
-        if vault.anchorDamaged {
-            result.append("the rollback anchor for this vault is damaged; rollback detection is off until the next write replaces it")
-        }
+    /// Non-fatal findings of the last read.
+    public var warnings: [KeychainWarning] {
+        var result: [KeychainWarning] = []
+        if let torn = vault.tornTail { result.append(.tornTail(offset: torn.offset, length: torn.length)) }
+        if !vault.rollbackDevices.isEmpty { result.append(.rollback(devices: vault.rollbackDevices.count)) }
+        if vault.anchorDamaged { result.append(.anchorDamaged) }
         return result
     }
 
@@ -173,7 +179,7 @@ public final class Keychain {
             }
             for item in updated {
                 if after.contains(where: { $0.id != item.id && $0.attributes.hasSamePrimaryKey(as: item.attributes) }) {
-                    throw KeychainError(.duplicateItem, "the change would give an item the primary key of another item")
+                    throw KeychainError(.duplicateItem, .primaryKeyCollision)
                 }
             }
             return result
@@ -201,8 +207,7 @@ public final class Keychain {
         let matches = live.filter { query.matches($0.item) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         if matches.count > 1 && !query.matchAll {
-            throw KeychainError(.param, "\(matches.count) items match; nothing was changed",
-                                hint: "narrow the query with more attributes, or pass --all to change every match")
+            throw KeychainError(.param, .ambiguousMatch(matches.map(\.item)))
         }
         return matches
     }

@@ -1,7 +1,6 @@
-/// Keychain Services result codes kc uses, with their exit statuses.
-///
-/// The exit status is the low byte of the OSStatus, as macOS `security` does, except that
-/// `param` (usage errors) exits 2.
+import KCVault
+
+/// Keychain Services result codes kc uses.
 public enum KeychainStatus: Int32, Sendable, CaseIterable {
     case success = 0
     case param = -50
@@ -57,26 +56,38 @@ public enum KeychainStatus: Int32, Sendable, CaseIterable {
         case .notTrusted: return "The certificate was not trusted."
         }
     }
-
-    /// The process exit status for this result.
-    public var exitCode: Int32 {
-        self == .param ? 2 : rawValue & 0xFF
-    }
 }
 
-/// A failed keychain operation: a result code, a one-line explanation, and an optional hint.
+
+/// A failed keychain operation: its Keychain Services result code, and why, as data.
+/// Front ends word it (the CLI's messages, hints and exit statuses live in KCCLI).
 public struct KeychainError: Error, Sendable, CustomStringConvertible {
     public var status: KeychainStatus
-    /// What went wrong, specific to this failure. Never contains a secret.
-    public var detail: String
-    /// What the user can do about it.
-    public var hint: String?
+    public var reason: Reason
 
-    public init(_ status: KeychainStatus, _ detail: String? = nil, hint: String? = nil) {
+    public init(_ status: KeychainStatus, _ reason: Reason = .none) {
         self.status = status
-        self.detail = detail ?? status.message
-        self.hint = hint
+        self.reason = reason
     }
 
-    public var description: String { "\(detail) (\(status.name))" }
+    /// Why an operation failed, beyond its result code.
+    public enum Reason: Sendable {
+        /// The result code says it all.
+        case none
+        /// The vault failed: missing, damaged, locked, refused, or a system call.
+        case vault(VaultError)
+        /// More than one item matches a query that changes or selects one item; nothing was changed.
+        case ambiguousMatch([Item])
+        /// An update would give an item the primary key of another item; nothing was changed.
+        case primaryKeyCollision
+        /// A port attribute that is not a port number.
+        case invalidPort(String)
+        /// A record that authenticates but holds no item (no valid item class).
+        case notAnItem(sequence: UInt64)
+        /// A failure its front end worded itself (usage errors and the like): a message and a hint.
+        case worded(message: String, hint: String?)
+    }
+
+    /// For debugging; front ends word the reason themselves.
+    public var description: String { "\(reason) (\(status.name))" }
 }

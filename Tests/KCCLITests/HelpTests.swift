@@ -40,7 +40,7 @@ final class HelpTests: XCTestCase {
         let group = try HelpFormatter.help(for: ["update"], in: CommandTable.parser)
         XCTAssertTrue(group.contains("update generic") && group.contains("update internet"))
         XCTAssertThrowsError(try HelpFormatter.help(for: ["updat"], in: CommandTable.parser)) { error in
-            XCTAssertEqual((error as? KeychainError)?.hint, "did you mean 'kc help update'?")
+            XCTAssertEqual((error as? ParseError)?.hint, "did you mean 'kc help update'?")
         }
     }
 
@@ -90,5 +90,8 @@ final class HelpTests: XCTestCase {
         XCTAssertEqual(ExitStatusTable.rows.first?.status, .success)
         let codes = ExitStatusTable.rows.map(\.status.exitCode)
         XCTAssertEqual(Set(codes).count, codes.count, "two statuses share an exit code")
+        XCTAssertEqual(KeychainStatus.param.exitCode, 2)
+        XCTAssertEqual(KeychainStatus.io.exitCode, 220)
+        XCTAssertEqual(KeychainStatus.notTrusted.exitCode, 253)
     }
 }

@@ -8,20 +8,18 @@ final class ParserTests: XCTestCase {
     func invocation(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) throws -> ParsedInvocation {
         guard case .run(let invocation) = try parser.parse(arguments) else {
             XCTFail("expected a command to run", file: file, line: line)
-            throw KeychainError(.param)
+            throw ParseError("not a command")
         }
         return invocation
     }
 
     /// The usage error a command line gives.
-    func failure(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) -> KeychainError? {
-        do throws(KeychainError) {
+    func failure(_ arguments: [String], file: StaticString = #filePath, line: UInt = #line) -> ParseError? {
+        do throws(ParseError) {
             _ = try parser.parse(arguments)
             XCTFail("expected a usage error for \(arguments)", file: file, line: line)
             return nil
         } catch {
-            XCTAssertEqual(error.status, .param, file: file, line: line)
-            XCTAssertEqual(error.status.exitCode, 2, file: file, line: line)
             return error
         }
     }
@@ -145,7 +143,7 @@ final class ParserTests: XCTestCase {
             let error = failure(arguments)
             XCTAssertTrue(error?.detail.contains("never takes a secret on the command line") ?? false, "\(arguments)")
             XCTAssertTrue(error?.hint?.contains("--password-stdin") ?? false)
-            XCTAssertFalse(error?.description.contains("hunter2") ?? true)
+            XCTAssertFalse(error?.detail.contains("hunter2") ?? true)
             XCTAssertFalse(error?.hint?.contains("hunter2") ?? true)
         }
         // A stray word on add is not repeated either.

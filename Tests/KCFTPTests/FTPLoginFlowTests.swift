@@ -182,8 +182,6 @@ final class FTPLoginFlowTests: XCTestCase {
             XCTAssertEqual(status(result), expected)
             XCTAssertEqual(log.events, ["probe ftp.example.com"], "nothing after a failed connection")
         }
-        XCTAssertEqual(KeychainStatus.io.exitCode, 220)
-        XCTAssertEqual(KeychainStatus.notTrusted.exitCode, 253)
     }
 
     func testNetworkFailureDuringLoginIsIOAndSavesNothing() {

@@ -124,8 +124,8 @@ final class VectorTests: XCTestCase {
 
     /// "bad-item offset=O" for a put that is not an item: kc names the record by its sequence number.
     static func canonicalItemError(_ error: Error, _ records: [VaultRecord]) -> String {
-        guard let error = error as? KeychainError, error.status == .decode, error.detail.hasPrefix("record "),
-              let sequence = UInt64(error.detail.dropFirst(7).prefix { $0.isNumber }),
+        guard let error = error as? KeychainError, error.status == .decode,
+              case .notAnItem(let sequence) = error.reason,
               let record = records.first(where: { $0.sequence == sequence })
         else { return "unexpected \(error)" }
         return "bad-item offset=\(record.offset)"

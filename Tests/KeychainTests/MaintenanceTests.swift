@@ -141,7 +141,7 @@ final class MaintenanceTests: XCTestCase {
         chmod(path, 0o600)
         XCTAssertFalse(try open().warnings.isEmpty)
         let report = try Keychain.check(at: path, options: options()) { self.password }
-        XCTAssertNotNil(report.rollback)
+        XCTAssertNotNil(report.rollbackDevices)
     }
 }
 

@@ -80,7 +80,7 @@ def test_not_found(kc_ready):
     result = kc_ready.run(["find", "generic", "-s", "nothing"])
     assert_failure(result, "errSecItemNotFound", EXIT_NOT_FOUND)
     assert result.stdout == ""
-    assert "The specified item could not be found in the keychain." in result.stderr
+    assert result.stderr == "kc: error: The specified item could not be found in the keychain (errSecItemNotFound)\n"
     json_result = kc_ready.run(["find", "-s", "nothing", "--json"])
     assert_failure(json_result, "errSecItemNotFound", EXIT_NOT_FOUND)
     assert json_result.stdout == "[]\n"

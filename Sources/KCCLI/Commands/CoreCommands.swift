@@ -144,6 +144,10 @@ let helpCommand = CommandSpec(
     arguments: [ArgumentSpec("COMMAND", help: "The command, e.g. 'add generic'.", optional: true, repeatable: true)],
     examples: ["kc help find generic"],
     handler: { invocation, context throws(KeychainError) in
-        context.output.write(try HelpFormatter.help(for: invocation.arguments, in: CommandTable.parser))
+        do throws(ParseError) {
+            context.output.write(try HelpFormatter.help(for: invocation.arguments, in: CommandTable.parser))
+        } catch {
+            throw usageError(error.detail, hint: error.hint)
+        }
         return 0
     })

@@ -55,8 +55,8 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     context.output.flush()
     let who = Printable.text("\(outcome.user)@\(target.host)")
     switch outcome.saved {
-    case .added: context.errors.writeLine("kc: saved the password for \(who) in the keychain.")
-    case .updated: context.errors.writeLine("kc: updated the saved password for \(who).")
+    case .added: context.notice("saved the password for \(who) in the keychain")
+    case .updated: context.notice("updated the saved password for \(who)")
     case .notSaved, .usedSaved: break
     }
     return 0

@@ -18,7 +18,7 @@ func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
                                                 confirmPrompt: "Retype the new master password: ")
     let keychain = try Keychain.create(at: path, password: password, kdf: kdf)
     context.reportWarnings(of: keychain)
-    context.errors.writeLine("kc: created the vault \(path)")
+    context.notice("created the vault \(path)")
     return 0
 }
 

@@ -51,19 +51,17 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --password-stdin or --password")
     }
     let keychain = try context.openKeychain()
-    try requireSingleMatch(keychain, query, verb: "update", context)
     let secret = try newSecret(invocation, context, required: false)
     let updated = try keychain.update(query, changes: changes, secret: secret)
-    context.errors.writeLine("kc: updated \(count(updated.count)).")
+    context.notice("updated \(count(updated.count))")
     return 0
 }
 
 func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     let query = try selection(invocation, itemClass)
     let keychain = try context.openKeychain()
-    try requireSingleMatch(keychain, query, verb: "delete", context)
     let deleted = try keychain.delete(query)
-    context.errors.writeLine("kc: deleted \(count(deleted.count)).")
+    context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
@@ -75,7 +73,7 @@ func runList(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
     } else if !items.isEmpty {
         ItemPrinter.writeTable(items, to: context.output)
     } else {
-        context.errors.writeLine("kc: the vault has no items.")
+        context.notice("the vault has no items")
     }
     return 0
 }
@@ -128,19 +126,6 @@ private func lookUp(_ keychain: Keychain, _ queries: [Query], matchAll: Bool) th
     let matches = try keychain.allItems().filter { item in queries.contains { $0.matches(item.attributes) } }
     guard !matches.isEmpty else { throw KeychainError(.itemNotFound) }
     return matchAll ? matches : [matches[0]]
-}
-
-/// Without --all, more than one match lists them on standard error and fails with errSecParam.
-private func requireSingleMatch(_ keychain: Keychain, _ query: Query, verb: String, _ context: Context) throws(KeychainError) {
-    guard !query.matchAll else { return }
-    var all = query
-    all.matchAll = true
-    let matches = try keychain.find(all)
-    guard matches.count > 1 else { return }
-    context.errors.writeLine("kc: \(matches.count) items match:")
-    ItemPrinter.writeTable(matches, to: context.errors)
-    throw usageError("\(matches.count) items match and 'kc \(verb)' changes one unless --all is given; nothing was changed",
-                     hint: "narrow the selection (e.g. with -a ACCOUNT), or add --all to \(verb) every match")
 }
 
 /// --binary only with --password-stdin; --password-stdin and --password exclude each other.

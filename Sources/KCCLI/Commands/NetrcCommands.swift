@@ -127,7 +127,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
         context.output.writeLine("could not read line \(problem.line): \(Printable.text(netrcProblemText(problem.reason)))")
     }
     context.output.flush()
-    context.errors.writeLine("kc: import netrc: \(added) added, \(duplicates) skipped as duplicate, \(problems.count) unreadable.")
+    context.notice("import netrc: \(added) added, \(duplicates) skipped as duplicate, \(problems.count) unreadable")
     return 0
 }
 

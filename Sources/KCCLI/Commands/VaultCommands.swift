@@ -91,15 +91,19 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     out.writeLine("records: \(report.records)")
     out.writeLine("items: \(report.items)")
     for problem in report.problems { out.writeLine("damaged: \(problem)") }
-    if let torn = report.tornTail { out.writeLine("torn tail: \(torn)") }
-    if let rollback = report.rollback { out.writeLine("rollback: \(rollback)") }
+    if let torn = report.tornTail {
+        out.writeLine("torn tail: incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)")
+    }
+    if let devices = report.rollbackDevices {
+        out.writeLine("rollback: the vault is older than a copy this machine has seen (records missing from \(devices) device(s))")
+    }
     out.writeLine("status: \(report.isWhole ? "whole" : "NOT whole")")
     out.flush()
     if !report.problems.isEmpty || report.tornTail != nil {
         throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s)\(report.tornTail == nil ? "" : ", a torn tail"))",
                             hint: report.problems.isEmpty ? "'kc repair' removes the torn tail" : "'kc repair --salvage' keeps every record that still authenticates")
     }
-    if report.rollback != nil {
+    if report.rollbackDevices != nil {
         throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
                             hint: "restore the newer copy, or pass --accept-rollback to write to this one")
     }
@@ -115,29 +119,29 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         let password = try askPassword()
         let report = try Keychain.check(at: path, options: context.openOptions) { password }
         if report.problems.isEmpty && report.tornTail == nil {
-            context.errors.writeLine("kc: the vault is whole; nothing to salvage.")
+            context.notice("the vault is whole; nothing to salvage")
             return 0
         }
         try confirm(invocation, context, "Rebuild \(path) from the \(report.records) records that authenticate (\(report.problems.count) damaged region(s) dropped; the damaged file is kept)? [y/N] ")
         let result = try Keychain.salvage(at: path, options: context.openOptions) { password }
-        context.errors.writeLine("kc: salvaged \(result.records) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
+        context.notice("salvaged \(result.records) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
         return 0
     }
     let keychain = try context.openKeychain()
     guard let torn = keychain.tornTail else {
-        context.errors.writeLine("kc: no torn tail to remove.")
+        context.notice("no torn tail to remove")
         return 0
     }
     try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
     let removed = try keychain.removeTornTail()
-    context.errors.writeLine("kc: removed \(removed) bytes of torn tail.")
+    context.notice("removed \(removed) bytes of torn tail")
     return 0
 }
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let keychain = try context.openKeychain()
     let counts = try keychain.compact()
-    context.errors.writeLine("kc: compacted \(context.vaultPath): \(counts.before) records -> \(counts.after)")
+    context.notice("compacted \(context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
 
@@ -150,9 +154,9 @@ func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
     let newPassword = try NewPassword.obtain(invocation, context)
     try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key"))
-    context.errors.writeLine(invocation.flag("rotate-key")
-        ? "kc: changed the master password and replaced the vault key."
-        : "kc: changed the master password.")
+    context.notice(invocation.flag("rotate-key")
+        ? "changed the master password and replaced the vault key"
+        : "changed the master password")
     return 0
 }
 

@@ -5,7 +5,7 @@ public enum HelpFormatter {
     static let width = 80
 
     /// Help for kc (no words), a group ("add") or a command ("add generic").
-    public static func help(for words: [String], in parser: Parser) throws(KeychainError) -> String {
+    public static func help(for words: [String], in parser: Parser) throws(ParseError) -> String {
         if words.isEmpty { return general(parser.commands) }
         if let command = parser.command(named: words) { return help(for: command) }
         let members = parser.commands(under: words).filter { !$0.isHidden }
@@ -14,7 +14,7 @@ public enum HelpFormatter {
         let visible = parser.commands.filter { !$0.isHidden }
         let names = Array(Set(visible.map(\.name) + visible.map { $0.words[0] })).sorted()
         let suggestion = Suggestions.closest(to: topic, in: names)
-        throw usageError("no help for '\(topic)': there is no such command",
+        throw ParseError("no help for '\(topic)': there is no such command",
                          hint: suggestion.map { "did you mean 'kc help \($0)'?" } ?? "see 'kc help' for the commands")
     }
 

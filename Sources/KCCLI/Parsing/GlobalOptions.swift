@@ -1,5 +1,3 @@
-import Keychain
-
 /// Options every command accepts, before or after the command words.
 public struct GlobalOptions: Sendable, Equatable {
     /// `--vault PATH`: wins over `KC_VAULT` and the default path.
@@ -33,24 +31,24 @@ public struct GlobalOptions: Sendable, Equatable {
     public static func spec(short: Character) -> OptionSpec? { specs.first { $0.short == short } }
 
     /// Applies one parsed global option; `value` is nil for flags.
-    mutating func apply(_ spec: OptionSpec, value: String?) throws(KeychainError) {
+    mutating func apply(_ spec: OptionSpec, value: String?) throws(ParseError) {
         switch spec.long {
         case "vault":
-            guard let value, !value.isEmpty else { throw usageError("--vault needs a non-empty path") }
+            guard let value, !value.isEmpty else { throw ParseError("--vault needs a non-empty path") }
             vault = value
         case "master-password-fd":
             guard let value, let fd = Int32(value), fd >= 0 else {
-                throw usageError("--master-password-fd needs a descriptor number, not '\(value ?? "")'",
+                throw ParseError("--master-password-fd needs a descriptor number, not '\(value ?? "")'",
                                  hint: "for example: kc find -s NAME --master-password-fd 3 3<password-file")
             }
             guard fd != 0 else {
-                throw usageError("--master-password-fd 0 is standard input, which is kept for the item's secret",
+                throw ParseError("--master-password-fd 0 is standard input, which is kept for the item's secret",
                                  hint: "open the password on another descriptor, e.g. 3<FILE with --master-password-fd 3")
             }
             masterPasswordFD = fd
         case "lock-timeout":
             guard let value, let seconds = Double(value), seconds >= 0, seconds.isFinite else {
-                throw usageError("--lock-timeout needs a number of seconds, not '\(value ?? "")'")
+                throw ParseError("--lock-timeout needs a number of seconds, not '\(value ?? "")'")
             }
             lockTimeout = seconds
         case "accept-rollback": acceptRollback = true
@@ -61,7 +59,3 @@ public struct GlobalOptions: Sendable, Equatable {
     }
 }
 
-/// A usage error: errSecParam, exit status 2.
-func usageError(_ detail: String, hint: String? = nil) -> KeychainError {
-    KeychainError(.param, detail, hint: hint)
-}

@@ -1,5 +1,3 @@
-import Keychain
-
 /// What a command line asks for.
 public enum ParseOutcome: Sendable {
     case run(ParsedInvocation)
@@ -18,7 +16,7 @@ public struct Parser: Sendable {
 
     public init(commands: [CommandSpec]) { self.commands = commands }
 
-    public func parse(_ tokens: [String]) throws(KeychainError) -> ParseOutcome {
+    public func parse(_ tokens: [String]) throws(ParseError) -> ParseOutcome {
         var state = State(tokens: tokens)
         while let token = state.next() {
             if state.onlyArguments {
@@ -84,7 +82,7 @@ public struct Parser: Sendable {
 
     // MARK: - Words
 
-    private func addWord(_ word: String, _ state: inout State) throws(KeychainError) {
+    private func addWord(_ word: String, _ state: inout State) throws(ParseError) {
         if state.canExtendWords {
             let extended = state.words + [word]
             if command(named: extended) != nil || !commands(under: extended).isEmpty {
@@ -95,20 +93,20 @@ public struct Parser: Sendable {
         }
         if state.words.isEmpty {
             let names = Set(commands.filter { !$0.isHidden }.map { $0.words[0] }).sorted()
-            throw usageError("unknown command '\(word)'",
+            throw ParseError("unknown command '\(word)'",
                              hint: didYouMean(Suggestions.closest(to: word, in: names), or: "see 'kc help' for the commands"))
         }
         guard let current = state.command else {
             let choices = commands(under: state.words).filter { !$0.isHidden }.map { $0.words[state.words.count] }
             let group = state.words.joined(separator: " ")
-            throw usageError("unknown word '\(word)' after 'kc \(group)' (expected \(choices.joined(separator: " or ")))",
+            throw ParseError("unknown word '\(word)' after 'kc \(group)' (expected \(choices.joined(separator: " or ")))",
                              hint: didYouMean(Suggestions.closest(to: word, in: choices).map { "kc \(group) \($0)" },
                                               or: "see 'kc help \(group)'"))
         }
         let subcommands = commands(under: state.words).filter { !$0.isHidden }.map { $0.words[state.words.count] }
         if state.canExtendWords && current.arguments.isEmpty && !subcommands.isEmpty {
             let name = current.name
-            throw usageError("unknown word '\(word)' after 'kc \(name)' (expected \(subcommands.joined(separator: " or ")) or an option)",
+            throw ParseError("unknown word '\(word)' after 'kc \(name)' (expected \(subcommands.joined(separator: " or ")) or an option)",
                              hint: didYouMean(Suggestions.closest(to: word, in: subcommands).map { "kc \(name) \($0)" },
                                               or: "see 'kc help \(name)'"))
         }
@@ -121,29 +119,29 @@ public struct Parser: Sendable {
                 : "see 'kc help \(current.name)'"
             // Where a secret could have been meant (add, update), the stray word is not repeated.
             let shown = current.options.contains { $0.refusesSecretValue } ? "(not shown: it may be a secret)" : "'\(word)'"
-            throw usageError("unexpected argument \(shown) for 'kc \(current.name)'", hint: hint)
+            throw ParseError("unexpected argument \(shown) for 'kc \(current.name)'", hint: hint)
         }
     }
 
-    private func checkArgumentCount(_ command: CommandSpec, _ arguments: [String]) throws(KeychainError) {
+    private func checkArgumentCount(_ command: CommandSpec, _ arguments: [String]) throws(ParseError) {
         let required = command.arguments.filter { !$0.isOptional }
         if arguments.count < required.count {
             let missing = required[arguments.count]
-            throw usageError("'kc \(command.name)' needs \(missing.name)", hint: "usage: \(command.usage)")
+            throw ParseError("'kc \(command.name)' needs \(missing.name)", hint: "usage: \(command.usage)")
         }
     }
 
-    private func missingSubcommand(_ words: [String]) -> KeychainError {
+    private func missingSubcommand(_ words: [String]) -> ParseError {
         let group = words.joined(separator: " ")
         let choices = commands(under: words).filter { !$0.isHidden }.map { $0.words[words.count] }
         let what = group == "add" || group == "update" || group == "delete" ? "an item class" : "a subcommand"
-        return usageError("'kc \(group)' needs \(what): \(choices.joined(separator: " or "))",
+        return ParseError("'kc \(group)' needs \(what): \(choices.joined(separator: " or "))",
                           hint: "for example 'kc \(group) \(choices.first ?? "")'; see 'kc help \(group)'")
     }
 
     // MARK: - Options
 
-    private func parseLong(_ token: String, _ state: inout State) throws(KeychainError) {
+    private func parseLong(_ token: String, _ state: inout State) throws(ParseError) {
         let body = token.dropFirst(2)
         let name: String
         var inline: String?
@@ -161,7 +159,7 @@ public struct Parser: Sendable {
         let command = try commandForOption("--\(name)", state)
         guard let spec = command.option(long: name) else {
             let candidates = command.options.map(\.long) + GlobalOptions.specs.map(\.long)
-            throw usageError("unknown option '--\(name)' for 'kc \(command.name)'",
+            throw ParseError("unknown option '--\(name)' for 'kc \(command.name)'",
                              hint: didYouMean(Suggestions.closest(to: name, in: candidates).map { "--\($0)" },
                                               or: siblingHint("--\(name)", command) ?? "see 'kc help \(command.name)'"))
         }
@@ -169,7 +167,7 @@ public struct Parser: Sendable {
         try record(spec, value: value, written: "--\(name)", command: command, &state)
     }
 
-    private func parseShortCluster(_ token: String, _ state: inout State) throws(KeychainError) {
+    private func parseShortCluster(_ token: String, _ state: inout State) throws(ParseError) {
         var rest = Substring(token.dropFirst())
         while let letter = rest.first {
             rest = rest.dropFirst()
@@ -182,7 +180,7 @@ public struct Parser: Sendable {
             }
             let command = try commandForOption(written, state)
             guard let spec = command.option(short: letter) else {
-                throw usageError("unknown option '\(written)' for 'kc \(command.name)'",
+                throw ParseError("unknown option '\(written)' for 'kc \(command.name)'",
                                  hint: siblingHint(written, command) ?? "see 'kc help \(command.name)' for its options")
             }
             if spec.takesValue {
@@ -196,11 +194,11 @@ public struct Parser: Sendable {
     }
 
     /// The resolved command an option belongs to, or a usage error when there is none yet.
-    private func commandForOption(_ written: String, _ state: State) throws(KeychainError) -> CommandSpec {
+    private func commandForOption(_ written: String, _ state: State) throws(ParseError) -> CommandSpec {
         if let command = state.command { return command }
         if state.words.isEmpty {
             let candidates = GlobalOptions.specs.map { "--\($0.long)" }
-            throw usageError("unknown option '\(written)' (give the command first: kc COMMAND [OPTIONS])",
+            throw ParseError("unknown option '\(written)' (give the command first: kc COMMAND [OPTIONS])",
                              hint: didYouMean(Suggestions.closest(to: written, in: candidates), or: "see 'kc help'"))
         }
         throw missingSubcommand(state.words)
@@ -208,17 +206,17 @@ public struct Parser: Sendable {
 
     /// The value of `spec`: inline (`--x=v`, `-xv`) or the next token; nil for flags.
     private func optionValue(_ spec: OptionSpec, written: String, inline: String?,
-                             _ state: inout State) throws(KeychainError) -> String? {
+                             _ state: inout State) throws(ParseError) -> String? {
         guard spec.takesValue else {
             if inline != nil {
                 if spec.refusesSecretValue, let command = state.command { throw secretOnCommandLine(written, command) }
-                throw usageError("option '\(written)' takes no value")
+                throw ParseError("option '\(written)' takes no value")
             }
             return nil
         }
         if let inline { return inline }
         guard let value = state.peekValue() else {
-            throw usageError("option '\(written)' needs a value (\(spec.valueName ?? "VALUE"))",
+            throw ParseError("option '\(written)' needs a value (\(spec.valueName ?? "VALUE"))",
                              hint: "write \(written.hasPrefix("--") ? "\(written)=VALUE" : "\(written)VALUE") for a value starting with '-'")
         }
         _ = state.next()
@@ -226,16 +224,16 @@ public struct Parser: Sendable {
     }
 
     private func record(_ spec: OptionSpec, value: String?, written: String, command: CommandSpec,
-                        _ state: inout State) throws(KeychainError) {
+                        _ state: inout State) throws(ParseError) {
         if state.values[spec.long] != nil && !spec.isRepeatable {
-            throw usageError("option '--\(spec.long)' given more than once")
+            throw ParseError("option '--\(spec.long)' given more than once")
         }
         state.values[spec.long, default: []].append(value ?? "")
         if spec.refusesSecretValue && state.peekValue() != nil { throw secretOnCommandLine(written, command) }
     }
 
-    private func secretOnCommandLine(_ written: String, _ command: CommandSpec) -> KeychainError {
-        usageError("'kc \(command.name)' never takes a secret on the command line (other users could read it in the process list)",
+    private func secretOnCommandLine(_ written: String, _ command: CommandSpec) -> ParseError {
+        ParseError("'kc \(command.name)' never takes a secret on the command line (other users could read it in the process list)",
                    hint: "give \(written) alone to be asked at a prompt without echo, or pipe the secret with --password-stdin")
     }
 

@@ -1,0 +1,11 @@
+/// A command line the parser cannot accept: what is wrong, and a hint where one helps.
+/// The CLI reports it as a usage error (errSecParam, exit status 2).
+public struct ParseError: Error, Sendable, Equatable {
+    public var detail: String
+    public var hint: String?
+
+    public init(_ detail: String, hint: String? = nil) {
+        self.detail = detail
+        self.hint = hint
+    }
+}

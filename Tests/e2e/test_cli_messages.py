@@ -1,0 +1,43 @@
+"""How kc words failures and status lines: the CLI alone words them, in one form."""
+import re
+
+from kcharness import assert_failure
+
+
+def test_missing_vault_hint_names_every_way_to_choose_a_vault(kc):
+    result = kc.run(["list"])
+    assert_failure(result, "errSecNoSuchKeychain", 50)
+    assert result.hint == "create one with 'kc init', or name another with --vault PATH or KC_VAULT"
+
+
+def test_status_lines_have_one_form_without_a_final_period(kc_ready):
+    kc = kc_ready
+    kc.add_generic("svc", "a", "one")
+    kc.add_generic("svc", "b", "two")
+    lines = []
+    for args in (["update", "generic", "-s", "svc", "-a", "a", "--set-label", "L"],
+                 ["delete", "generic", "-s", "svc", "-a", "b"],
+                 ["compact"]):
+        result = kc.run(args)
+        assert result.returncode == 0, result
+        lines += result.stderr.splitlines()
+    assert lines[:2] == ["kc: updated 1 item", "kc: deleted 1 item"]
+    assert len(lines) == 3 and re.fullmatch(r"kc: compacted .*: \d+ records -> \d+", lines[2]), lines
+    kc.run(["delete", "generic", "--all"])
+    assert kc.run(["list"]).stderr == "kc: the vault has no items\n"
+
+
+def test_an_ambiguous_change_lists_the_matches_and_changes_nothing(kc_ready):
+    kc = kc_ready
+    kc.add_generic("svc", "a", "one")
+    kc.add_generic("svc", "b", "two")
+    before = kc.vault_path.read_bytes()
+    result = kc.run(["delete", "generic", "-s", "svc"])
+    assert_failure(result, "errSecParam", 2)
+    lines = result.stderr.splitlines()
+    assert lines[0] == "kc: 2 items match:"
+    assert lines[1].split() == ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"]
+    assert [line.split()[:4] for line in lines[2:4]] == [["generic", "-", "svc", "a"], ["generic", "-", "svc", "b"]]
+    assert len(lines) == 6 and lines[4] == "kc: error: 2 items match; nothing was changed (errSecParam)"
+    assert "--all" in (result.hint or "")
+    assert kc.vault_path.read_bytes() == before
