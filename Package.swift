@@ -39,7 +39,7 @@ let package = Package(
         .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat"],
                     swiftSettings: strict),
-        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "Keychain", "KCCrypto", "KCFormat"],
+        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat"],
                     swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain", "KCCrypto"], swiftSettings: strict),
     ]

@@ -1,6 +1,7 @@
 #include "kc_curl.h"
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -55,6 +56,9 @@ static void load(void) {
             return;
         }
     }
+    /* libcurl (like OpenSSL's users) appends every TLS session's keys to the file named by
+       SSLKEYLOGFILE, read once here: with it, a capture of the FTPS traffic reveals PASS. */
+    unsetenv("SSLKEYLOGFILE");
     CURLcode code = api.global_init(CURL_GLOBAL_DEFAULT);
     if (code != CURLE_OK) {
         snprintf(load_error, sizeof load_error, "curl_global_init failed: %s", api.easy_strerror(code));

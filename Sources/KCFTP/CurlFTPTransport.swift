@@ -10,7 +10,8 @@ import Keychain
 /// - Explicit FTPS uses an `ftp://` URL with `CURLOPT_USE_SSL=CURLUSESSL_ALL`: libcurl
 ///   fails rather than continue in clear text when the server refuses `AUTH TLS`.
 /// - The password reaches libcurl only through `CURLOPT_PASSWORD`, copied from secure memory;
-///   it is never in an argument, an environment variable or a file.
+///   it is never in an argument, an environment variable or a file. libcurl's own copies of it
+///   are not locked or wiped (see `login`).
 ///
 /// libcurl is loaded on first use (`CurlLibrary`), so creating the transport can fail.
 public struct CurlFTPTransport: FTPTransport {
@@ -23,7 +24,8 @@ public struct CurlFTPTransport: FTPTransport {
         switch target.security {
         case .plain, .implicitTLS:
             // The first reply is the greeting; for implicit TLS it arrives after the handshake.
-            let session = ftpSession(target, options: options)
+            let session: CurlSession
+            do throws(FTPFailure) { session = try ftpSession(target, options: options) } catch { return error }
             session.stopAfterFirstReply = true
             let code = session.perform()
             if session.stoppedOnReply, let greeting = session.replies.first {
@@ -37,14 +39,20 @@ public struct CurlFTPTransport: FTPTransport {
 
     public func login(_ target: FTPTarget, user: String, password: SecureBytes,
                       options: FTPConnectionOptions) -> FTPLoginResult {
-        let session = ftpSession(target, options: options)
-        session.set(CURLOPT_USERNAME, user)
-        // A NUL-terminated copy in secure memory; libcurl keeps its own copy until cleanup.
-        let terminated = password.appending(SecureBytes(count: 1))
-        let status = terminated.withUnsafeBytes { raw in
-            kc_curl_setopt_pointer(session.handle, CURLOPT_PASSWORD, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+        let session: CurlSession
+        do throws(FTPFailure) {
+            session = try ftpSession(target, options: options)
+            try session.set(CURLOPT_USERNAME, user)
+            // A NUL-terminated copy in secure memory. libcurl `strdup`s it into its own heap (and
+            // formats "PASS ..." into its send buffer and OpenSSL's record buffers): those copies
+            // are neither locked nor wiped, and live until the session is cleaned up.
+            let terminated = password.appending(SecureBytes(count: 1))
+            try session.check(CURLOPT_PASSWORD, terminated.withUnsafeBytes { raw in
+                kc_curl_setopt_pointer(session.handle, CURLOPT_PASSWORD, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            })
+        } catch {
+            return .failed(error)
         }
-        guard status == CURLE_OK else { return .failed(.other("libcurl refused the password option")) }
         let code = session.perform()
         if code == CURLE_OK { return .success }
         if code == CURLE_LOGIN_DENIED {
@@ -55,12 +63,12 @@ public struct CurlFTPTransport: FTPTransport {
     }
 
     /// A session that speaks FTP to `target`, with TLS as its scheme requires.
-    private func ftpSession(_ target: FTPTarget, options: FTPConnectionOptions) -> CurlSession {
-        let session = CurlSession(url: target.curlURL, protocols: target.security == .implicitTLS ? "ftps" : "ftp",
-                                  options: options)
+    private func ftpSession(_ target: FTPTarget, options: FTPConnectionOptions) throws(FTPFailure) -> CurlSession {
+        let session = try CurlSession(url: target.curlURL, protocols: target.security == .implicitTLS ? "ftps" : "ftp",
+                                      options: options)
         if target.security == .explicitTLS {
-            session.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue))
-            session.set(CURLOPT_FTPSSLAUTH, Int(CURLFTPAUTH_TLS.rawValue))
+            try session.set(CURLOPT_USE_SSL, Int(CURLUSESSL_ALL.rawValue))
+            try session.set(CURLOPT_FTPSSLAUTH, Int(CURLFTPAUTH_TLS.rawValue))
         }
         return session
     }
@@ -69,7 +77,12 @@ public struct CurlFTPTransport: FTPTransport {
     /// libcurl connection, then let libcurl run the TLS handshake (with verification) on
     /// that same socket.
     private func probeExplicitTLS(_ target: FTPTarget, options: FTPConnectionOptions) -> FTPFailure? {
-        let raw = CurlSession(url: "http://\(target.urlHost):\(target.port)/", protocols: "http", options: options)
+        let raw: CurlSession
+        do throws(FTPFailure) {
+            raw = try CurlSession(url: "http://\(target.urlHost):\(target.port)/", protocols: "http", options: options)
+        } catch {
+            return error
+        }
         let code = raw.perform()
         guard code == CURLE_OK else { return failure(code, session: raw, target: target, options: options) }
         let greeting: FTPReply
@@ -91,8 +104,13 @@ public struct CurlFTPTransport: FTPTransport {
                           + "kc does not fall back to clear text")
         }
         guard let fd = raw.socket else { return .network("lost the connection to \(target.displayHost)") }
-        let tls = CurlSession(url: "https://\(target.urlHost):\(target.port)/", protocols: "https", options: options)
-        _ = kc_curl_use_connected_socket(tls.handle, fd)
+        let tls: CurlSession
+        do throws(FTPFailure) {
+            tls = try CurlSession(url: "https://\(target.urlHost):\(target.port)/", protocols: "https", options: options)
+            try tls.check(CURLOPT_OPENSOCKETFUNCTION, kc_curl_use_connected_socket(tls.handle, fd))
+        } catch {
+            return error
+        }
         let handshake = tls.perform()
         return handshake == CURLE_OK ? nil : failure(handshake, session: tls, target: target, options: options)
     }

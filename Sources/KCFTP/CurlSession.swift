@@ -4,8 +4,9 @@ import Glibc
 import CCurl
 
 /// One libcurl easy handle with kc's common settings: bounded timeouts, no proxies, no
-/// signals, certificate verification (system store, or --cafile), and every server reply
-/// collected through the header callback.
+/// signals, certificate verification (the system store, or only the given CA file), and every
+/// server reply collected through the header callback. Every option is checked: a libcurl that
+/// refuses one (too old, or built without a feature) fails the session, never weakens it.
 final class CurlSession {
     let handle: UnsafeMutableRawPointer
     private let errorBuffer: UnsafeMutablePointer<CChar>
@@ -19,40 +20,41 @@ final class CurlSession {
 
     /// A session for `url`, limited to the given protocols (e.g. "ftp,ftps").
     /// libcurl must be loaded (`CurlLibrary.load()`, done by `CurlFTPTransport.init`).
-    init(url: String, protocols: String, options: FTPConnectionOptions) {
+    init(url: String, protocols: String, options: FTPConnectionOptions) throws(FTPFailure) {
         guard (try? CurlLibrary.load()) != nil, let handle = kc_curl_easy_init() else {
-            fatalError("kc: cannot initialise libcurl")
+            throw .other("libcurl could not create a session")
         }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        set(CURLOPT_URL, url)
-        set(CURLOPT_PROTOCOLS_STR, protocols)
-        set(CURLOPT_NOPROXY, "*")
-        set(CURLOPT_NOSIGNAL, 1)
-        set(CURLOPT_CONNECT_ONLY, 1)
+        try check(CURLOPT_ERRORBUFFER, kc_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer)))
+        try set(CURLOPT_URL, url)
+        try set(CURLOPT_PROTOCOLS_STR, protocols)
+        try set(CURLOPT_NOPROXY, "*")
+        try set(CURLOPT_NOSIGNAL, 1)
+        try set(CURLOPT_CONNECT_ONLY, 1)
         let timeout = max(options.timeout, 1)
-        set(CURLOPT_CONNECTTIMEOUT, timeout)
-        set(CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout)
-        set(CURLOPT_TIMEOUT, timeout * 4)
-        set(CURLOPT_SSL_ENABLE_ALPN, 0)
-        if let caFile = options.caFile { set(CURLOPT_CAINFO, caFile) }
-        if options.insecure {
-            set(CURLOPT_SSL_VERIFYPEER, 0)
-            set(CURLOPT_SSL_VERIFYHOST, 0)
-        } else {
-            set(CURLOPT_SSL_VERIFYPEER, 1)
-            set(CURLOPT_SSL_VERIFYHOST, 2)
+        try set(CURLOPT_CONNECTTIMEOUT, timeout)
+        try set(CURLOPT_SERVER_RESPONSE_TIMEOUT, timeout)
+        try set(CURLOPT_TIMEOUT, timeout * 4)
+        try set(CURLOPT_SSL_ENABLE_ALPN, 0)
+        if let caFile = options.caFile {
+            // Only this file: libcurl's built-in CA folder (e.g. /etc/ssl/certs) would otherwise
+            // stay trusted beside it.
+            try set(CURLOPT_CAINFO, caFile)
+            try check(CURLOPT_CAPATH, kc_curl_setopt_pointer(handle, CURLOPT_CAPATH, nil))
         }
-        _ = kc_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, UnsafeMutableRawPointer(errorBuffer))
-        _ = kc_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque())
-        _ = kc_curl_setopt_header_function(handle) { pointer, size, count, context in
+        let verify = !options.insecure
+        try set(CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0)
+        try set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0)
+        try check(CURLOPT_HEADERDATA, kc_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, Unmanaged.passUnretained(self).toOpaque()))
+        try check(CURLOPT_HEADERFUNCTION, kc_curl_setopt_header_function(handle) { pointer, size, count, context in
             let length = size * count
             guard let pointer, let context else { return length }
             let session = Unmanaged<CurlSession>.fromOpaque(context).takeUnretainedValue()
             let bytes = UnsafeRawBufferPointer(start: pointer, count: length)
             return session.receiveReplyBytes(bytes) ? length : 0
-        }
+        })
     }
 
     deinit {
@@ -71,12 +73,19 @@ final class CurlSession {
         return true
     }
 
-    func set(_ option: CURLoption, _ value: String) {
-        _ = kc_curl_setopt_string(handle, option, value)
+    func set(_ option: CURLoption, _ value: String) throws(FTPFailure) {
+        try check(option, kc_curl_setopt_string(handle, option, value))
     }
 
-    func set(_ option: CURLoption, _ value: Int) {
-        _ = kc_curl_setopt_long(handle, option, value)
+    func set(_ option: CURLoption, _ value: Int) throws(FTPFailure) {
+        try check(option, kc_curl_setopt_long(handle, option, value))
+    }
+
+    /// Fails closed when libcurl did not accept an option.
+    func check(_ option: CURLoption, _ code: CURLcode) throws(FTPFailure) {
+        guard code == CURLE_OK else {
+            throw .other("libcurl refused option \(option.rawValue): \(String(cString: kc_curl_easy_strerror(code)))")
+        }
     }
 
     /// Runs the transfer (connect, TLS, and for FTP the login).

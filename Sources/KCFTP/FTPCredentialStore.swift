@@ -47,7 +47,7 @@ extension FTPTarget {
         return Int(port) == self.port
     }
 
-    /// The attributes of a new item saved for this target (authentication type `default`, as `kc add internet`).
+    /// The attributes of a new item saved for this target (authentication type `default`).
     public func newItemAttributes(account: String) -> ItemAttributes {
         var attributes = ItemAttributes(.internet, [
             .server: host, .protocol: security.keychainProtocol, .port: String(port),

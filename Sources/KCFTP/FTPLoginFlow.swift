@@ -5,7 +5,8 @@ import Keychain
 /// reached:
 ///
 ///     connect (TLS for ftps) --fail--> errSecIO / errSecNotTrusted
-///        |
+///        |                        (certificate not verified on request: the saved password
+///        |                         is sent only after the user confirms)
 ///     look up saved passwords (server, protocol, port[, account])
 ///        |-- several: choose on the terminal (none: errSecParam, narrow with user@)
 ///        |-- found --> log in --230--> done, nothing written
@@ -29,14 +30,14 @@ public struct FTPLoginFlow {
     private var target: FTPTarget { options.target }
     private var host: String { target.host }
 
-    /// Runs the flow. Throws the Keychain result of a failure (see the type's diagram).
-    public func run() throws(KeychainError) -> FTPLoginOutcome {
+    /// Runs the flow. Throws why it did not end in a login (see the type's diagram).
+    public func run() throws(FTPLoginError) -> FTPLoginOutcome {
         warnAboutTransportSecurity()
-        if let failure = transport.probe(target, options: options.connection) { throw failure.error }
+        if let failure = transport.probe(target, options: options.connection) { throw .connection(failure) }
 
         let requestedUser = options.user ?? target.user
         if let requestedUser { try Self.validateUserName(requestedUser) }
-        let candidates = try store.credentials(for: target)
+        let candidates = try keychain { () throws(KeychainError) in try store.credentials(for: target) }
         let matching = candidates.filter { requestedUser == nil || $0.account == requestedUser }
         let saved = try chooseCredential(matching)
 
@@ -45,15 +46,17 @@ public struct FTPLoginFlow {
         if let saved, options.stdinPassword == nil {
             if user == nil { user = try askUserName(default: nil) }
             let account = user!
+            try confirmSendingToUnverifiedServer(account)
             switch try login(account, saved.secret) {
             case .success:
                 return FTPLoginOutcome(user: account, saved: .usedSaved)
             case .rejected(let reply):
-                prompter.notice("The server rejected the saved password for \(account)@\(host): \(reply)")
+                prompter.notice(.savedPasswordRejected(user: account, host: host, reply: reply))
                 askUser = true
             }
         } else if saved == nil {
-            prompter.notice("No saved password for \(requestedUser.map { "\($0)@" } ?? "")\(target.displayHost) (\(target.security.keychainProtocol)) in the keychain.")
+            prompter.notice(.noSavedPassword(user: requestedUser, host: target.displayHost,
+                                             protocol: target.security.keychainProtocol))
         }
 
         var stdinPassword = options.stdinPassword
@@ -70,13 +73,9 @@ public struct FTPLoginFlow {
             case .success:
                 return try offerToSave(user: account, password: password, candidates: candidates)
             case .rejected(let reply):
-                prompter.notice("Login incorrect: \(reply)")
-                if fromStdin {
-                    throw KeychainError(.authFailed, "\(host) rejected the password from standard input for \(account)")
-                }
-                if attempts >= options.maxAttempts {
-                    throw KeychainError(.authFailed, "\(host) rejected \(attempts) attempts to log in")
-                }
+                prompter.notice(.loginIncorrect(reply: reply))
+                if fromStdin { throw .givenPasswordRejected(user: account) }
+                if attempts >= options.maxAttempts { throw .tooManyAttempts(attempts) }
                 askUser = true
             }
         }
@@ -84,69 +83,79 @@ public struct FTPLoginFlow {
 
     private enum Attempt { case success, rejected(String) }
 
-    private func login(_ user: String, _ password: SecureBytes) throws(KeychainError) -> Attempt {
+    /// Runs a keychain or terminal step, carrying its failure (a cancel included) as it is.
+    private func keychain<T>(_ body: () throws(KeychainError) -> T) throws(FTPLoginError) -> T {
+        do throws(KeychainError) { return try body() } catch { throw .keychain(error) }
+    }
+
+    private func login(_ user: String, _ password: SecureBytes) throws(FTPLoginError) -> Attempt {
         if password.withUnsafeBytes({ $0.contains(0x0A) || $0.contains(0x0D) || $0.contains(0) }) {
-            throw KeychainError(.param, "the password contains a line break or NUL, which FTP cannot send")
+            throw .unsendablePassword
         }
         switch transport.login(target, user: user, password: password, options: options.connection) {
         case .success: return .success
         case .rejected(let reply): return .rejected(reply)
-        case .failed(let failure): throw failure.error
+        case .failed(let failure): throw .connection(failure)
         }
     }
 
     private func warnAboutTransportSecurity() {
         if target.security == .plain && !target.isLoopback {
-            prompter.notice("warning: ftp:// sends the password to \(host) in clear text; use ftps:// if the server offers TLS.")
+            prompter.notice(.clearText(host: host))
         }
         if options.connection.insecure && target.security.usesTLS {
-            prompter.notice("warning: --insecure: the certificate of \(host) is not verified.")
+            prompter.notice(.certificateNotVerified(host: host))
         }
     }
 
-    /// One credential out of several: chosen on the terminal, else errSecParam.
-    private func chooseCredential(_ matching: [FTPCredential]) throws(KeychainError) -> FTPCredential? {
+    /// With verification off, a saved password goes to whoever answers only after the user says so.
+    private func confirmSendingToUnverifiedServer(_ user: String) throws(FTPLoginError) {
+        guard options.connection.insecure && target.security.usesTLS else { return }
+        try requireTerminal(for: .unverifiedServerConfirmation(user: user))
+        let send = try keychain { () throws(KeychainError) in
+            try prompter.confirm(prompt: "The certificate of \(host) is not verified: send the saved password for \(user) anyway? [y/N] ")
+        }
+        if !send { throw .keychain(KeychainError(.userCanceled)) }
+    }
+
+    /// One credential out of several: chosen on the terminal, else a failure naming the accounts.
+    private func chooseCredential(_ matching: [FTPCredential]) throws(FTPLoginError) -> FTPCredential? {
         guard matching.count > 1 else { return matching.first }
-        guard prompter.canPrompt else {
-            let accounts = matching.map { $0.account ?? "(none)" }.joined(separator: ", ")
-            throw KeychainError(.param, "\(matching.count) saved passwords match \(target.displayHost) (accounts: \(accounts))",
-                                hint: "name the account: \(target.security.scheme)://ACCOUNT@\(target.displayHost) or --user ACCOUNT")
-        }
-        prompter.notice("Several saved passwords match \(target.displayHost):")
-        for (index, credential) in matching.enumerated() {
-            prompter.notice("  \(index + 1)) \(credential.choiceTitle)")
-        }
+        guard prompter.canPrompt else { throw .severalSavedPasswords(accounts: matching.map(\.account)) }
+        prompter.notice(.severalSavedPasswords(host: target.displayHost, choices: matching.map(\.choiceTitle)))
         while true {
-            let answer = try prompter.readLine(prompt: "Use which one [1-\(matching.count)]: ")
-            if answer.isEmpty { throw KeychainError(.userCanceled) }
+            let answer = try keychain { () throws(KeychainError) in
+                try prompter.readLine(prompt: "Use which one [1-\(matching.count)]: ")
+            }
+            if answer.isEmpty { throw .keychain(KeychainError(.userCanceled)) }
             if let number = Int(answer), (1...matching.count).contains(number) { return matching[number - 1] }
-            prompter.notice("Please answer a number from 1 to \(matching.count).")
+            prompter.notice(.answerOutOfRange(count: matching.count))
         }
     }
 
-    private func requireTerminal(for what: String, hint: String) throws(KeychainError) {
-        guard prompter.canPrompt else {
-            throw KeychainError(.interactionNotAllowed, "\(what) is needed and there is no terminal to ask on", hint: hint)
-        }
+    private func requireTerminal(for input: FTPInput) throws(FTPLoginError) {
+        guard prompter.canPrompt else { throw .terminalNeeded(input) }
     }
 
-    private func askUserName(default current: String?) throws(KeychainError) -> String {
-        try requireTerminal(for: "a user name for \(host)", hint: "give it with --user NAME or ftp://NAME@HOST")
+    private func askUserName(default current: String?) throws(FTPLoginError) -> String {
+        try requireTerminal(for: .userName)
         let prompt = current.map { "User name [\($0)]: " } ?? "User name: "
-        let answer = try prompter.readLine(prompt: prompt)
-        guard let name = answer.isEmpty ? current : answer else { throw KeychainError(.userCanceled) }
+        let answer = try keychain { () throws(KeychainError) in try prompter.readLine(prompt: prompt) }
+        guard let name = answer.isEmpty ? current : answer else { throw .keychain(KeychainError(.userCanceled)) }
         try Self.validateUserName(name)
         return name
     }
 
-    private func askPassword(for user: String) throws(KeychainError) -> SecureBytes {
-        try requireTerminal(for: "a password for \(user)@\(host)", hint: "pipe it with --password-stdin")
-        let password = try prompter.readSecret(prompt: "Password for \(user)@\(host): ")
-        if password.count == 0 { throw KeychainError(.userCanceled) }
+    private func askPassword(for user: String) throws(FTPLoginError) -> SecureBytes {
+        try requireTerminal(for: .password(user: user))
+        let password = try keychain { () throws(KeychainError) in
+            try prompter.readSecret(prompt: "Password for \(user)@\(host): ")
+        }
+        if password.count == 0 { throw .keychain(KeychainError(.userCanceled)) }
         return password
     }
 
-    private func offerToSave(user: String, password: SecureBytes, candidates: [FTPCredential]) throws(KeychainError) -> FTPLoginOutcome {
+    private func offerToSave(user: String, password: SecureBytes, candidates: [FTPCredential]) throws(FTPLoginError) -> FTPLoginOutcome {
         let existing = candidates.first { $0.account == user }
         let save: Bool
         switch options.save {
@@ -154,26 +163,28 @@ public struct FTPLoginFlow {
         case .no: save = false
         case .ask:
             if prompter.canPrompt {
-                save = try prompter.confirm(prompt: existing == nil ? "Save this password in the keychain? [y/N] "
-                                                                     : "Update the saved password for \(user)@\(host)? [y/N] ")
+                save = try keychain { () throws(KeychainError) in
+                    try prompter.confirm(prompt: existing == nil ? "Save this password in the keychain? [y/N] "
+                                                                 : "Update the saved password for \(user)@\(host)? [y/N] ")
+                }
             } else {
-                prompter.notice("Not saved: there is no terminal to ask (use --save yes to save).")
+                prompter.notice(.notSavedWithoutTerminal)
                 save = false
             }
         }
         guard save else { return FTPLoginOutcome(user: user, saved: .notSaved) }
         if let existing {
-            try store.updateSecret(of: existing, secret: password)
+            try keychain { () throws(KeychainError) in try store.updateSecret(of: existing, secret: password) }
             return FTPLoginOutcome(user: user, saved: .updated)
         }
-        try store.add(target.newItemAttributes(account: user), secret: password)
+        try keychain { () throws(KeychainError) in try store.add(target.newItemAttributes(account: user), secret: password) }
         return FTPLoginOutcome(user: user, saved: .added)
     }
 
     /// A user name FTP can carry: not empty, no control characters (a line break would inject a command).
-    static func validateUserName(_ name: String) throws(KeychainError) {
+    static func validateUserName(_ name: String) throws(FTPLoginError) {
         if name.isEmpty || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            throw KeychainError(.param, "invalid user name (empty or containing control characters)")
+            throw .invalidUserName
         }
     }
 }

@@ -6,8 +6,8 @@ import Keychain
 public protocol FTPLoginPrompter {
     /// True when there is a terminal to ask on.
     var canPrompt: Bool { get }
-    /// Writes one informational line (never a secret) for the user, e.g. on standard error.
-    func notice(_ line: String)
+    /// Tells the user something (never a secret), e.g. on standard error; the CLI words it.
+    func notice(_ notice: FTPNotice)
     /// Reads a line shown with `prompt`; an empty answer returns "".
     /// Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
     func readLine(prompt: String) throws(KeychainError) -> String
@@ -17,18 +17,18 @@ public protocol FTPLoginPrompter {
     func confirm(prompt: String) throws(KeychainError) -> Bool
 }
 
-/// `--save`: what to do with typed credentials after a successful login.
+/// What to do with typed credentials after a successful login.
 public enum FTPSavePolicy: String, Sendable, CaseIterable {
     case yes, no, ask
 }
 
-/// Options of one `kc ftp login`.
+/// Options of one login.
 public struct FTPLoginOptions: Sendable {
     public var target: FTPTarget
-    /// `--user`: wins over the URL's user and the saved item's account.
+    /// The user name asked for: wins over the URL's user and the saved item's account.
     public var user: String?
     public var save: FTPSavePolicy
-    /// `--password-stdin`: the password to try instead of the saved one or a prompt.
+    /// A password given up front (read from standard input): tried instead of the saved one or a prompt.
     public var stdinPassword: SecureBytes?
     public var connection: FTPConnectionOptions
     /// Typed passwords tried before giving up with errSecAuthFailed.

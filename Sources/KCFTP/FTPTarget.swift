@@ -57,10 +57,16 @@ public struct FTPTarget: Equatable, Sendable {
     /// The host as written in a URL (IPv6 in brackets).
     public var urlHost: String { isIPv6 ? "[\(host)]" : host }
 
-    /// True for localhost and loopback addresses, where clear text never crosses a network.
+    /// True for a loopback address literal (127.0.0.0/8, ::1) or `localhost` (which libcurl
+    /// resolves to those itself, without DNS), where clear text never crosses a network. A DNS
+    /// name such as `127.0.0.1.example.com` is not loopback, whatever it starts with.
     public var isLoopback: Bool {
-        let h = host.lowercased()
-        return h == "localhost" || h.hasSuffix(".localhost") || h == "::1" || h.hasPrefix("127.")
+        if host.lowercased() == "localhost" { return true }
+        var v4 = in_addr()
+        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, host, &v6) == 1 else { return false }
+        return withUnsafeBytes(of: &v6) { $0.elementsEqual([UInt8](repeating: 0, count: 15) + [1]) }
     }
 
     /// The URL libcurl is given: always `ftp://` (explicit TLS is requested with CURLOPT_USE_SSL,

@@ -3,7 +3,7 @@ import Keychain
 
 /// Connection settings shared by every connection of one login.
 public struct FTPConnectionOptions: Sendable {
-    /// PEM file of certificate authorities to trust instead of the system store.
+    /// PEM file of the only certificate authorities to trust (instead of the system store).
     public var caFile: String?
     /// Skip certificate verification (only when the user asks, with a warning).
     public var insecure: Bool
@@ -18,25 +18,18 @@ public struct FTPConnectionOptions: Sendable {
 }
 
 /// Why a connection or login did not succeed.
-public enum FTPFailure: Equatable, Sendable {
+public enum FTPFailure: Error, Equatable, Sendable {
     /// DNS, refused or dropped connection, timeout, a 421 "service not available" reply.
     case network(String)
     /// The server's certificate could not be verified.
     case untrusted(String)
-    /// Anything else (e.g. the server refused AUTH TLS, a bad --cafile).
+    /// Anything else (e.g. the server refused AUTH TLS, an unreadable CA file, libcurl refused an option).
     case other(String)
 
-    /// The Keychain result for this failure: errSecIO, errSecNotTrusted, or errSecIO.
-    public var error: KeychainError {
-        switch self {
-        case .network(let why):
-            return KeychainError(.io, why, hint: "check the host name and port, and that the server is running")
-        case .untrusted(let why):
-            return KeychainError(.notTrusted, why,
-                                 hint: "pass the issuing CA with --cafile FILE (or --insecure to skip verification)")
-        case .other(let why):
-            return KeychainError(.io, why)
-        }
+    /// The Keychain Services result: errSecNotTrusted for an untrusted certificate, else errSecIO.
+    public var status: KeychainStatus {
+        if case .untrusted = self { return .notTrusted }
+        return .io
     }
 }
 

@@ -1,5 +1,6 @@
+import CCurl
 import Foundation
-import KCFTP
+@testable import KCFTP
 import Keychain
 import XCTest
 
@@ -28,4 +29,17 @@ private final class Failures: @unchecked Sendable {
     private var messages: [String] = []
     func add(_ message: String) { lock.withLock { messages.append(message) } }
     var all: [String] { lock.withLock { messages } }
+}
+
+/// Every libcurl option is checked: one that libcurl refuses fails the session, never weakens it.
+final class CurlSessionOptionTests: XCTestCase {
+    func testARefusedOptionFailsTheSession() throws {
+        try CurlLibrary.load()
+        XCTAssertThrowsError(try CurlSession(url: "ftp://127.0.0.1:1/", protocols: "no-such-protocol",
+                                             options: FTPConnectionOptions())) { error in
+            guard case .other(let why) = error as? FTPFailure else { return XCTFail("\(error)") }
+            XCTAssertTrue(why.hasPrefix("libcurl refused option \(CURLOPT_PROTOCOLS_STR.rawValue): "), why)
+        }
+        XCTAssertNoThrow(try CurlSession(url: "ftp://127.0.0.1:1/", protocols: "ftp", options: FTPConnectionOptions()))
+    }
 }

@@ -13,18 +13,18 @@ final class FTPLoginFlowTests: XCTestCase {
     private func run(_ url: String = "ftp://ftp.example.com", user: String? = nil, save: FTPSavePolicy = .ask,
                      stdin: String? = nil, insecure: Bool = false,
                      transport: ScriptedTransport, store: MemoryStore, prompter: ScriptedPrompter)
-        -> Result<FTPLoginOutcome, KeychainError> {
+        -> Result<FTPLoginOutcome, FTPLoginError> {
         let options = FTPLoginOptions(target: try! FTPTarget.parse(url), user: user, save: save,
                                       stdinPassword: stdin.map { SecureBytes(copying: Array($0.utf8)) },
                                       connection: FTPConnectionOptions(insecure: insecure))
         let flow = FTPLoginFlow(options: options, transport: transport, store: store, prompter: prompter)
-        let result: Result<FTPLoginOutcome, KeychainError>
+        let result: Result<FTPLoginOutcome, FTPLoginError>
         do { result = .success(try flow.run()) } catch { result = .failure(error) }
         XCTAssertTrue(prompter.steps.isEmpty, "prompts left unasked: \(prompter.steps)")
         return result
     }
 
-    private func status(_ result: Result<FTPLoginOutcome, KeychainError>) -> KeychainStatus? {
+    private func status(_ result: Result<FTPLoginOutcome, FTPLoginError>) -> KeychainStatus? {
         if case .failure(let error) = result { return error.status }
         return nil
     }
@@ -39,8 +39,7 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(store.writes, 0)
         XCTAssertEqual(log.events, ["notice", "probe ftp.example.com", "lookup", "login deploy"],
                        "warn about clear text, connect, then look up, then log in")
-        XCTAssertEqual(prompter.notices.count, 1)
-        XCTAssertTrue(prompter.notices[0].hasPrefix("warning: ftp:// sends the password to ftp.example.com in clear text"))
+        XCTAssertEqual(prompter.notices, [.clearText(host: "ftp.example.com")])
     }
 
     func testFoundRejectedThenCorrectedAndUpdated() {
@@ -57,7 +56,7 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(store.updated.map(\.password), ["new"])
         XCTAssertEqual(store.updated.first?.attributes[.account], "deploy")
         XCTAssertEqual(store.added.count, 0)
-        XCTAssertTrue(prompter.notices.contains { $0.contains("rejected the saved password") && $0.contains("530") })
+        XCTAssertTrue(prompter.notices.contains(.savedPasswordRejected(user: "deploy", host: host, reply: "530 Login incorrect.")))
     }
 
     func testRejectedThenAnotherAccountIsSavedAsANewItem() {
@@ -89,7 +88,7 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(store.added.first?.attributes.values,
                        [.server: host, .protocol: "ftp", .port: "2121", .path: "/pub", .account: "alice", .label: host,
                         .authenticationType: "default"])
-        XCTAssertTrue(prompter.notices.contains { $0.hasPrefix("No saved password for ftp.example.com:2121") })
+        XCTAssertTrue(prompter.notices.contains(.noSavedPassword(user: nil, host: "ftp.example.com:2121", protocol: "ftp")))
     }
 
     func testNotFoundUserFromURLTypedAndNotSaved() {
@@ -137,7 +136,7 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(status(result), .authFailed)
         XCTAssertEqual(transport.logins.map(\.user), ["deploy", "deploy", "other"])
         XCTAssertEqual(store.writes, 0)
-        XCTAssertEqual(prompter.notices.filter { $0.hasPrefix("Login incorrect: 530") }.count, 3)
+        XCTAssertEqual(prompter.notices.filter { $0 == .loginIncorrect(reply: "530 Login incorrect.") }.count, 3)
     }
 
     func testSavedRejectedDoesNotCountAsATypedAttempt() {
@@ -203,16 +202,17 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get(),
                        FTPLoginOutcome(user: "bob", saved: .usedSaved))
         XCTAssertEqual(transport.logins.map(\.password), ["pb"])
-        XCTAssertTrue(prompter.notices.contains("  1) Alice (alice)"))
+        XCTAssertTrue(prompter.notices.contains(.severalSavedPasswords(host: host, choices: ["Alice (alice)", "Bob (bob)"])))
+        XCTAssertTrue(prompter.notices.contains(.answerOutOfRange(count: 2)))
     }
 
     func testSeveralMatchesWithoutATerminalSayHowToNarrow() {
         let store = MemoryStore(log: log, items: [(internetItem(host, account: "alice"), "pa"), (internetItem(host, account: "bob"), "pb")])
         let transport = ScriptedTransport(log: log)
         let result = run(transport: transport, store: store, prompter: ScriptedPrompter(log: log, canPrompt: false))
-        guard case .failure(let error) = result else { return XCTFail("expected a failure") }
-        XCTAssertEqual(error.status, .param)
-        XCTAssertTrue(error.hint?.contains("ftp://ACCOUNT@ftp.example.com") == true, error.hint ?? "")
+        guard case .failure(.severalSavedPasswords(let accounts)) = result else { return XCTFail("expected several matches") }
+        XCTAssertEqual(accounts, ["alice", "bob"])
+        XCTAssertEqual(status(result), .param)
         XCTAssertEqual(transport.logins.count, 0)
     }
 
@@ -244,7 +244,7 @@ final class FTPLoginFlowTests: XCTestCase {
         let notSaved = try? run("ftp://deploy@ftp.example.com", stdin: "pw", transport: ScriptedTransport(log: log, logins: [.success]),
                                 store: MemoryStore(log: log), prompter: prompter).get()
         XCTAssertEqual(notSaved?.saved, .notSaved)
-        XCTAssertTrue(prompter.notices.contains { $0.contains("--save yes") })
+        XCTAssertTrue(prompter.notices.contains(.notSavedWithoutTerminal))
 
         // Rejected: one attempt, errSecAuthFailed, no prompt even with a terminal.
         log = EventLog()
@@ -281,21 +281,54 @@ final class FTPLoginFlowTests: XCTestCase {
     func testClearTextWarningOnlyForRemotePlainFTP() {
         let remote = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "")])
         _ = run("ftp://deploy@ftp.example.com", transport: ScriptedTransport(log: log), store: MemoryStore(log: log), prompter: remote)
-        XCTAssertEqual(remote.notices.filter { $0.contains("clear text") }.count, 1)
+        XCTAssertEqual(remote.notices.filter { $0 == .clearText(host: "ftp.example.com") }.count, 1)
         for url in ["ftp://deploy@127.0.0.1", "ftps://deploy@ftp.example.com"] {
             let prompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@\(try! FTPTarget.parse(url).host): ", "")])
             _ = run(url, transport: ScriptedTransport(log: log), store: MemoryStore(log: log), prompter: prompter)
-            XCTAssertFalse(prompter.notices.contains { $0.contains("clear text") }, url)
+            XCTAssertFalse(prompter.notices.contains { if case .clearText = $0 { return true } else { return false } }, url)
         }
         let insecure = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "")])
         _ = run("ftps://deploy@ftp.example.com", insecure: true, transport: ScriptedTransport(log: log),
                 store: MemoryStore(log: log), prompter: insecure)
-        XCTAssertTrue(insecure.notices.contains { $0.contains("--insecure") })
+        XCTAssertTrue(insecure.notices.contains(.certificateNotVerified(host: "ftp.example.com")))
     }
 
     func testUserNamesWithLineBreaksAreRefused() {
         let result = run("ftp://ftp.example.com", user: "evil\r\nDELE x", transport: ScriptedTransport(log: log),
                          store: MemoryStore(log: log), prompter: ScriptedPrompter(log: log))
         XCTAssertEqual(status(result), .param)
+    }
+
+    func testInsecureAsksBeforeSendingASavedPassword() {
+        let saved = [(internetItem(host, account: "deploy", protocol: "ftps"), "saved-pw")]
+        // Confirmed: sent.
+        let yes = ScriptedTransport(log: log, logins: [.success])
+        let confirmed = run("ftps://ftp.example.com", insecure: true, transport: yes, store: MemoryStore(log: log, items: saved),
+                            prompter: ScriptedPrompter(log: log, steps: [
+                                .confirm("The certificate of ftp.example.com is not verified: send the saved password for deploy anyway? [y/N] ", true),
+                            ]))
+        XCTAssertEqual(try confirmed.get(), FTPLoginOutcome(user: "deploy", saved: .usedSaved))
+        XCTAssertEqual(yes.logins.map(\.password), ["saved-pw"])
+        // Declined: canceled, nothing sent.
+        let no = ScriptedTransport(log: log)
+        let declined = run("ftps://ftp.example.com", insecure: true, transport: no, store: MemoryStore(log: log, items: saved),
+                           prompter: ScriptedPrompter(log: log, steps: [
+                               .confirm("The certificate of ftp.example.com is not verified: send the saved password for deploy anyway? [y/N] ", false),
+                           ]))
+        XCTAssertEqual(status(declined), .userCanceled)
+        XCTAssertTrue(no.logins.isEmpty)
+        // No terminal: not sent, and the failure says why.
+        let none = ScriptedTransport(log: log)
+        let refused = run("ftps://ftp.example.com", insecure: true, transport: none, store: MemoryStore(log: log, items: saved),
+                          prompter: ScriptedPrompter(log: log, canPrompt: false))
+        guard case .failure(.terminalNeeded(.unverifiedServerConfirmation(user: "deploy"))) = refused else {
+            return XCTFail("expected a refusal, got \(refused)")
+        }
+        XCTAssertTrue(none.logins.isEmpty)
+        // Verified TLS, or a password given on standard input: no question.
+        let verified = ScriptedTransport(log: log, logins: [.success])
+        _ = try? run("ftps://ftp.example.com", transport: verified, store: MemoryStore(log: log, items: saved),
+                     prompter: ScriptedPrompter(log: log, canPrompt: false)).get()
+        XCTAssertEqual(verified.logins.count, 1)
     }
 }

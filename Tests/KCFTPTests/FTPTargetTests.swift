@@ -47,6 +47,11 @@ final class FTPTargetTests: XCTestCase {
         XCTAssertTrue(try FTPTarget.parse("ftp://127.0.0.1").isLoopback)
         XCTAssertTrue(try FTPTarget.parse("ftp://LocalHost").isLoopback)
         XCTAssertFalse(try FTPTarget.parse("ftp://ftp.example.com").isLoopback)
+        XCTAssertTrue(try FTPTarget.parse("ftp://127.1.2.3").isLoopback)
+        XCTAssertTrue(try FTPTarget.parse("ftp://[0:0::1]").isLoopback)
+        for name in ["127.attacker.example", "127.0.0.1.example.com", "127.0.0.1.nip.io", "x.localhost", "128.0.0.1", "[::2]"] {
+            XCTAssertFalse(try FTPTarget.parse("ftp://\(name)").isLoopback, name)
+        }
     }
 
     func testBadURLsAreUsageErrors() {

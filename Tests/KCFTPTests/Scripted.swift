@@ -52,7 +52,7 @@ final class ScriptedPrompter: FTPLoginPrompter {
     let log: EventLog
     let canPrompt: Bool
     var steps: [Step]
-    private(set) var notices: [String] = []
+    private(set) var notices: [FTPNotice] = []
 
     init(log: EventLog, canPrompt: Bool = true, steps: [Step] = []) {
         self.log = log
@@ -60,9 +60,9 @@ final class ScriptedPrompter: FTPLoginPrompter {
         self.steps = steps
     }
 
-    func notice(_ line: String) {
+    func notice(_ notice: FTPNotice) {
         log.events.append("notice")
-        notices.append(line)
+        notices.append(notice)
     }
 
     private func next(_ prompt: String, file: StaticString = #filePath, line: UInt = #line) throws(KeychainError) -> Step {

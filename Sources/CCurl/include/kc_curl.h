@@ -8,7 +8,8 @@
 #include <stddef.h>
 
 /* Loads libcurl.so.4 (else libcurl.so) with RTLD_NOW|RTLD_LOCAL, resolves its functions and
-   runs curl_global_init, once per process (thread-safe). Returns 0 when libcurl is usable;
+   runs curl_global_init, once per process (thread-safe). SSLKEYLOGFILE is removed from the
+   environment first, so that no TLS key log is written. Returns 0 when libcurl is usable;
    otherwise -1, with the reason (NUL-terminated, truncated to `len`) in `error`. */
 int kc_curl_load(char *error, size_t len);
 

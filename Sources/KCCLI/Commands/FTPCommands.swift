@@ -59,9 +59,12 @@ let ftpLoginCommand = CommandSpec(
     control port, RFC 4217; port 21) and ftps-implicit://... (implicit FTPS: TLS from the first byte; port \
     990). Hosts may be names, IPv4 or bracketed IPv6 addresses; a password in the URL is refused. TLS is \
     never dropped: a server refusing AUTH TLS is an error. Certificates are verified against the system \
-    store, or --cafile; --insecure turns verification off, with a warning. Plain ftp:// to a host other \
-    than localhost warns that the password crosses the network in clear text; a password saved for ftps is \
-    never sent over plain ftp.
+    store; with --cafile FILE, against the CAs in FILE only (libcurl's CA folder is then not used either). \
+    --insecure turns verification off, with a warning, and a saved password is sent only after you confirm \
+    on the terminal (without one, errSecInteractionNotAllowed, nothing sent). Plain ftp:// to a host other \
+    than localhost or a loopback address (127.0.0.0/8, ::1) warns that the password crosses the network in \
+    clear text; a password saved for ftps is never sent over plain ftp. SSLKEYLOGFILE is ignored: no TLS \
+    session keys are written.
 
     Exit status: 0 logged in; 2 usage error or several matches without a terminal; 36 \
     (errSecInteractionNotAllowed) a prompt is needed and there is no terminal; 51 (errSecAuthFailed) \
@@ -76,9 +79,9 @@ let ftpLoginCommand = CommandSpec(
         .flag("password-stdin", help: "Read the password from standard input instead of the keychain or a prompt."),
         .value("save", valueName: "WHEN", help: "Save typed credentials: yes, no or ask (default ask; no terminal: not saved).",
                completion: .choices(FTPSavePolicy.allCases.map(\.rawValue))),
-        .value("cafile", valueName: "FILE", help: "Trust the certificate authorities in this PEM file for TLS.",
+        .value("cafile", valueName: "FILE", help: "Trust only the certificate authorities in this PEM file (not the system store).",
                completion: .file),
-        .flag("insecure", help: "Do not verify the server's TLS certificate (warns)."),
+        .flag("insecure", help: "Do not verify the server's TLS certificate (warns; asks before sending a saved password)."),
         .value("timeout", valueName: "SECONDS", help: "Limit for connecting and for each server reply (default 15)."),
     ],
     examples: [

@@ -50,7 +50,12 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let flow = FTPLoginFlow(options: options, transport: try CurlFTPTransport(),
                             store: KeychainCredentialStore { () throws(KeychainError) -> Keychain in try context.openKeychain() },
                             prompter: TerminalFTPPrompter(context))
-    let outcome = try flow.run()
+    let outcome: FTPLoginOutcome
+    do throws(FTPLoginError) {
+        outcome = try flow.run()
+    } catch {
+        throw FTPMessages.error(error, target: target, caFile: caFile)
+    }
     context.output.writeLine("Logged in to \(Printable.text(target.host)) as \(Printable.text(outcome.user)).")
     context.output.flush()
     let who = Printable.text("\(outcome.user)@\(target.host)")
@@ -75,8 +80,11 @@ final class TerminalFTPPrompter: FTPLoginPrompter {
 
     var canPrompt: Bool { terminal != nil }
 
-    func notice(_ line: String) {
-        context.errors.writeLine(Printable.text(line))
+    func notice(_ notice: FTPNotice) {
+        switch FTPMessages.shown(notice) {
+        case .warning(let text): context.warn(text)
+        case .lines(let lines): for line in lines { context.errors.writeLine(Printable.text(line)) }
+        }
         context.errors.flush()
     }
 

@@ -36,7 +36,8 @@ let repairCommand = CommandSpec(
 let compactCommand = CommandSpec(
     "compact", abstract: "Rewrite the vault with only the current version of each item.",
     discussion: """
-    Old versions of secrets are gone for good afterwards ('kc history' shows them until then). Item ids, \
+    Old versions of secrets are removed from the vault file ('kc history' shows them until then); the old \
+    file's blocks may still be on the disk, and in snapshots and backups, until they are overwritten. Item ids, \
     dates and listing order are kept; deleted items keep a tombstone without any secret, so a later merge \
     cannot bring them back. The rewrite is safe: new file, fsync, read back and verify, rename over the old \
     one (kept as NAME.bak until the new one verified), fsync the folder. Other kc processes wait for the \

@@ -62,12 +62,14 @@ def make_certificate(folder: Path):
     return str(cert), str(combined)
 
 
-def start_server(folder: Path, tls=True, implicit_tls=False, host="127.0.0.1"):
+def start_server(folder: Path, tls=True, implicit_tls=False, host="127.0.0.1", certificate=None):
+    """`certificate`: (CA file to trust, PEM with the server's key and certificate); default a
+    self-signed certificate made here."""
     folder.mkdir(parents=True, exist_ok=True)
     root = folder / "root"
     root.mkdir(exist_ok=True)
     (root / "report.csv").write_bytes(REPORT)
-    cafile, combined = make_certificate(folder)
+    cafile, combined = certificate or make_certificate(folder)
     portfile, log, users = folder / "port", folder / "ftpd.log", folder / "users"
     users.write_text(f"{USER}:{PASSWORD}\n{OTHER_USER}:{OTHER_PASSWORD}\n")
     users.chmod(0o600)

@@ -1,0 +1,80 @@
+import KCFTP
+import Keychain
+
+/// The words of `kc ftp login`: its errors, hints and notices (KCFTP gives reasons only).
+enum FTPMessages {
+    /// The `kc: error:` of a login flow failure, with a hint naming what the user can do.
+    static func error(_ error: FTPLoginError, target: FTPTarget, caFile: String?) -> KeychainError {
+        let host = target.host
+        switch error {
+        case .connection(let failure):
+            return connectionError(failure, caFile: caFile)
+        case .severalSavedPasswords(let accounts):
+            let names = accounts.map { $0 ?? "(none)" }.joined(separator: ", ")
+            return KeychainError(.param, "\(accounts.count) saved passwords match \(target.displayHost) (accounts: \(names))",
+                                 hint: "name the account: \(target.security.scheme)://ACCOUNT@\(target.displayHost) or --user ACCOUNT")
+        case .terminalNeeded(.userName):
+            return KeychainError(.interactionNotAllowed, "a user name for \(host) is needed and there is no terminal to ask on",
+                                 hint: "give it with --user NAME or ftp://NAME@HOST")
+        case .terminalNeeded(.password(let user)):
+            return KeychainError(.interactionNotAllowed, "a password for \(user)@\(host) is needed and there is no terminal to ask on",
+                                 hint: "pipe it with --password-stdin")
+        case .terminalNeeded(.unverifiedServerConfirmation(let user)):
+            return KeychainError(.interactionNotAllowed,
+                                 "the saved password for \(user)@\(host) was not sent: --insecure turns certificate checks off, "
+                                 + "and there is no terminal to confirm sending it",
+                                 hint: "trust the server's CA with --cafile FILE instead of --insecure")
+        case .givenPasswordRejected(let user):
+            return KeychainError(.authFailed, "\(host) rejected the password from standard input for \(user)")
+        case .tooManyAttempts(let attempts):
+            return KeychainError(.authFailed, "\(host) rejected \(attempts) attempts to log in")
+        case .unsendablePassword:
+            return KeychainError(.param, "the password contains a line break or NUL, which FTP cannot send")
+        case .invalidUserName:
+            return KeychainError(.param, "invalid user name (empty or containing control characters)")
+        case .keychain(let error):
+            return error
+        }
+    }
+
+    private static func connectionError(_ failure: FTPFailure, caFile: String?) -> KeychainError {
+        switch failure {
+        case .network(let why):
+            return KeychainError(.io, why, hint: "check the host name and port, and that the server is running")
+        case .untrusted(let why):
+            let hint = caFile == nil ? "pass the issuing CA with --cafile FILE (or --insecure to skip verification)"
+                                     : "--cafile trusts only the CAs in \(caFile!): pass the one that issued the server's certificate"
+            return KeychainError(.notTrusted, why, hint: hint)
+        case .other(let why):
+            return KeychainError(.io, why)
+        }
+    }
+
+    /// How a notice is shown: a `kc: warning:` line, or plain lines of the dialogue.
+    enum Shown: Equatable {
+        case warning(String)
+        case lines([String])
+    }
+
+    static func shown(_ notice: FTPNotice) -> Shown {
+        switch notice {
+        case .clearText(let host):
+            return .warning("ftp:// sends the password to \(host) in clear text; use ftps:// if the server offers TLS")
+        case .certificateNotVerified(let host):
+            return .warning("--insecure: the certificate of \(host) is not verified; a saved password is sent only if you confirm")
+        case .savedPasswordRejected(let user, let host, let reply):
+            return .lines(["The server rejected the saved password for \(user)@\(host): \(reply)"])
+        case .noSavedPassword(let user, let host, let proto):
+            return .lines(["No saved password for \(user.map { "\($0)@" } ?? "")\(host) (\(proto)) in the keychain."])
+        case .loginIncorrect(let reply):
+            return .lines(["Login incorrect: \(reply)"])
+        case .severalSavedPasswords(let host, let choices):
+            return .lines(["Several saved passwords match \(host):"]
+                          + choices.enumerated().map { "  \($0.offset + 1)) \($0.element)" })
+        case .answerOutOfRange(let count):
+            return .lines(["Please answer a number from 1 to \(count)."])
+        case .notSavedWithoutTerminal:
+            return .lines(["Not saved: there is no terminal to ask (use --save yes to save)."])
+        }
+    }
+}
