@@ -110,6 +110,7 @@ public struct RecordPayload: Equatable, Sendable {
         let baseCounter = try r.u64()
         guard counter > 0 else { throw .badPayload("device counter is zero") }
         let zeroID = [UInt8](repeating: 0, count: idLength)
+        guard device != zeroID else { throw .badPayload("device id is zero") }
         guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload("half-set base record id") }
         guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload("item id does not fit the record kind") }
         var fields: [PayloadField] = []

@@ -28,23 +28,25 @@ enum ItemCodec {
         return fields
     }
 
-    /// The item a put record stores; nil when the record lacks a class (not an item).
+    /// The item a put record stores (attributes of the other class are ignored); a put that is
+    /// not an item (Docs/FORMAT.md, "Item encoding") is errSecDecode naming the record.
     static func item(from record: VaultRecord) throws(KeychainError) -> Item {
-        guard let classByte = record.bytes(.itemClass), classByte.count == 1,
-              let itemClass: ItemClass = classByte[0] == 1 ? .generic : classByte[0] == 2 ? .internet : nil
-        else { throw KeychainError(.decode, .notAnItem(sequence: record.sequence)) }
-        var attributes = ItemAttributes(itemClass)
-        for (attribute, tag) in tags {
-            if attribute == .port {
-                if let port = record.integer(.port) { attributes[.port] = String(port) }
-            } else if let value = record.string(tag) {
-                attributes[attribute] = value
-            }
+        let decoded = record.plaintext.withUnsafeBytes { raw in
+            Result { () throws(ItemFormatError) in try ItemFields.decode(record.payload, plaintext: raw) }
         }
-        let created = record.integer(.created).map { Int64(bitPattern: $0) } ?? 0
-        let modified = record.integer(.modified).map { Int64(bitPattern: $0) } ?? created
-        return Item(id: record.payload.itemID, attributes: attributes, created: created, modified: modified,
-                    secret: record.secureField(.secret) ?? SecureBytes(count: 0))
+        let fields: ItemFields
+        switch decoded {
+        case .success(let value): fields = value
+        case .failure(let problem):
+            throw KeychainError(.decode, .notAnItem(NotAnItem(sequence: record.sequence, offset: record.offset, problem: problem)))
+        }
+        var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet)
+        for (attribute, tag) in tags {
+            if let value = fields.strings[tag] { attributes[attribute] = value }
+        }
+        attributes[.port] = fields.port.map { String($0) }
+        return Item(id: record.payload.itemID, attributes: attributes, created: fields.created, modified: fields.modified,
+                    secret: fields.secret.map { record.plaintext.slice($0) } ?? SecureBytes(count: 0))
     }
 
     private static func littleEndian(_ v: UInt64) -> [UInt8] {

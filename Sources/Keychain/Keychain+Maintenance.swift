@@ -17,12 +17,17 @@ public struct CheckReport: Sendable {
     public var records: Int
     public var kdf: KDFParameters
     public var fileSize: Int
+    /// Damaged records (they do not authenticate, or break a payload or batch rule).
     public var problems: [String]
-    /// An incomplete final record (never acknowledged).
+    /// Puts that authenticate but are not items: a read of the vault fails on the first of them.
+    public var badItems: [NotAnItem] = []
+    /// An incomplete final record (never acknowledged, so not damage).
     public var tornTail: (offset: Int, length: Int)?
     /// The number of devices whose records are missing, when the vault is older than a copy seen before.
     public var rollbackDevices: Int?
-    public var isWhole: Bool { problems.isEmpty && tornTail == nil && rollbackDevices == nil }
+    /// True when a read of the vault succeeds with nothing lost (a torn tail is allowed).
+    public var isIntact: Bool { problems.isEmpty && badItems.isEmpty && rollbackDevices == nil }
+    public var isWhole: Bool { isIntact && tornTail == nil }
 }
 
 extension Keychain {
@@ -63,9 +68,10 @@ extension Keychain {
         do {
             (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
         } catch { throw KeychainError(error) }
-        let items = (try? LiveIndex.of(inspection.goodRecords).all.count) ?? 0
-        var report = CheckReport(items: items, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
-                                 fileSize: inspection.fileSize, problems: inspection.problems.map(\.message))
+        let (index, badItems) = LiveIndex.tolerant(inspection.goodRecords)
+        var report = CheckReport(items: index.all.count, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
+                                 fileSize: inspection.fileSize, problems: inspection.problems.map(\.message),
+                                 badItems: badItems)
         report.tornTail = inspection.tornTail
         let stateDirectory = options.stateDirectory ?? DeviceIdentity.defaultStateDirectory()
         if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: inspection.header.vaultID) {

@@ -1,3 +1,4 @@
+import KCFormat
 import KCVault
 
 /// Keychain Services result codes kc uses.
@@ -82,12 +83,19 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case primaryKeyCollision
         /// A port attribute that is not a port number.
         case invalidPort(String)
-        /// A record that authenticates but holds no item (no valid item class).
-        case notAnItem(sequence: UInt64)
+        /// A put record that authenticates but is not an item (Docs/FORMAT.md, "Item encoding").
+        case notAnItem(NotAnItem)
         /// A failure its front end worded itself (usage errors and the like): a message and a hint.
         case worded(message: String, hint: String?)
     }
 
     /// For debugging; front ends word the reason themselves.
     public var description: String { "\(reason) (\(status.name))" }
+}
+
+/// A put record that authenticates but is not an item: where it is, and which item rule it breaks.
+public struct NotAnItem: Sendable, Equatable {
+    public var sequence: UInt64
+    public var offset: Int
+    public var problem: ItemFormatError
 }

@@ -32,11 +32,17 @@ struct LiveIndex {
         }
     }
 
-    /// Builds an index of `records` alone (for inspection results).
-    static func of(_ records: [VaultRecord]) throws(KeychainError) -> LiveIndex {
+    /// Builds an index of `records` alone, past puts that are not items (for inspection results):
+    /// those are left out and returned, where a read fails on the first of them.
+    static func tolerant(_ records: [VaultRecord]) -> (index: LiveIndex, badItems: [NotAnItem]) {
         var index = LiveIndex()
-        for record in records { try index.apply(record) }
-        return index
+        var badItems: [NotAnItem] = []
+        for record in records {
+            do { try index.apply(record) } catch {
+                if case .notAnItem(let bad) = error.reason { badItems.append(bad) }
+            }
+        }
+        return (index, badItems)
     }
 
     private mutating func apply(_ record: VaultRecord) throws(KeychainError) {

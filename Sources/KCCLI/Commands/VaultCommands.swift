@@ -10,10 +10,11 @@ let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand,
 let checkCommand = CommandSpec(
     "check", abstract: "Verify every record of the vault.",
     discussion: """
-    Reads the whole vault without changing it, past any damage: authenticates every record and prints the \
-    number of items and records, the key-derivation parameters, and each torn tail, damaged record or \
-    rollback with its offset. Exits 0 only when the vault is whole; damage is errSecDecode (exit 93), a \
-    rollback errSecVerifyFailed (exit 32).
+    Reads the whole vault without changing it, past any damage: authenticates every record, decodes every \
+    item, and prints the number of items and records, the key-derivation parameters, and each torn tail, \
+    damaged record, record that is not an item, or rollback, with its offset. Exits 0 when every item reads \
+    (a torn tail, a write that was never acknowledged, is reported but is not damage); damage or a record \
+    that is not an item is errSecDecode (exit 93), a rollback errSecVerifyFailed (exit 32).
     """,
     examples: ["kc check"],
     handler: runCheck)
@@ -92,17 +93,22 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     out.writeLine("records: \(report.records)")
     out.writeLine("items: \(report.items)")
     for problem in report.problems { out.writeLine("damaged: \(problem)") }
+    for record in report.badItems { out.writeLine("not an item: \(FailureWording.notAnItem(record))") }
     if let torn = report.tornTail {
         out.writeLine("torn tail: incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)")
     }
     if let devices = report.rollbackDevices {
         out.writeLine("rollback: the vault is older than a copy this machine has seen (records missing from \(devices) device(s))")
     }
-    out.writeLine("status: \(report.isWhole ? "whole" : "NOT whole")")
+    out.writeLine("status: \(report.isWhole ? "whole" : report.isIntact ? "intact, ends in a torn tail" : "NOT whole")")
     out.flush()
-    if !report.problems.isEmpty || report.tornTail != nil {
-        throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s)\(report.tornTail == nil ? "" : ", a torn tail"))",
-                            hint: report.problems.isEmpty ? "'kc repair' removes the torn tail" : "'kc repair --salvage' keeps every record that still authenticates")
+    if !report.problems.isEmpty {
+        throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s))",
+                            hint: "'kc repair --salvage' keeps every record that still authenticates")
+    }
+    if !report.badItems.isEmpty {
+        throw KeychainError(.decode, "\(report.badItems.count) record(s) authenticate but hold no valid item; no item of this vault can be read",
+                            hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
     }
     if report.rollbackDevices != nil {
         throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",

@@ -6,7 +6,8 @@ import Glibc
 public enum ISO8601 {
     /// "2026-11-23T04:27:47Z" for milliseconds since 1970-01-01 UTC (sub-second part dropped).
     public static func string(millisecondsSince1970 milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000)
+        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+        var seconds = time_t(remainder < 0 ? quotient - 1 : quotient)   // floor, without overflow at Int64.min
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "invalid-date" }
         func pad(_ value: Int32, _ width: Int) -> String {

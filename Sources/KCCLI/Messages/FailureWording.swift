@@ -42,9 +42,14 @@ struct FailureWording: Equatable {
                       hint: "narrow the selection with more attributes (e.g. -a ACCOUNT), or add --all for every match")
         case .primaryKeyCollision: self.init("the change would give an item the primary key of another item")
         case .invalidPort(let text): self.init("the port must be a number from 0 to 65535, not '\(text)'")
-        case .notAnItem(let sequence): self.init("record \(sequence) holds no valid item class")
+        case .notAnItem(let record): self.init(Self.notAnItem(record))
         case .worded(let message, let hint): self.init(message, hint: hint)
         }
+    }
+
+    /// "record N at offset O is not an item: ..." (also a line of `kc check`).
+    static func notAnItem(_ record: NotAnItem) -> String {
+        "record \(record.sequence) at offset \(record.offset) is not an item: \(record.problem)"
     }
 
     init(_ failure: VaultError) {
