@@ -34,7 +34,8 @@ let package = Package(
 
         .testTarget(name: "KCSystemTests", dependencies: ["KCSystem"], swiftSettings: strict),
         .testTarget(name: "KCCryptoTests", dependencies: ["KCCrypto", "CSodium"], swiftSettings: strict),
-        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"],
+        .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto"], swiftSettings: strict),
+        .testTarget(name: "ConformanceTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"],
                     swiftSettings: strict),
         .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat"],

@@ -65,7 +65,7 @@ struct VectorItem {
     var attributes: [(name: String, value: String)]
     var created: Int64
     var modified: Int64
-    var secret: String
+    var secret: [UInt8]
 
     /// Attribute names in field-tag order, with their tags.
     static let attributeTags: [(name: String, tag: FieldTag)] = [
@@ -84,15 +84,20 @@ struct VectorItem {
         }
         out.append((FieldTag.created.rawValue, le64(UInt64(bitPattern: created))))
         out.append((FieldTag.modified.rawValue, le64(UInt64(bitPattern: modified))))
-        out.append((FieldTag.secret.rawValue, Array(secret.utf8)))
+        out.append((FieldTag.secret.rawValue, secret))
         return out
     }
 
-    /// The expected-item line of a vector file: a JSON object with sorted keys.
+    /// The expected-item line of a vector file: a JSON object with sorted keys; the secret as
+    /// `secret` (a string) when it is UTF-8, else as `secretHex`.
     var json: String {
         var pairs: [(String, String)] = [("id", quote(id.hexString)), ("class", quote(itemClass)),
-                                         ("created", String(created)), ("modified", String(modified)),
-                                         ("secret", quote(secret))]
+                                         ("created", String(created)), ("modified", String(modified))]
+        if let text = String(validating: secret, as: UTF8.self) {
+            pairs.append(("secret", quote(text)))
+        } else {
+            pairs.append(("secretHex", quote(secret.hexString)))
+        }
         for (name, value) in attributes { pairs.append((name, quote(value))) }
         pairs.sort { $0.0 < $1.0 }
         return "{" + pairs.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
@@ -125,7 +130,10 @@ struct VectorVault {
     /// The fast KDF every vector uses (libsodium's minimums), so tests stay quick.
     static let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
 
-    init(label: String, password: String = "correct horse battery staple", kdf: KDFParameters = fastKDF) throws {
+    /// `derivedWith`: the parameters the password key is really derived with, when a vector stores
+    /// others that must derive the same key (memlimit counts in whole KiB).
+    init(label: String, password: String = "correct horse battery staple", kdf: KDFParameters = fastKDF,
+         derivedWith: KDFParameters? = nil) throws {
         self.label = label
         self.password = password
         self.kdf = kdf
@@ -134,8 +142,9 @@ struct VectorVault {
         header = VaultHeader(vaultID: vaultID, kdf: kdf, salt: FixedBytes.make("\(label)/salt", count: 16),
                              keyNonce: FixedBytes.make("\(label)/key-nonce", count: 24),
                              wrappedKey: [UInt8](repeating: 0, count: 48))
+        let derivation = derivedWith ?? kdf
         let passwordKey = try Crypto.deriveKey(password: SecureBytes(copying: Array(password.utf8)), salt: header.salt,
-                                               opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit)
+                                               opsLimit: derivation.opsLimit, memoryLimit: derivation.memoryLimit)
         header.wrappedKey = Crypto.seal(vaultKey, key: passwordKey, nonce: header.keyNonce,
                                         associatedData: header.authenticatedPrefix)
     }

@@ -24,29 +24,29 @@ struct TestVector {
 /// Every vector of Docs/vectors, built deterministically (see VectorGeneratorTests).
 enum VectorCatalog {
     static func all() throws -> [TestVector] {
-        try valid() + truncated() + header() + records() + payloads() + batches()
+        try valid() + truncated() + header() + records() + payloads() + batches() + items()
     }
 
     // MARK: The standard vault: 5 records, 2 live items
 
     static let github = VectorItem(id: Fixture.itemID("github"), itemClass: "generic",
                                    attributes: [("service", "github.com"), ("account", "me@example.com"), ("label", "GitHub")],
-                                   created: Fixture.epoch + 1000, modified: Fixture.epoch + 1000, secret: "hunter2")
+                                   created: Fixture.epoch + 1000, modified: Fixture.epoch + 1000, secret: Array("hunter2".utf8))
     static let ftp = VectorItem(id: Fixture.itemID("ftp"), itemClass: "internet",
                                 attributes: [("account", "deploy"), ("label", "FTP deploy"), ("server", "ftp.example.com"),
                                              ("protocol", "ftp"), ("port", "21"), ("path", "/pub"),
                                              ("authenticationType", "default")],
-                                created: Fixture.epoch + 2000, modified: Fixture.epoch + 2000, secret: "s3cret ftp \u{e9}")
+                                created: Fixture.epoch + 2000, modified: Fixture.epoch + 2000, secret: Array("s3cret ftp \u{e9}".utf8))
     static var githubUpdated: VectorItem {
         var item = github
         item.modified = Fixture.epoch + 3000
-        item.secret = "hunter3"
+        item.secret = Array("hunter3".utf8)
         item.attributes.append(("comment", "rotated"))
         return item
     }
     static let old = VectorItem(id: Fixture.itemID("old"), itemClass: "generic",
                                 attributes: [("service", "old.example.com"), ("account", "a")],
-                                created: Fixture.epoch + 4000, modified: Fixture.epoch + 4000, secret: "gone")
+                                created: Fixture.epoch + 4000, modified: Fixture.epoch + 4000, secret: Array("gone".utf8))
 
     static func put(_ item: VectorItem, counter: UInt64, base: UInt64 = 0, device: [UInt8] = Fixture.device) -> PayloadSpec {
         PayloadSpec(itemID: item.id, device: device, counter: counter, timestamp: Fixture.hlc(item.modified),
@@ -73,15 +73,21 @@ enum VectorCatalog {
         var withExtra = put(github, counter: 1)
         withExtra.fields.insert((200, Array("a field from a newer kc".utf8)), at: 3)
         unknown.append(withExtra)
+        // `kc compact` on device A of the log A:1 put github, A:2 put ftp, B:1 update github (base A:1),
+        // A:3 put old, A:4 delete old (base A:3): the kept records verbatim, each live item's latest put
+        // where the item first appeared and the tombstone where it was, then a marker whose frontier
+        // is the log's version vector sorted by device id.
         var compacted = try VectorVault(label: "compaction")
-        compacted.append(put(githubUpdated, counter: 6, base: 3))
-        compacted.append(put(ftp, counter: 7, base: 2))
-        compacted.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 8,
-                                     timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 4))
+        compacted.append(put(githubUpdated, counter: 1, base: 1, device: Fixture.otherDevice))
+        compacted.append(put(ftp, counter: 2))
+        compacted.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 4,
+                                     timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 3))
+        let frontier = [(Fixture.device, UInt64(4)), (Fixture.otherDevice, UInt64(1))]
+            .sorted { $0.0.lexicographicallyPrecedes($1.0) }
+            .map { (tag: FieldTag.frontier.rawValue, value: $0.0 + le64($0.1)) }
         compacted.append(PayloadSpec(kind: RecordKind.compaction.rawValue, itemID: [UInt8](repeating: 0, count: 16),
-                                     device: Fixture.device, counter: 9, timestamp: Fixture.hlc(Fixture.epoch + 6000),
-                                     fields: [(FieldTag.frontier.rawValue, Fixture.device + le64(5)),
-                                              (FieldTag.frontier.rawValue, Fixture.otherDevice + le64(2))]))
+                                     device: Fixture.device, counter: 5, timestamp: Fixture.hlc(Fixture.epoch + 6000),
+                                     fields: frontier))
         var resurrect = try VectorVault(label: "put-after-delete")
         resurrect.append(put(old, counter: 1))
         resurrect.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 2,
@@ -99,7 +105,7 @@ enum VectorCatalog {
             TestVector(name: "valid-unknown-field", comment: "a put with an unknown field tag 200: readers ignore it",
                        expect: .success, records: 1, items: [github], bytes: unknown.bytes),
             TestVector(name: "valid-compaction-marker",
-                       comment: "a compacted log: live puts, a kept tombstone, then a compaction marker with two frontier fields",
+                       comment: "valid-items compacted as kc does (its update written by a second device): the latest puts and the tombstone kept verbatim, then a marker whose two frontier fields are sorted by device id",
                        expect: .success, records: 4, items: [githubUpdated, ftp], bytes: compacted.bytes),
             TestVector(name: "valid-put-after-delete",
                        comment: "a put of an item id after its tombstone (e.g. from a stale copy) does not bring it back",

@@ -2,13 +2,11 @@ import Foundation
 import KCFormat
 
 /// The text form of a vector (Docs/vectors/README.md): header lines `key: value`, a blank line,
-/// then the vault file's bytes in lower-case hex, 32 bytes per line.
+/// then the vault file's bytes in lower-case hex, 32 bytes per line. (Tests/ConformanceTests reads
+/// the committed files back and checks them against kc.)
 struct VectorFile {
     var headers: [(key: String, value: String)]
     var bytes: [UInt8]
-
-    func value(_ key: String) -> String? { headers.first { $0.key == key }?.value }
-    func values(_ key: String) -> [String] { headers.filter { $0.key == key }.map(\.value) }
 
     init(_ vector: TestVector) {
         var h: [(String, String)] = [("expect", vector.expect.rawValue), ("password", vector.password),
@@ -38,21 +36,7 @@ struct VectorFile {
         }
         return out
     }
-
-    init(text: String) throws {
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        guard let blank = lines.firstIndex(of: "") else { throw VectorFileError.malformed("no blank line after the headers") }
-        headers = try lines[..<blank].map { line in
-            guard let colon = line.range(of: ": ") else { throw VectorFileError.malformed("bad header line \(line)") }
-            return (key: String(line[..<colon.lowerBound]), value: String(line[colon.upperBound...]))
-        }
-        guard let decoded = [UInt8](hexString: lines[(blank + 1)...].joined()) else { throw VectorFileError.malformed("bad hex") }
-        bytes = decoded
-        if let count = value("bytes"), Int(count) != bytes.count { throw VectorFileError.malformed("byte count mismatch") }
-    }
 }
-
-enum VectorFileError: Error { case malformed(String) }
 
 /// Where the committed vectors live.
 enum VectorPaths {
