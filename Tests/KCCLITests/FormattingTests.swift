@@ -49,6 +49,17 @@ final class FormattingTests: XCTestCase {
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: 1_700_000_000_999), "2023-11-14T22:13:20Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: 951_782_400_000), "2000-02-29T00:00:00Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: -1), "1969-12-31T23:59:59Z")
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: -1_500), "1969-12-31T23:59:58Z")
+    }
+
+    /// The ends of the i64 range (a vault written by another tool may hold them): floor division
+    /// without overflow, never a trap.
+    func testISO8601AtTheEndsOfTheRange() {
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: .max), "292278994-08-17T07:12:55Z")
+        for milliseconds in [Int64.min, Int64.min + 1, Int64.min + 999] {
+            let text = ISO8601.string(millisecondsSince1970: milliseconds)
+            XCTAssertTrue(text.hasPrefix("-292275055-") && text.hasSuffix("Z"), text)
+        }
     }
 
     func testEditDistance() {

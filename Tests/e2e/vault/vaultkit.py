@@ -65,8 +65,8 @@ class CheckReport:
 
     @property
     def whole_or_torn(self) -> bool:
-        """Whole, or only an unacknowledged torn tail (which reading handles)."""
-        return not self.damaged and (self.returncode == 0 or (self.returncode == EXIT_DECODE and self.torn))
+        """Whole, or only an unacknowledged torn tail (which reading handles; `kc check` exits 0)."""
+        return not self.damaged and self.returncode == 0
 
 
 ItemKey = tuple  # (class, service-or-server, account)
