@@ -19,6 +19,9 @@ public struct KDFParameters: Equatable, Sendable {
     public static let maximumOps: UInt64 = 20
     public static let minimumMemory: UInt64 = 8 << 10
     public static let maximumMemory: UInt64 = 4 << 30
+    /// Argon2id uses memory in whole KiB (floor(memlimit / 1024)): writers store a multiple of it;
+    /// readers accept any memlimit within the bounds.
+    public static let memoryUnit: UInt64 = 1 << 10
 
     public var isWithinBounds: Bool {
         (Self.minimumOps...Self.maximumOps).contains(opsLimit)

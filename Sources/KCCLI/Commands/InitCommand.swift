@@ -39,6 +39,9 @@ func kdfParameters(_ invocation: ParsedInvocation) throws(KeychainError) -> KDFP
             throw usageError("--kdf-memory must be from \(ByteSize.describe(KDFParameters.minimumMemory)) to "
                              + "\(ByteSize.describe(KDFParameters.maximumMemory)), not \(text)")
         }
+        guard bytes % KDFParameters.memoryUnit == 0 else {
+            throw usageError("--kdf-memory must be a whole number of KiB (a multiple of 1024 bytes), not \(text)")
+        }
         kdf.memoryLimit = bytes
     }
     return kdf

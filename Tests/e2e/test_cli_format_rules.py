@@ -1,0 +1,27 @@
+"""What Docs/FORMAT.md says kc does with the master password's line ending and the KDF memory."""
+from __future__ import annotations
+
+from kcharness import assert_failure
+
+EXIT_NOT_FOUND, EXIT_AUTH_FAILED = 44, 51
+
+
+def test_kdf_memory_must_be_whole_kib(kc):
+    result = kc.run(["init", "--kdf-ops", "1", "--kdf-memory", "10000"])
+    assert_failure(result, "errSecParam", 2)
+    assert "whole number of KiB" in result.stderr, result
+    assert not kc.vault_path.exists()
+    kc.ok(["init", "--kdf-ops", "1", "--kdf-memory", "9216"])
+    assert int.from_bytes(kc.vault_path.read_bytes()[40:48], "little") == 9216
+
+
+def test_one_trailing_line_ending_lf_or_crlf_is_dropped(kc):
+    kc.write_secret_file(kc.password_file, "pw\r\n")
+    kc.ok(["init", "--kdf-ops", "1", "--kdf-memory", "8K"])
+    kc.write_secret_file(kc.password_file, "pw\n")   # the same password: "pw"
+    assert kc.run(["find", "--all"]).returncode == EXIT_NOT_FOUND
+    kc.write_secret_file(kc.password_file, "pw")
+    assert kc.run(["find", "--all"]).returncode == EXIT_NOT_FOUND
+    for other in ("pw\n\n", "pw\r", "pw\r\r\n"):   # only one line ending is dropped
+        kc.write_secret_file(kc.password_file, other)
+        assert_failure(kc.run(["find", "--all"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
