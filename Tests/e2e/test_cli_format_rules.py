@@ -1,14 +1,12 @@
 """What Docs/FORMAT.md says kc does with the master password's line ending and the KDF memory."""
 from __future__ import annotations
 
-from kcharness import assert_failure
-
-EXIT_NOT_FOUND, EXIT_AUTH_FAILED = 44, 51
+from kcharness import EXIT_AUTH_FAILED, EXIT_NOT_FOUND, EXIT_PARAM, assert_failure
 
 
 def test_kdf_memory_must_be_whole_kib(kc):
     result = kc.run(["init", "--kdf-ops", "1", "--kdf-memory", "10000"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "whole number of KiB" in result.stderr, result
     assert not kc.vault_path.exists()
     kc.ok(["init", "--kdf-ops", "1", "--kdf-memory", "9216"])
