@@ -73,10 +73,17 @@ enum VectorCatalog {
         var withExtra = put(github, counter: 1)
         withExtra.fields.insert((200, Array("a field from a newer kc".utf8)), at: 3)
         unknown.append(withExtra)
-        // `kc compact` on device A of the log A:1 put github, A:2 put ftp, B:1 update github (base A:1),
-        // A:3 put old, A:4 delete old (base A:3): the kept records verbatim, each live item's latest put
-        // where the item first appeared and the tombstone where it was, then a marker whose frontier
-        // is the log's version vector sorted by device id.
+        // `kc compact` on device A of valid-before-compaction (A:1 put github, A:2 put ftp, B:1 update
+        // github (base A:1), A:3 put old, A:4 delete old (base A:3)): the kept records verbatim, each
+        // live item's latest put where the item first appeared and the tombstone where it was, then a
+        // marker whose frontier is the log's version vector sorted by device id.
+        var beforeCompaction = try VectorVault(label: "before-compaction")
+        beforeCompaction.append(put(github, counter: 1))
+        beforeCompaction.append(put(ftp, counter: 2))
+        beforeCompaction.append(put(githubUpdated, counter: 1, base: 1, device: Fixture.otherDevice))
+        beforeCompaction.append(put(old, counter: 3))
+        beforeCompaction.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 4,
+                                            timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 3))
         var compacted = try VectorVault(label: "compaction")
         compacted.append(put(githubUpdated, counter: 1, base: 1, device: Fixture.otherDevice))
         compacted.append(put(ftp, counter: 2))
@@ -104,8 +111,11 @@ enum VectorCatalog {
                        expect: .success, records: 5, items: [githubUpdated, ftp], bytes: std.bytes),
             TestVector(name: "valid-unknown-field", comment: "a put with an unknown field tag 200: readers ignore it",
                        expect: .success, records: 1, items: [github], bytes: unknown.bytes),
+            TestVector(name: "valid-before-compaction",
+                       comment: "valid-items with its update written by a second device (B:1): what valid-compaction-marker compacts",
+                       expect: .success, records: 5, items: [githubUpdated, ftp], bytes: beforeCompaction.bytes),
             TestVector(name: "valid-compaction-marker",
-                       comment: "valid-items compacted as kc does (its update written by a second device): the latest puts and the tombstone kept verbatim, then a marker whose two frontier fields are sorted by device id",
+                       comment: "valid-before-compaction compacted by device A as kc does: the latest puts and the tombstone kept verbatim, then a marker whose two frontier fields are sorted by device id",
                        expect: .success, records: 4, items: [githubUpdated, ftp], bytes: compacted.bytes),
             TestVector(name: "valid-put-after-delete",
                        comment: "a put of an item id after its tombstone (e.g. from a stale copy) does not bring it back",
