@@ -15,8 +15,8 @@ import Keychain
 ///
 /// libcurl is loaded on first use (`CurlLibrary`), so creating the transport can fail.
 public struct CurlFTPTransport: FTPTransport {
-    /// Loads libcurl; throws errSecIO (with an install hint) when it is missing.
-    public init() throws(KeychainError) {
+    /// Loads libcurl; throws why when it cannot be loaded.
+    public init() throws(LibcurlUnavailable) {
         try CurlLibrary.load()
     }
 

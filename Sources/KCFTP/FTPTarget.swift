@@ -32,6 +32,31 @@ public enum FTPSecurity: String, Sendable, CaseIterable {
     public var usesTLS: Bool { self != .plain }
 }
 
+/// Why a target URL was refused; `url` is the text with any password replaced by "***".
+public struct FTPURLError: Error, Equatable, Sendable {
+    public enum Problem: Equatable, Sendable {
+        case missingScheme
+        case unsupportedScheme(String)
+        case queryOrFragment
+        /// `user:password@`: refused, as it would be visible in the process list.
+        case passwordInURL
+        case badUserName
+        case unclosedBracket
+        case textAfterIPv6Address
+        case notIPv6Address(String)
+        case missingHost
+        case badHost(String)
+        case badPort
+    }
+    public var url: String
+    public var problem: Problem
+
+    public init(url: String, problem: Problem) {
+        self.url = url
+        self.problem = problem
+    }
+}
+
 /// A parsed `ftp://[user@]host[:port][/path]` target.
 public struct FTPTarget: Equatable, Sendable {
     public var security: FTPSecurity
@@ -79,18 +104,15 @@ public struct FTPTarget: Equatable, Sendable {
     /// "HOST" or "HOST:PORT" when the port is not the default.
     public var displayHost: String { port == security.defaultPort ? host : "\(urlHost):\(port)" }
 
-    /// Parses a target URL. Throws errSecParam naming what is wrong.
-    public static func parse(_ text: String) throws(KeychainError) -> FTPTarget {
+    /// Parses a target URL. Throws what is wrong with it.
+    public static func parse(_ text: String) throws(FTPURLError) -> FTPTarget {
         let shown = redactingPassword(text)
-        func bad(_ why: String) -> KeychainError {
-            KeychainError(.param, "invalid FTP URL '\(shown)': \(why)",
-                          hint: "use ftp://[user@]host[:port][/path], ftps://... (explicit TLS) or ftps-implicit://... (TLS on port 990)")
-        }
+        func bad(_ problem: FTPURLError.Problem) -> FTPURLError { FTPURLError(url: shown, problem: problem) }
         let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw bad("missing scheme") }
+        guard parts.count == 2 else { throw bad(.missingScheme) }
         let scheme = parts[0].lowercased()
         guard let security = FTPSecurity.allCases.first(where: { $0.scheme == scheme }) else {
-            throw bad("unsupported scheme '\(scheme)'")
+            throw bad(.unsupportedScheme(scheme))
         }
         var rest = parts[1]
         var path = ""
@@ -99,29 +121,29 @@ public struct FTPTarget: Equatable, Sendable {
             rest = rest[..<slash]
         }
         if rest.contains("?") || rest.contains("#") || path.contains("?") || path.contains("#") {
-            throw bad("query and fragment are not supported")
+            throw bad(.queryOrFragment)
         }
         var user: String?
         if let at = rest.lastIndex(of: "@") {
             let userInfo = rest[..<at]
             rest = rest[rest.index(after: at)...]
             if userInfo.contains(":") {
-                throw bad("a password in the URL is refused (it would be visible in the process list); kc asks for it")
+                throw bad(.passwordInURL)
             }
-            guard let decoded = percentDecode(userInfo), !decoded.isEmpty else { throw bad("bad user name") }
+            guard let decoded = percentDecode(userInfo), !decoded.isEmpty else { throw bad(.badUserName) }
             user = decoded
         }
         var host: String
         var portText: Substring?
         if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw bad("unclosed '[' in IPv6 address") }
+            guard let close = rest.firstIndex(of: "]") else { throw bad(.unclosedBracket) }
             host = String(rest[rest.index(after: rest.startIndex)..<close])
             let after = rest[rest.index(after: close)...]
             if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw bad("unexpected text after IPv6 address") }
+                guard after.hasPrefix(":") else { throw bad(.textAfterIPv6Address) }
                 portText = after.dropFirst()
             }
-            guard isIPv6Address(host) else { throw bad("'\(host)' is not an IPv6 address") }
+            guard isIPv6Address(host) else { throw bad(.notIPv6Address(host)) }
         } else {
             if let colon = rest.firstIndex(of: ":") {
                 portText = rest[rest.index(after: colon)...]
@@ -129,14 +151,14 @@ public struct FTPTarget: Equatable, Sendable {
             }
             host = String(rest)
             guard isHostName(host) else {
-                throw bad(host.isEmpty ? "missing host" : "'\(host)' is not a valid host name or IPv4 address")
+                throw bad(host.isEmpty ? .missingHost : .badHost(host))
             }
         }
         var port: Int?
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
                   let value = Int(portText), (1...65535).contains(value) else {
-                throw bad("port must be a number from 1 to 65535")
+                throw bad(.badPort)
             }
             port = value
         }

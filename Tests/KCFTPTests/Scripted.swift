@@ -70,7 +70,7 @@ final class ScriptedPrompter: FTPLoginPrompter {
         XCTAssertTrue(canPrompt, "prompted without a terminal: \(prompt)")
         guard !steps.isEmpty else {
             XCTFail("unexpected prompt '\(prompt)'")
-            throw KeychainError(.param, "unscripted prompt")
+            throw KeychainError(.param)
         }
         let step = steps.removeFirst()
         let expected: String

@@ -9,7 +9,8 @@ import Keychain
 /// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
 /// the vault and the terminal.
 func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let target = try FTPTarget.parse(invocation.arguments[0])
+    let target: FTPTarget
+    do throws(FTPURLError) { target = try FTPTarget.parse(invocation.arguments[0]) } catch { throw FTPMessages.error(error) }
     let save: FTPSavePolicy
     if let text = invocation.value("save") {
         guard let policy = FTPSavePolicy(rawValue: text.lowercased()) else {
@@ -47,7 +48,9 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let options = FTPLoginOptions(
         target: target, user: user, save: save, stdinPassword: stdinPassword,
         connection: FTPConnectionOptions(caFile: caFile, insecure: invocation.flag("insecure"), timeout: timeout))
-    let flow = FTPLoginFlow(options: options, transport: try CurlFTPTransport(),
+    let transport: CurlFTPTransport
+    do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
+    let flow = FTPLoginFlow(options: options, transport: transport,
                             store: KeychainCredentialStore { () throws(KeychainError) -> Keychain in try context.openKeychain() },
                             prompter: TerminalFTPPrompter(context))
     let outcome: FTPLoginOutcome
