@@ -138,6 +138,7 @@ final class FrameAndPayloadTests: XCTestCase {
         assertBad(payload { $0.version = 2 }, "payload version 2")
         for kind: UInt8 in [0, 4, 255] { assertBad(payload { $0.kind = kind }, "unknown record kind \(kind)") }
         assertBad(payload { $0.counter = 0 }, "counter is zero")
+        assertBad(payload { $0.device = [UInt8](repeating: 0, count: 16) }, "device id is zero")
         assertBad(payload { $0.baseCounter = 1 }, "half-set base")
         assertBad(payload { $0.baseDevice = self.device }, "half-set base")
         assertBad(payload { $0.itemID = [UInt8](repeating: 0, count: 16) }, "item id")
