@@ -1,3 +1,4 @@
+import KCCrypto
 import KCSystem
 import Keychain
 
@@ -32,9 +33,12 @@ public enum CLI {
         case .run(let invocation):
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
             do throws(KeychainError) {
-                return try invocation.command.handler(invocation, context)
+                let status = try invocation.command.handler(invocation, context)
+                warnIfSecretsAreSwappable(context)
+                return status
             } catch {
                 output.flush()
+                warnIfSecretsAreSwappable(context)
                 report(error, to: errors)
                 return error.status.exitCode
             }
@@ -49,6 +53,13 @@ public enum CLI {
             ItemPrinter.writeTable(items, to: errors)
         }
         report(FailureWording(error), error.status, to: errors)
+    }
+
+    /// One warning when some secret memory could not be locked against swapping.
+    private static func warnIfSecretsAreSwappable(_ context: Context) {
+        guard let code = SecureMemory.lockFailure else { return }
+        context.warn("secrets could not be locked in memory (mlock: \(Errno(rawValue: code))), so they may be "
+                     + "written to swap; raise the locked-memory limit (ulimit -l) or encrypt swap")
     }
 
     /// A usage error: errSecParam; returns its exit status.

@@ -4,13 +4,23 @@ import Glibc
 import CSodium
 import Synchronization
 
-/// Bytes in sodium-allocated memory: guard pages, locked against swapping (mlock), wiped when
-/// released. Holds keys, passwords and secrets.
+/// Bytes in sodium-allocated memory: locked against swapping (mlock) when the system allows it,
+/// excluded from core dumps, wiped when released. Holds keys, passwords and secrets.
 ///
 /// Small buffers are carved from shared 256 KiB secure chunks (`SecureArena`): each
 /// `sodium_malloc` costs several memory mappings, and a vault of thousands of records would
 /// otherwise exhaust the process's mapping limit. A buffer wipes its own bytes when released;
 /// its chunk is wiped and freed by `sodium_free` when its last buffer is gone.
+///
+/// Guard pages: each chunk has libsodium's inaccessible page on either side and a canary, so
+/// running off a chunk faults; buffers inside one chunk sit next to each other, 16-byte aligned,
+/// with no guard between them. That is safe here because (1) every access goes through
+/// `withUnsafeBytes`/`withUnsafeMutableBytes` buffers of exactly `count` bytes or `memcpy` with
+/// sizes checked against both buffers (`slice`, `concatenating`), and no C library is given a
+/// pointer into a chunk to write into (libcurl gets a NUL-terminated copy it only reads);
+/// (2) all chunks hold secrets of the same process and the same vault, so an overread from one
+/// buffer into its neighbour reveals nothing that process does not already hold. Buffers of
+/// 16 KiB or more get a chunk, and so guard pages, of their own.
 public final class SecureBytes: @unchecked Sendable {
     public let count: Int
     private let pointer: UnsafeMutableRawPointer
@@ -119,6 +129,9 @@ final class SecureChunk: @unchecked Sendable {
         guard let base = sodium_malloc(size) else { fatalError("kc: out of memory for secure bytes") }
         self.base = base
         self.size = size
+        // libsodium locks the chunk but ignores a failure (e.g. a low RLIMIT_MEMLOCK): lock again
+        // (locking locked pages costs nothing more) to learn whether it worked.
+        if sodium_mlock(base, size) != 0 { SecureMemory.recordLockFailure(errno) }
     }
 
     deinit { sodium_free(base) }
@@ -152,5 +165,21 @@ final class SecureArena: Sendable {
             state.used += rounded
             return (chunk, pointer)
         }
+    }
+}
+
+/// Whether secret memory could be locked against swapping. A failed `mlock` leaves the secrets
+/// usable but swappable; it is recorded here (the first one) so that a front end can say so once.
+public enum SecureMemory {
+    private static let firstLockFailure = Atomic<Int32>(0)
+
+    /// The errno of the first chunk that could not be locked, or nil when every chunk was locked.
+    public static var lockFailure: Int32? {
+        let code = firstLockFailure.load(ordering: .relaxed)
+        return code == 0 ? nil : code
+    }
+
+    static func recordLockFailure(_ code: Int32) {
+        _ = firstLockFailure.compareExchange(expected: 0, desired: code == 0 ? -1 : code, ordering: .relaxed)
     }
 }
