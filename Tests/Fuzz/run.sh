@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the libFuzzer targets and runs each for a while (issue 3, test 10).
+# Builds the libFuzzer targets and runs each for a while.
 #
 #   Tests/Fuzz/run.sh [TARGET...] [-t SECONDS] [--merge]
 #
@@ -8,7 +8,9 @@
 # interesting inputs, kept as regression inputs). New inputs go to .build/fuzz/work/TARGET/;
 # --merge adds those that reach new coverage to Tests/Fuzz/corpus/TARGET/ (commit them).
 # A crash: exit status 1, the input saved under .build/fuzz/artifacts/ and printed in hex.
-# Not a SwiftPM target: `swift build` and `swift test` never compile this folder.
+# Not a SwiftPM target: `swift build` and `swift test` never compile this folder. The cli_parser
+# target links KCCLI and the layers below it, built by SwiftPM with the fuzzer sanitizer into
+# .build/fuzz/spm, and fuzzes kc's real command table.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_PER_TARGET=60
@@ -34,11 +36,19 @@ build() {
     vault_parser)
       "$SWIFTC" "${FLAGS[@]}" Sources/KCFormat/*.swift Tests/Fuzz/vault_parser_fuzz.swift -o "$OUT/vault_parser" ;;
     cli_parser)
-      # The parser files, minus `import Keychain` (the stubs provide the types they name).
-      rm -rf "$OUT/cli_src" && mkdir -p "$OUT/cli_src"
-      for f in Sources/KCCLI/Parsing/*.swift; do grep -v '^import Keychain$' "$f" > "$OUT/cli_src/$(basename "$f")"; done
-      "$SWIFTC" "${FLAGS[@]}" "$OUT"/cli_src/*.swift Tests/Fuzz/cli_parser_stubs.swift Tests/Fuzz/cli_parser_fuzz.swift \
-        -o "$OUT/cli_parser" ;;
+      # One -sanitize=fuzzer,address (SwiftPM's --sanitize=fuzzer --sanitize=address passes two flags,
+      # and the last one wins: the modules would get no coverage instrumentation).
+      local spm=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
+                 --scratch-path "$OUT/spm")
+      swift build "${spm[@]}" --target KCCLI
+      local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
+      local modules=(KCCLI Keychain KCFTP KCVault KCCrypto KCFormat KCSystem CCurl)
+      local objects=() m
+      for m in "${modules[@]}"; do objects+=("$bin/$m.build"/*.o); done
+      "$SWIFTC" "${FLAGS[@]}" -I "$bin/Modules" \
+        -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap -Xcc -fmodule-map-file=Sources/CSystemShim/module.modulemap \
+        -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" \
+        Tests/Fuzz/cli_parser_fuzz.swift "${objects[@]}" -lsodium -ldl -o "$OUT/cli_parser" ;;
   esac
 }
 
