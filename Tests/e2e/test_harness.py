@@ -1,6 +1,10 @@
 """The harness's own helpers against the sources of truth: the format helpers (kcformat.py) against
 the committed test vectors, the exit-code names (kcharness.py) against KeychainStatus."""
+import os
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -59,3 +63,28 @@ def test_exit_code_names_match_keychain_status():
         name = names[case]
         expected = 2 if name == "errSecParam" else int(code) & 0xFF
         assert EXIT_BY_NAME.get(name) == expected, (name, code)
+
+
+THREAD_TEST = """
+import threading
+
+def test_worker_raises():
+    t = threading.Thread(target=lambda: 1 / 0)
+    t.start()
+    t.join()
+"""
+
+
+def test_an_exception_in_a_worker_thread_fails_the_test(tmp_path):
+    """With this suite's pytest.ini an unhandled exception in a thread is an error; without it
+    (the control) pytest only warns and the test passes."""
+    (tmp_path / "test_thread.py").write_text(THREAD_TEST)
+    ini = Path(__file__).resolve().parent / "pytest.ini"
+    def pytest_with(config):
+        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c", str(config),
+                               "--rootdir", str(tmp_path), str(tmp_path / "test_thread.py")],
+                              capture_output=True, text=True, timeout=120)
+    control = pytest_with(os.devnull)
+    assert control.returncode == 0 and "1 passed" in control.stdout, control.stdout
+    strict = pytest_with(ini)
+    assert strict.returncode != 0 and "ZeroDivisionError" in strict.stdout, strict.stdout

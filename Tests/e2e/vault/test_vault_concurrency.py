@@ -64,6 +64,7 @@ def test_concurrent_adds_with_readers(tmp_path):
     elapsed = time.monotonic() - start
     assert not writer_errors, f"{len(writer_errors)} writer failures, e.g.:\n" + "\n".join(writer_errors[:5])
     assert not reader_errors, f"{len(reader_errors)} reader failures, e.g.:\n" + "\n".join(reader_errors[:5])
+    assert min(reads) > 0, f"a reader never finished a read: {reads}"
     items = kc.items()
     expected = {("generic", f"writer-{w:02d}", f"item-{i:03d}"): f"secret-{w}-{i}" for w in range(WRITERS) for i in range(ADDS)}
     expected[("generic", "seed", "acct")] = "seed-secret"

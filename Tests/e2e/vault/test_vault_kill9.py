@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import signal
 import statistics
+import subprocess
 import threading
 import time
 
@@ -74,7 +75,12 @@ class Worker:
                 p.send_signal(signal.SIGKILL)
             except ProcessLookupError:
                 pass
-        out, err = p.communicate(timeout=180)
+        try:
+            out, err = p.communicate(timeout=180)
+        except subprocess.TimeoutExpired:
+            p.kill()   # a hung kc fails the test (pytest.ini: thread exceptions are errors), and is not left running
+            p.communicate()
+            raise
         rc = p.returncode
         self.apply(op, key, new, rc, err.decode("utf-8", "replace"), killed=(rc == -signal.SIGKILL))
         if rc >= 0 and not kill:

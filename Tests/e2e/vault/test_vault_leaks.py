@@ -1,7 +1,8 @@
 """Issue 3, test 9: secrets never leak.
 
-A canary secret given by prompt, standard input and descriptor is never visible in
-/proc/PID/cmdline or /proc/PID/environ of kc or any child (sampled while kc runs); kc runs with
+A canary secret given by prompt, standard input and descriptor is never visible in what /proc
+shows of kc or any child (argv and environment as exec placed them, process and thread names, open
+file names; sampled while kc runs, with positive controls for each place); kc runs with
 RLIMIT_CORE 0 and leaves no core file after SIGABRT; files and folders are 0600/0700 under
 umask 000; unsafe vault files are refused; no command leaves a file in $TMPDIR; the canary never
 appears in the output of a failing command.
@@ -17,77 +18,54 @@ import signal
 import stat
 import subprocess
 import sys
-import threading
 import time
 
 import pexpect
 import pytest
 
-from kcharness import EXIT_AUTH_FAILED
+from kcharness import EXIT_AUTH_FAILED, EXIT_NOT_FOUND
 from kcformat import frames, sha256
-from vaultkit import figure, Kc
+from procsampler import Sampler
+from vaultkit import figure, Kc, leftovers
+
+# Positive controls for the sampler: a process given a canary on stdin puts it where /proc shows
+# it (each must be seen), and one place /proc cannot show (must not be: the figure says so).
+SAMPLER_CONTROLS = {
+    "argv of a child": "import subprocess, sys; c = sys.stdin.read(); subprocess.run(['sh', '-c', 'sleep 1', c])",
+    "environment of a child": "import os, subprocess, sys; c = sys.stdin.read(); "
+                              "subprocess.run(['sleep', '1'], env=dict(os.environ, SECRET=c))",
+    "name of a thread": "import ctypes, sys, time; c = sys.stdin.read(); "
+                        "ctypes.CDLL(None).prctl(15, c[:15].encode()); time.sleep(1)",
+    "name of an open file": "import os, sys, tempfile, time; c = sys.stdin.read(); "
+                            "f = open(os.path.join(tempfile.gettempdir(), c), 'w'); time.sleep(1); os.unlink(f.name)",
+}
+INVISIBLE = "import os, sys, time; os.environ['SECRET'] = sys.stdin.read(); time.sleep(1)"
+
+
+def sampled_control(code: str, needle: str, tmp_path) -> Sampler:
+    p = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.PIPE, env=dict(os.environ, TMPDIR=str(tmp_path)))
+    sampler = Sampler(p.pid, [needle.encode()])
+    p.communicate(needle.encode(), timeout=30)
+    assert p.returncode == 0, code
+    return sampler.stop()
+
+
+def test_sampler_sees_a_canary_wherever_proc_shows_one(tmp_path):
+    """The sampler finds a canary in each place it samples; and a canary only `setenv`'d after
+    start, which /proc cannot show, is not found (so the figures say exactly what was sampled)."""
+    for what, code in SAMPLER_CONTROLS.items():
+        c = canary()
+        sampler = sampled_control(code, c, tmp_path)
+        assert sampler.hits, f"control: the sampler did not see a canary in the {what} ({sampler.samples} samples)"
+    c = canary()
+    sampler = sampled_control(INVISIBLE, c, tmp_path)
+    assert sampler.samples > 50 and sampler.hits == [], sampler.hits
+    figure(f"[9] /proc sampler controls: a canary in the {', '.join(SAMPLER_CONTROLS)} was seen each time; "
+           f"one set with setenv after start was not (/proc shows the environment as exec placed it)")
 
 
 def canary() -> str:
     return "CANARY-" + secrets.token_hex(12)
-
-
-class Sampler:
-    """Reads cmdline and environ of a process and all its descendants until stopped."""
-
-    def __init__(self, root_pid: int, needles: list[bytes]):
-        self.root = root_pid
-        self.needles = needles
-        self.samples = 0
-        self.hits: list[str] = []
-        self.children: set[int] = set()
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _tree(self) -> set[int]:
-        parents = {}
-        for name in os.listdir("/proc"):
-            if name.isdigit():
-                try:
-                    with open(f"/proc/{name}/stat", "rb") as f:
-                        fields = f.read().rsplit(b")", 1)[1].split()
-                    parents[int(name)] = int(fields[1])
-                except (OSError, IndexError, ValueError):
-                    pass
-        tree = {self.root}
-        changed = True
-        while changed:
-            changed = False
-            for pid, ppid in parents.items():
-                if ppid in tree and pid not in tree:
-                    tree.add(pid)
-                    changed = True
-        return tree
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            tree = self._tree() if self.samples % 5 == 0 else {self.root} | self.children
-            for pid in tree:
-                if pid != self.root:
-                    self.children.add(pid)
-                for part in ("cmdline", "environ"):
-                    try:
-                        with open(f"/proc/{pid}/{part}", "rb") as f:
-                            data = f.read()
-                    except OSError:
-                        continue
-                    if pid == self.root:
-                        self.samples += part == "environ"
-                    for needle in self.needles:
-                        if needle in data:
-                            self.hits.append(f"{part} of pid {pid}")
-            time.sleep(0.0005)
-
-    def stop(self) -> "Sampler":
-        self._stop.set()
-        self._thread.join()
-        return self
 
 
 def sampled_run(kc: Kc, args, needles, input: bytes | None = None, env=None, pass_fds=(), fds_to_write=()):
@@ -178,8 +156,8 @@ def test_canary_never_in_cmdline_or_environ(tmp_path):
     channels += ["stdin", "fd"]
     assert samples > 50, f"only {samples} samples of kc's /proc entries: the sampler saw too little to prove anything"
     figure(f"[9] no secret in /proc: canaries given by {', '.join(channels)} (master password, item secret, new master "
-           f"password): {samples} samples of /proc/PID/cmdline and environ of kc and its children "
-           f"({len(children)} children seen), canary found 0 times; never echoed on the terminal")
+           f"password): {samples} samples of the {Sampler.PLACES} of kc and any child ({len(children)} children "
+           f"seen), canary found 0 times; never echoed on the terminal")
 
 
 def test_core_dumps_disabled(tmp_path):
@@ -191,6 +169,7 @@ def test_core_dumps_disabled(tmp_path):
     control = subprocess.run([sys.executable, "-c", "import os, resource; "
                               "resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY)); os.abort()"],
                              cwd=cwd, capture_output=True)
+    assert control.returncode == -signal.SIGABRT, f"the control did not abort with core dumps allowed: {control.stderr!r}"
     pattern = open("/proc/sys/kernel/core_pattern").read().strip()
     control_core = [n for n in os.listdir(cwd) if n.startswith("core")]
     for n in control_core:
@@ -217,14 +196,13 @@ def test_core_dumps_disabled(tmp_path):
     os.close(fd)
     time.sleep(0.3)
     cores = [n for n in os.listdir(cwd) if n.startswith("core")]
-    assert os.WIFSIGNALED(status) or os.WIFEXITED(status)
-    assert not (os.WIFSIGNALED(status) and os.WCOREDUMP(status)), "kc dumped core"
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGABRT, f"kc did not die of SIGABRT: {status:#x}"
+    assert not os.WCOREDUMP(status), "kc dumped core"
     assert cores == [], f"core files after SIGABRT: {cores}"
-    how = f"killed by signal {os.WTERMSIG(status)}" if os.WIFSIGNALED(status) else f"exit {os.WEXITSTATUS(status)}"
     control_note = (f"a control process with core dumps allowed did leave one (core_pattern '{pattern}')" if control_core
                     else f"note: a control process with core dumps allowed left none either here (core_pattern '{pattern}'), "
                          f"so only RLIMIT_CORE 0 and WCOREDUMP are evidence")
-    figure(f"[9] core dumps: RLIMIT_CORE 0/0 in /proc/PID/limits while kc waits at a prompt; SIGABRT ({how}): "
+    figure(f"[9] core dumps: RLIMIT_CORE 0/0 in /proc/PID/limits while kc waits at a prompt; SIGABRT killed kc: "
            f"no core dumped, no core file; {control_note}")
 
 
@@ -295,6 +273,8 @@ def test_unsafe_vault_files_refused(tmp_path):
 
 
 def test_no_files_in_tmpdir(tmp_path):
+    """Every command succeeds (the last one finds nothing) and leaves no file in $TMPDIR, nor
+    anything beside the vault."""
     kc = Kc(tmp_path)
     commands = [
         (("init", "--kdf-ops", "1", "--kdf-memory", "8K"), None),
@@ -310,18 +290,23 @@ def test_no_files_in_tmpdir(tmp_path):
         (("passwd", "--new-password-file", str(kc.password_file)), None),
         (("passwd", "--rotate-key", "--new-password-file", str(kc.password_file)), None),
         (("repair", "--yes"), None),
-        (("delete", "internet", "-s", "ftp.example.com", "-a", "u"), None),
         (("netrc",), None),
+        (("delete", "internet", "-s", "ftp.example.com", "-a", "u"), None),
         (("help",), None),
         (("--version",), None),
         (("find", "generic", "-s", "missing"), None),
     ]
     for args, stdin in commands:
-        kc.run(args, input=stdin)
+        r = kc.run(args, input=stdin)
+        expected = EXIT_NOT_FOUND if args == commands[-1][0] else 0
+        assert r.returncode == expected, r
+        if args[0] == "netrc":
+            assert r.stdout == "machine ftp.example.com login u password secret-i\n", r
         left = os.listdir(kc.tmpdir)
         assert left == [], f"kc {' '.join(args)} left {left} in $TMPDIR"
-    figure(f"[9] $TMPDIR: 0 files left after {len(commands)} commands (every item command, check, compact, passwd, repair, "
-           f"history, netrc, help)")
+        assert leftovers(kc.vault.parent) == [], f"kc {' '.join(args)} left files beside the vault"
+    figure(f"[9] $TMPDIR: {len(commands)} commands (every item command, check, compact, passwd, repair, history, netrc "
+           f"printing its line, help; each with its expected exit status) left 0 files in $TMPDIR and 0 beside the vault")
 
 
 def test_canary_never_in_output_of_failing_commands(tmp_path):
@@ -359,8 +344,7 @@ def test_canary_never_in_output_of_failing_commands(tmp_path):
         assert r.returncode != 0, f"{what}: expected a failure: {r}"
         failing += 1
         assert c not in r.stderr, f"{what}: the canary is on stderr: {r.stderr}"
-        if what != "secret on argv":
-            assert c.encode() not in r.stdout_bytes, f"{what}: the canary is on stdout"
+        assert c.encode() not in r.stdout_bytes, f"{what}: the canary is on stdout"
     # A mismatched retype at the prompt.
     child = pexpect.spawn(kc.binary, ["add", "generic", "-s", "m", "-a", "acct"], env=kc.environment(), cwd=str(kc.home), timeout=20)
     child.expect(rb"Password for the item: ")
