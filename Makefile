@@ -1,7 +1,10 @@
 # kc: a keychain for the command line.
 #   make install   install what is missing, build, install kc, its man page and completions
-#   make test      install what the tests need, then run every test (unit, end-to-end, FTP)
+#   make test      install what the tests need, then run every test (unit, end-to-end, FTP, fuzz smoke)
 #   make bench     print the benchmark figures
+# Only `deps`, `test-deps` and the two commands above install system packages (apt); `build`,
+# `release`, `unit-test` and the other targets never do. The tests' Python packages go into a
+# virtual environment under .build/, never into the system Python.
 PREFIX ?= /usr/local
 DESTDIR ?=
 BINDIR = $(DESTDIR)$(PREFIX)/bin
@@ -15,13 +18,13 @@ SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
-TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db
-PYTHON_MODULES = pytest pexpect pyftpdlib OpenSSL
-PYTHON_PACKAGES = pytest pexpect pyftpdlib pyopenssl
+TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db python3-venv
+VENV = .build/venv
+VENV_PYTHON = $(VENV)/bin/python3
 DEBUG_BIN = .build/debug/kc
 RELEASE_BIN = .build/release/kc
 
-.PHONY: all build release install uninstall deps test-deps test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
+.PHONY: all build release install uninstall deps test-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
 
 all: release
 
@@ -37,16 +40,24 @@ deps:
 
 test-deps: deps
 	$(call apt_install,$(TEST_PACKAGES))
-	@$(PYTHON) -c "import $(shell echo $(PYTHON_MODULES) | tr ' ' ',')" 2>/dev/null || \
-	  $(PYTHON) -m pip install --quiet --disable-pip-version-check $(PYTHON_PACKAGES)
+	@$(MAKE) --no-print-directory venv
 
-build: deps
+# The tests' Python packages (Tests/e2e/requirements.txt), in a virtual environment.
+venv: $(VENV)/.installed
+$(VENV)/.installed: Tests/e2e/requirements.txt
+	@$(PYTHON) -c "import ensurepip" 2>/dev/null || { echo "python3-venv is missing: run make test-deps" >&2; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(VENV_PYTHON) -m pip install --quiet --disable-pip-version-check -r Tests/e2e/requirements.txt
+	@touch $@
+
+build:
 	$(SWIFT) build --product kc
 
-release: deps
+release:
 	$(SWIFT) build -c release --product kc
 
-install: release
+install: deps
+	@$(MAKE) --no-print-directory release
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 0755 $(RELEASE_BIN) $(BINDIR)/kc
 	install -m 0644 Docs/kc.1 $(MANDIR)/kc.1
@@ -64,37 +75,43 @@ docs: build
 	$(DEBUG_BIN) __completion zsh > completions/_kc
 	$(DEBUG_BIN) __completion fish > completions/kc.fish
 
-unit-test: deps
+unit-test:
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-e2e-test: test-deps build
-	KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(PYTHON) -m pytest -q Tests/e2e
+# The debug build (with the test-only fault seam) under test; the release build too, for the test
+# that it has no fault seam.
+e2e-test: venv build release
+	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e
 
-# Every phase's output is kept in $(TEST_LOGS); the last line totals them ("N passed, N failed").
+# Runs every phase even when one fails, keeping each one's output and exit status in $(TEST_LOGS);
+# Tests/summary.py then prints each phase's outcome and the totals ("kc: N passed, N failed,
+# N skipped") and fails when any phase failed.
 TEST_LOGS = .build/test-logs
+TEST_PHASES = unit:unit-test e2e:e2e-test fuzz:fuzz-smoke
 test: test-deps
-	@mkdir -p $(TEST_LOGS)
-	set -o pipefail; $(MAKE) --no-print-directory unit-test 2>&1 | tee $(TEST_LOGS)/unit.log
-	set -o pipefail; $(MAKE) --no-print-directory e2e-test 2>&1 | tee $(TEST_LOGS)/e2e.log
-	set -o pipefail; $(MAKE) --no-print-directory fuzz-smoke 2>&1 | tee $(TEST_LOGS)/fuzz.log
-	@$(PYTHON) Tests/summary.py $(TEST_LOGS)
+	@rm -rf $(TEST_LOGS); mkdir -p $(TEST_LOGS)
+	@for phase in $(TEST_PHASES); do \
+	  log=$(TEST_LOGS)/$${phase%%:*}; \
+	  $(MAKE) --no-print-directory $${phase#*:} 2>&1 | tee $$log.log; echo $${PIPESTATUS[0]} > $$log.status; \
+	done
+	@$(VENV_PYTHON) Tests/summary.py $(TEST_LOGS)
 
 # Fuzzing (issue 3, test 10): libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded
 # with Docs/vectors and Tests/Fuzz/corpus. `make fuzz` runs each for FUZZ_SECONDS and merges new
 # interesting inputs into Tests/Fuzz/corpus (commit them); `make test` runs fuzz-smoke, 60 s each.
 FUZZ_SECONDS ?= 300
-fuzz: deps
+fuzz:
 	Tests/Fuzz/run.sh -t $(FUZZ_SECONDS) --merge
 
-fuzz-smoke: deps
+fuzz-smoke:
 	Tests/Fuzz/run.sh -t 60
 
 # Issue 3 at release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
 # ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each). Uses the debug build,
 # which has the test-only fault seam. Each test prints its figure in the summary.
-stress: test-deps build
-	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(PYTHON) -m pytest -q Tests/e2e/vault
+stress: venv build
+	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e/vault
 
 bench: release
 	$(PYTHON) Tests/bench/bench.py $(RELEASE_BIN)

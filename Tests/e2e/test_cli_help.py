@@ -112,23 +112,36 @@ zpty -d z
 '''
 
 
-@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
-@pytest.mark.parametrize("line,expected,absent", [
-    ("kc add g", "generic", None),
-    ("kc add internet --pro", "--protocol", "--generic"),
-    ("kc find generic --js", "--json", None),
-])
-def test_zsh_completion(kc, tmp_path, line, expected, absent):
-    (tmp_path / "_kc").write_text(kc.ok(["__completion", "zsh"]).stdout)
+def zsh_matches(tmp_path, completion: str, line: str) -> set:
+    """The words zsh offers for `line` with `completion` as the _kc function."""
+    (tmp_path / "_kc").write_text(completion)
+    (tmp_path / "out").unlink(missing_ok=True)
     script = tmp_path / "capture.zsh"
     script.write_text(ZSH_CAPTURE)
     subprocess.run(["zsh", "-f", str(script)], env={"DIR": str(tmp_path), "LINE": line, "PATH": "/usr/bin:/bin",
                                                     "HOME": str(tmp_path)}, capture_output=True, timeout=30)
-    matches = {m[len("MATCH:"):] for m in (tmp_path / "out").read_text().split() if m.startswith("MATCH:")} \
+    return {m[len("MATCH:"):] for m in (tmp_path / "out").read_text().split() if m.startswith("MATCH:")} \
         if (tmp_path / "out").exists() else set()
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+@pytest.mark.parametrize("line,expected,absent", [
+    ("kc add g", "generic", None),
+    ("kc add internet --", "--protocol", "--generic"),   # "--" so that a wrong --generic would match
+    ("kc find generic --js", "--json", None),
+])
+def test_zsh_completion(kc, tmp_path, line, expected, absent):
+    matches = zsh_matches(tmp_path, kc.ok(["__completion", "zsh"]).stdout, line)
     assert expected in matches, matches
     if absent:
         assert absent not in matches
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_capture_sees_a_wrong_offer(tmp_path):
+    """Control: a completion that wrongly offers --generic after `kc add internet` is caught."""
+    wrong = "#compdef kc\ncompadd -- --generic --json --protocol\n"
+    assert "--generic" in zsh_matches(tmp_path, wrong, "kc add internet --")
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")

@@ -88,3 +88,11 @@ def test_an_exception_in_a_worker_thread_fails_the_test(tmp_path):
     assert control.returncode == 0 and "1 passed" in control.stdout, control.stdout
     strict = pytest_with(ini)
     assert strict.returncode != 0 and "ZeroDivisionError" in strict.stdout, strict.stdout
+
+
+def test_summary_catches_every_failure_it_must():
+    """Tests/summary.py's rules on sample logs: a crashed unit phase, a failed or unlisted skip, a
+    missing, unbuilt, crashed or idle fuzz target each fail the run (and passing logs pass)."""
+    summary = REPO / "Tests" / "summary.py"
+    result = subprocess.run([sys.executable, str(summary), "--self-test"], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "every rule caught its failure" in result.stdout, result.stdout + result.stderr
