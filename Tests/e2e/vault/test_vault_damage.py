@@ -67,21 +67,24 @@ def place(kc: Kc, data: bytes) -> str:
     return sha256(kc.vault)
 
 
-def read_and_write_fail(kc: Kc, data: bytes, allowed: set[int], what: str) -> None:
+def read_and_write_fail(kc: Kc, data: bytes, allowed: set[int], what: str) -> set[int]:
     """A read, a write and a check of the damaged `data` all fail with a code in `allowed`,
-    print no item, and leave the file byte-identical."""
+    print no item, and leave the file byte-identical; returns the exit codes seen."""
     digest = place(kc, data)
+    seen = set()
     for args, stdin in ((("find", "--all", "--json", "-w"), None),
                         (("add", "generic", "-s", "new.example.com", "-a", "acct", "--password-stdin"), "new-secret"),
                         (("check",), None)):
         r = kc.run(args, input=stdin)
         assert r.returncode in allowed, f"{what}: kc {args[0]} exit {r.returncode}, expected one of {allowed}: {r}"
+        seen.add(r.returncode)
         if args[0] != "check":
             assert r.stdout_bytes == b"", f"{what}: kc {args[0]} printed something: {r}"
         assert "secret-" not in r.stderr and "updated-" not in r.stderr, f"{what}: a secret on stderr: {r}"
         assert sha256(kc.vault) == digest, f"{what}: kc {args[0]} changed the damaged file"
     folder = kc.folder()
     assert folder == ["login.kc"], f"{what}: files left beside the vault: {folder}"
+    return seen
 
 
 # --- 3. truncation -------------------------------------------------------------------------------
@@ -185,17 +188,19 @@ def test_bit_flip_sample(tmp_path, reference):
         positions.append((rng.randrange(f.offset + 16, f.end), rng.randrange(8)))
     while len(positions) < count:
         positions.append((rng.randrange(len(data)), rng.randrange(8)))
-    header = 0
+    header = as_wrong_password = 0
     for byte, bit in positions:
         flipped = bytearray(data)
         flipped[byte] ^= 1 << bit
         in_header = byte < HEADER_LENGTH
         header += in_header
-        read_and_write_fail(kc, bytes(flipped), {EXIT_DECODE, EXIT_AUTH_FAILED} if in_header else {EXIT_DECODE},
-                            f"bit {bit} of byte {byte}")
+        seen = read_and_write_fail(kc, bytes(flipped), {EXIT_DECODE, EXIT_AUTH_FAILED} if in_header else {EXIT_DECODE},
+                                   f"bit {bit} of byte {byte}")
+        as_wrong_password += EXIT_AUTH_FAILED in seen
     figure(f"[4] bit flips through the binary: {len(positions)} single-bit flips of a {len(data)}-byte vault "
            f"({header} in the header, every record's frame and body hit): 100% detected by read, write and check "
-           f"(errSecDecode), no item printed, file byte-identical, nothing left beside it")
+           f"({len(positions) - as_wrong_password} as errSecDecode, {as_wrong_password} header flips as errSecAuthFailed), "
+           f"no item printed, file byte-identical, nothing left beside it")
 
 
 # --- 5. structural tampering ---------------------------------------------------------------------
