@@ -42,10 +42,19 @@ for entry in entries:
     name, password = entry.split(":", 1)
     authorizer.add_user(name, password, args.root, perm="elr")
 
+class LogsEveryCommand:
+    """Logs every command the client sends, as "COMMAND NAME" (the argument of USER too, never of
+    PASS), before pyftpdlib handles it: a USER or PASS shows even if the client hangs up at once."""
+
+    def pre_process_command(self, line, cmd, arg):
+        logging.info("COMMAND %s%s", cmd, f" {arg}" if cmd == "USER" else "")
+        super().pre_process_command(line, cmd, arg)
+
+
 if args.tls_cert:
     from pyftpdlib.handlers import TLS_FTPHandler
 
-    class Handler(TLS_FTPHandler):
+    class Handler(LogsEveryCommand, TLS_FTPHandler):
         def handle(self):
             if args.implicit_tls:   # start TLS before the greeting
                 self.secure_connection(self.ssl_context)
@@ -55,7 +64,7 @@ if args.tls_cert:
     Handler.tls_control_required = False
     Handler.tls_data_required = False
 else:
-    class Handler(FTPHandler):
+    class Handler(LogsEveryCommand, FTPHandler):
         pass
 
 Handler.authorizer = authorizer
