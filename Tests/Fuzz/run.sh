@@ -7,7 +7,8 @@
 # Seeds: Docs/vectors/*.txt (decoded to vault files) and Tests/Fuzz/corpus/TARGET/ (committed
 # interesting inputs, kept as regression inputs). New inputs go to .build/fuzz/work/TARGET/;
 # --merge adds those that reach new coverage to Tests/Fuzz/corpus/TARGET/ (commit them).
-# A crash: exit status 1, the input saved under .build/fuzz/artifacts/ and printed in hex.
+# A crash: exit status 1, the input saved under .build/fuzz/artifacts/ and printed in hex. A target
+# that ran no input fails too.
 # Not a SwiftPM target: `swift build` and `swift test` never compile this folder. The cli_parser
 # target links KCCLI and the layers below it, built by SwiftPM with the fuzzer sanitizer into
 # .build/fuzz/spm, and fuzzes kc's real command table.
@@ -78,6 +79,7 @@ for t in "${TARGETS[@]}"; do
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
     echo "fuzz: $t: 0 crashes in $runs runs (${SECONDS_PER_TARGET}s, $cov)"
+    case "$runs" in ''|*[!0-9]*|0) status=1; echo "fuzz: $t: ran no input (log: $log)" ;; esac
   else
     status=1
     echo "fuzz: $t: CRASH (log: $log)"

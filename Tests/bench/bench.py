@@ -72,8 +72,6 @@ def main():
                     rows.append(("check 10,000 items (kc check)", median_ms([KC, "check"], env, 5)))
         for label, value in rows:
             print(f"{label:<48} {value:8.1f}")
-    print("\nPeers (read one secret, measured on this kind of machine; see Docs/SECURITY.md):")
-    print("  pass 41 ms (10) / 48 ms (10,000); secret-tool 23 ms; keepassxc-cli 58 ms / 1,330 ms")
 
 
 if __name__ == "__main__":

@@ -41,10 +41,13 @@ def test_add_and_find_internet(kc_ready):
     kc.ok(["add", "internet", "-s", "ftp.example.com", "-r", "ftp", "-P", "21", "-a", "deploy", "-p", "/pub",
            "-d", "realm", "-t", "httpbasic", "-l", "FTP", "--password-stdin"], input="ftp-pw")
     [item] = find_json(kc, "internet", "-s", "ftp.example.com")
+    identity = {name: item.pop(name) for name in ("id", "created", "modified")}
+    assert re.fullmatch(r"[0-9a-f]{32}", identity["id"]), identity
+    assert ISO.match(identity["created"]) and ISO.match(identity["modified"]), identity
     assert item == {
-        "id": item["id"], "class": "internet", "server": "ftp.example.com", "protocol": "ftp", "port": 21,
+        "class": "internet", "server": "ftp.example.com", "protocol": "ftp", "port": 21,
         "path": "/pub", "securityDomain": "realm", "authenticationType": "httpbasic", "account": "deploy",
-        "label": "FTP", "created": item["created"], "modified": item["modified"],
+        "label": "FTP",
     }
     kc.add_internet("other.example.com", "x")
     [other] = find_json(kc, "internet", "-s", "other.example.com")
