@@ -18,6 +18,11 @@ from vaultkit import Kc
 NEW_PASSWORD = "a new master password ✓"
 
 
+# The live items of the base vault (charlie was deleted, bravo updated).
+BASE_ITEMS = {("generic", "alpha", "acct"): "secret-alpha", ("generic", "bravo", "acct"): "secret-bravo-2",
+              ("generic", "delta", "acct"): "secret-delta"}
+
+
 def _base(kc: Kc) -> None:
     kc.create()
     for name, secret in (("alpha", "secret-alpha"), ("bravo", "secret-bravo"), ("charlie", "secret-charlie"),
@@ -58,6 +63,9 @@ class Scenario:
     input: str | None = None
     new_password: str | None = None          # passwd: the new master password
     old_opens: bool = True                    # False: the old state is not a readable vault
+    # What the command must do, checked on the reference run: (old state, new state) -> bool.
+    expect: Callable[["State", "State"], bool] = lambda old, new: False
+
     def command(self, kc: Kc) -> list:
         args = list(self.args)
         if self.new_password is not None:
@@ -65,18 +73,41 @@ class Scenario:
         return args
 
 
+def _with(items: dict, key: str, secret: str | None) -> dict:
+    """`items` with generic item `key` set to `secret` (removed when None)."""
+    out = dict(items)
+    out.pop(("generic", key, "acct"), None)
+    return out if secret is None else {**out, ("generic", key, "acct"): secret}
+
+
+def _same_items(old, new) -> bool:
+    return new.items == old.items and new.password == old.password
+
+
 SCENARIOS = [
-    Scenario("init", ["init", "--kdf-ops", "1", "--kdf-memory", "8K"], prepare=None, old_opens=False),
-    Scenario("add", ["add", "generic", "-s", "foxtrot", "-a", "acct", "--password-stdin"], input="secret-foxtrot"),
-    Scenario("add -U", ["add", "generic", "-s", "alpha", "-a", "acct", "-U", "--password-stdin"], input="secret-alpha-2"),
-    Scenario("update", ["update", "generic", "-s", "delta", "-a", "acct", "--password-stdin"], input="secret-delta-2"),
-    Scenario("update --set-label", ["update", "generic", "-s", "alpha", "-a", "acct", "--set-label", "Alpha"]),
-    Scenario("delete", ["delete", "generic", "-s", "bravo", "-a", "acct"]),
-    Scenario("compact", ["compact"]),
-    Scenario("passwd", ["passwd"], new_password=NEW_PASSWORD),
-    Scenario("passwd --rotate-key", ["passwd", "--rotate-key"], new_password=NEW_PASSWORD),
-    Scenario("repair", ["repair", "--yes"], prepare=_torn),
-    Scenario("repair --salvage", ["repair", "--salvage", "--yes"], prepare=_damaged, old_opens=False),
+    Scenario("init", ["init", "--kdf-ops", "1", "--kdf-memory", "8K"], prepare=None, old_opens=False,
+             expect=lambda old, new: not old.exists and new.items == {} and new.records == 0),
+    Scenario("add", ["add", "generic", "-s", "foxtrot", "-a", "acct", "--password-stdin"], input="secret-foxtrot",
+             expect=lambda old, new: new.items == _with(old.items, "foxtrot", "secret-foxtrot")),
+    Scenario("add -U", ["add", "generic", "-s", "alpha", "-a", "acct", "-U", "--password-stdin"], input="secret-alpha-2",
+             expect=lambda old, new: new.items == _with(old.items, "alpha", "secret-alpha-2")),
+    Scenario("update", ["update", "generic", "-s", "delta", "-a", "acct", "--password-stdin"], input="secret-delta-2",
+             expect=lambda old, new: new.items == _with(old.items, "delta", "secret-delta-2")),
+    Scenario("update --set-label", ["update", "generic", "-s", "alpha", "-a", "acct", "--set-label", "Alpha"],
+             expect=lambda old, new: _same_items(old, new) and new.labels == {**old.labels, "alpha": "Alpha"}),
+    Scenario("delete", ["delete", "generic", "-s", "bravo", "-a", "acct"],
+             expect=lambda old, new: new.items == _with(old.items, "bravo", None)),
+    Scenario("compact", ["compact"],
+             expect=lambda old, new: _same_items(old, new) and new.records < old.records),
+    Scenario("passwd", ["passwd"], new_password=NEW_PASSWORD,
+             expect=lambda old, new: new.items == old.items and new.password == NEW_PASSWORD),
+    Scenario("passwd --rotate-key", ["passwd", "--rotate-key"], new_password=NEW_PASSWORD,
+             expect=lambda old, new: new.items == old.items and new.password == NEW_PASSWORD),
+    Scenario("repair", ["repair", "--yes"], prepare=_torn,
+             expect=lambda old, new: old.torn and not new.torn and _same_items(old, new)),
+    # Salvage keeps what still authenticates: never a value the base vault did not hold last.
+    Scenario("repair --salvage", ["repair", "--salvage", "--yes"], prepare=_damaged, old_opens=False,
+             expect=lambda old, new: new.items is not None and new.items.items() <= BASE_ITEMS.items()),
 ]
 
 
@@ -113,8 +144,8 @@ class Lab:
         r = self.run()
         assert r.returncode == 0, f"{scenario.name}: reference run failed: {r}"
         self.new = self.observe()
-        assert self.new.key() != self.old.key() or scenario.name == "compact", \
-            f"{scenario.name}: the command changed nothing visible: {self.new}"
+        assert scenario.expect(self.old, self.new), \
+            f"{scenario.name}: the reference run did not do what the command must: {self.old} -> {self.new}"
         self.new_digest_records = self.new.records
         self.reset()
 
