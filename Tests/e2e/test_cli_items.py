@@ -59,7 +59,7 @@ def test_duplicate_is_refused_and_update_existing_upserts(kc_ready):
     kc = kc_ready
     kc.add_generic("svc", "acct", "one")
     assert_failure(kc.run(["add", "generic", "-s", "svc", "-a", "acct", "--password-stdin"], input="two"),
-                   "errSecDuplicateItem", 45)
+                   "errSecDuplicateItem", EXIT_DUPLICATE)
     assert kc.ok(["find", "generic", "-s", "svc", "-w"]).stdout == "one\n"
     kc.ok(["add", "generic", "-s", "svc", "-a", "acct", "-U", "-l", "new", "--password-stdin"], input="two")
     assert kc.ok(["find", "generic", "-s", "svc", "-w"]).stdout == "two\n"
@@ -75,7 +75,7 @@ def test_internet_primary_key_includes_protocol_and_port(kc_ready):
     kc.add_internet("host", "u", "b", "-r", "ftps", "-P", "21")
     kc.add_internet("host", "u", "c", "-r", "ftp", "-P", "2121")
     assert_failure(kc.run(["add", "internet", "-s", "host", "-a", "u", "-r", "ftp", "-P", "21", "--password-stdin"],
-                          input="d"), "errSecDuplicateItem", 45)
+                          input="d"), "errSecDuplicateItem", EXIT_DUPLICATE)
     assert kc.ok(["find", "internet", "-s", "host", "-r", "ftps", "-w"]).stdout == "b\n"
 
 

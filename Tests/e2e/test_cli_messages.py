@@ -1,12 +1,12 @@
 """How kc words failures and status lines: the CLI alone words them, in one form."""
 import re
 
-from kcharness import assert_failure
+from kcharness import EXIT_NO_SUCH_KEYCHAIN, EXIT_PARAM, assert_failure
 
 
 def test_missing_vault_hint_names_every_way_to_choose_a_vault(kc):
     result = kc.run(["list"])
-    assert_failure(result, "errSecNoSuchKeychain", 50)
+    assert_failure(result, "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
     assert result.hint == "create one with 'kc init', or name another with --vault PATH or KC_VAULT"
 
 
@@ -33,7 +33,7 @@ def test_an_ambiguous_change_lists_the_matches_and_changes_nothing(kc_ready):
     kc.add_generic("svc", "b", "two")
     before = kc.vault_path.read_bytes()
     result = kc.run(["delete", "generic", "-s", "svc"])
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     lines = result.stderr.splitlines()
     assert lines[0] == "kc: 2 items match:"
     assert lines[1].split() == ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"]
