@@ -8,9 +8,11 @@ import Keychain
 /// The controlling terminal (`/dev/tty`), for prompts: secrets without echo, lines, yes/no.
 ///
 /// Reads byte by byte in non-canonical mode with signals off, so Ctrl-C and Ctrl-D act at once
-/// and cancel (errSecUserCanceled); the terminal settings are restored after every prompt, also
-/// when a signal ends the process. Prompts go to the terminal, never to standard output, and
-/// each prompt is the last thing written before reading.
+/// and cancel (errSecUserCanceled). Backspace, Ctrl-U (line) and Ctrl-W (word) erase; other
+/// control characters (Ctrl-Z included) are ignored, never stored. An answer longer than
+/// `maximumLength` is refused, not cut. The terminal settings are restored after every prompt,
+/// also when a signal ends or stops the process (and set again when it continues). Prompts go to
+/// the terminal, never to standard output, and each prompt is the last thing written before reading.
 public final class Terminal {
     private let descriptor: FileDescriptor
 
@@ -90,7 +92,7 @@ public final class Terminal {
             cc[Int(VMIN)] = 1
             cc[Int(VTIME)] = 0
         }
-        TerminalRestorer.install(fd: fd, settings: saved)
+        TerminalRestorer.install(fd: fd, saved: saved, quiet: quiet)
         _ = tcsetattr(fd, TCSAFLUSH, &quiet)
         defer {
             _ = tcsetattr(fd, TCSAFLUSH, &saved)
@@ -100,6 +102,7 @@ public final class Terminal {
         write(prompt)
         let bytes = raw.bindMemory(to: UInt8.self)
         var count = 0
+        var tooLong = false
         var byte: UInt8 = 0
         while true {
             let n = Glibc.read(fd, &byte, 1)
@@ -116,6 +119,10 @@ public final class Terminal {
                 return count
             case 0x0A, 0x0D:
                 byte = 0
+                if tooLong {
+                    for i in 0..<count { bytes[i] = 0 }
+                    throw KeychainError(.param, "the answer is longer than \(Self.maximumLength) bytes; nothing was kept")
+                }
                 return count
             case 0x7F, 0x08:
                 if count > 0 {
@@ -127,8 +134,15 @@ public final class Terminal {
                 if echo { write(String(repeating: "\u{8} \u{8}", count: count)) }
                 for i in 0..<count { bytes[i] = 0 }
                 count = 0
+            case 0x17:   // Ctrl-W: erase the word before the cursor (and the spaces after it)
+                var erased = 0
+                while count > 0 && bytes[count - 1] == 0x20 { count -= 1; bytes[count] = 0; erased += 1 }
+                while count > 0 && bytes[count - 1] != 0x20 { count -= 1; bytes[count] = 0; erased += 1 }
+                if echo { write(String(repeating: "\u{8} \u{8}", count: erased)) }
+            case 0..<0x20:
+                continue   // other control characters (Ctrl-Z, Esc, ...) are not part of an answer
             default:
-                guard count < bytes.count else { continue }
+                guard count < bytes.count else { tooLong = true; continue }
                 bytes[count] = byte
                 count += 1
                 if echo { _ = Glibc.write(fd, &byte, 1) }
@@ -137,27 +151,55 @@ public final class Terminal {
     }
 }
 
-/// Restores the terminal when a signal ends the process during a prompt.
+/// Restores the terminal when a signal ends or stops the process during a prompt, and sets the
+/// prompt's settings again when a stopped process continues.
 private enum TerminalRestorer {
     nonisolated(unsafe) static var fd: Int32 = -1
-    nonisolated(unsafe) static var settings = termios()
-    static let signals: [Int32] = [SIGTERM, SIGHUP, SIGQUIT, SIGINT]
+    nonisolated(unsafe) static var saved = termios()
+    nonisolated(unsafe) static var quiet = termios()
+    /// Signals whose default action ends the process (a Swift trap is SIGILL or SIGTRAP).
+    static let ending: [Int32] = [SIGTERM, SIGHUP, SIGQUIT, SIGINT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2,
+                                  SIGABRT, SIGILL, SIGTRAP, SIGBUS, SIGFPE, SIGSEGV]
+    /// Signals whose default action stops it.
+    static let stopping: [Int32] = [SIGTSTP, SIGTTIN, SIGTTOU]
 
-    static func install(fd: Int32, settings: termios) {
-        Self.settings = settings
+    /// The handlers in place before the prompt (the Swift runtime's crash handlers, say).
+    nonisolated(unsafe) static var previous: [Int32: __sighandler_t?] = [:]
+
+    static func install(fd: Int32, saved: termios, quiet: termios) {
+        Self.saved = saved
+        Self.quiet = quiet
         Self.fd = fd
-        for signalNumber in signals { signal(signalNumber, restoreAndReraise) }
+        for signalNumber in ending { previous[signalNumber] = signal(signalNumber, restoreAndReraise) }
+        for signalNumber in stopping { previous[signalNumber] = signal(signalNumber, restoreAndStop) }
     }
 
     static func uninstall() {
-        for signalNumber in signals { signal(signalNumber, SIG_DFL) }
+        for (signalNumber, handler) in previous { signal(signalNumber, handler) }
+        previous = [:]
         fd = -1
     }
 }
 
 /// Signal handler: only async-signal-safe calls (tcsetattr, signal, raise).
 private func restoreAndReraise(_ signalNumber: Int32) {
-    if TerminalRestorer.fd >= 0 { _ = tcsetattr(TerminalRestorer.fd, TCSANOW, &TerminalRestorer.settings) }
+    if TerminalRestorer.fd >= 0 { _ = tcsetattr(TerminalRestorer.fd, TCSANOW, &TerminalRestorer.saved) }
     signal(signalNumber, SIG_DFL)
     raise(signalNumber)
+}
+
+/// Signal handler for a stop: restore the terminal, stop (the signal is unblocked so that it acts
+/// inside the handler), and once continued, catch it again and set the prompt's settings again.
+/// Only async-signal-safe calls (tcsetattr, signal, raise, sigprocmask).
+private func restoreAndStop(_ signalNumber: Int32) {
+    let fd = TerminalRestorer.fd
+    if fd >= 0 { _ = tcsetattr(fd, TCSANOW, &TerminalRestorer.saved) }
+    signal(signalNumber, SIG_DFL)
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signalNumber)
+    raise(signalNumber)
+    sigprocmask(SIG_UNBLOCK, &set, nil)   // the stop happens here
+    signal(signalNumber, restoreAndStop)
+    if fd >= 0 { _ = tcsetattr(fd, TCSANOW, &TerminalRestorer.quiet) }
 }
