@@ -55,6 +55,10 @@ public struct RecordPayload: Equatable, Sendable {
     public static let version: UInt8 = 1
     public static let idLength = 16
     public static let fixedLength = 74
+    /// What precedes each field's value: its tag (u8) and length (u32).
+    public static let fieldHeaderLength = 5
+    /// The value of a batch field (`FieldTag.batchRemaining`): a u32.
+    public static let batchValueLength = 4
 
     public var kind: RecordKind
     public var itemID: [UInt8]
@@ -88,7 +92,7 @@ public struct RecordPayload: Equatable, Sendable {
 
     /// Bytes that precede a field's value: tag and length.
     public static func fieldPrefix(tag: UInt8, length: Int) -> [UInt8] {
-        var w = ByteWriter(capacity: 5)
+        var w = ByteWriter(capacity: fieldHeaderLength)
         w.u8(tag)
         w.u32(UInt32(length))
         return w.bytes
@@ -116,7 +120,7 @@ public struct RecordPayload: Equatable, Sendable {
         var fields: [PayloadField] = []
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
         while r.remaining > 0 {
-            guard r.remaining >= 5 else { throw .badPayload("truncated field header") }
+            guard r.remaining >= fieldHeaderLength else { throw .badPayload("truncated field header") }
             let tag = try r.u8()
             let length = Int(try r.u32())
             guard length <= r.remaining else { throw .badPayload("field \(tag) runs past the payload") }
@@ -126,8 +130,8 @@ public struct RecordPayload: Equatable, Sendable {
                 guard already == 0 else { throw .badPayload("field \(tag) appears twice") }
                 if tag < 128 { seen.low |= bit } else { seen.high |= bit }
             }
-            if tag == FieldTag.batchRemaining.rawValue && length != 4 {
-                throw .badPayload("batch field of \(length) bytes, expected 4")
+            if tag == FieldTag.batchRemaining.rawValue && length != batchValueLength {
+                throw .badPayload("batch field of \(length) bytes, expected \(batchValueLength)")
             }
             if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
                 throw .badPayload("frontier entry of \(length) bytes, expected \(idLength + 8)")

@@ -19,7 +19,7 @@ extension Vault {
         let pending = try decide(records)
         if pending.isEmpty { return [] }
         for record in pending {
-            let size = RecordPayload.fixedLength + record.fields.reduce(pending.count > 1 ? 9 : 0) { $0 + 5 + $1.value.count }
+            let size = record.encodedLength(inBatch: pending.count > 1)
             if RecordFrame.nonceLength + size + RecordFrame.tagLength > RecordFrame.maximumBodyLength {
                 throw VaultError.recordTooLarge(bytes: size)
             }
@@ -42,13 +42,14 @@ extension Vault {
         for (index, var record) in pending.enumerated() {
             if pending.count > 1 {
                 // Mark the batch, so a reader never shows part of it (see FieldTag.batchRemaining).
-                let remaining = UInt32(pending.count - 1 - index)
-                record.fields.append((FieldTag.batchRemaining.rawValue, SecureBytes(copying: (0..<4).map { UInt8(truncatingIfNeeded: remaining >> (8 * $0)) })))
+                var remaining = ByteWriter(capacity: RecordPayload.batchValueLength)
+                remaining.u32(UInt32(pending.count - 1 - index))
+                record.fields.append((FieldTag.batchRemaining.rawValue, SecureBytes(copying: remaining.bytes)))
             }
             counter += 1
             let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
             let sequence = UInt64(records.count + written.count + 1)
-            let sealed = seal(plaintext, sequence: sequence, previousTag: tag)
+            let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
             let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0) }
             written.append(VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext))
@@ -68,15 +69,6 @@ extension Vault {
         lastTag = tag
         try? advanceAnchor()   // the write is durable; a stale anchor only weakens rollback detection
         return written
-    }
-
-    /// Frame, nonce and sealed payload of one record.
-    func seal(_ plaintext: SecureBytes, sequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
-        let bodyLength = RecordFrame.nonceLength + plaintext.count + RecordFrame.tagLength
-        let frame = RecordFrame(bodyLength: UInt32(bodyLength), sequence: sequence).encoded()
-        let nonce = Crypto.randomBytes(RecordFrame.nonceLength)
-        let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame, previousTag: previousTag)
-        return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
     }
 }
 

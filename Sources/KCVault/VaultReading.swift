@@ -28,7 +28,7 @@ extension Vault {
                         return
                     case .record(let frame, let body):
                         let record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag)
-                        chainTag = Array(raw[(body.upperBound - RecordFrame.tagLength)..<body.upperBound])
+                        chainTag = RecordSeal.tag(of: raw, endingAt: body.upperBound)
                         offset = base + body.upperBound
                         let remaining = record.batchRemaining
                         if let expected = batch.last?.record.batchRemaining, remaining != expected - 1 {
@@ -50,20 +50,15 @@ extension Vault {
 
     private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
                             previousTag: [UInt8]) throws -> VaultRecord {
-        let nonce = Array(raw[body.lowerBound..<(body.lowerBound + RecordFrame.nonceLength)])
-        let sealed = raw[(body.lowerBound + RecordFrame.nonceLength)..<body.upperBound]
-        let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame.encoded(), previousTag: previousTag)
-        let plain: SecureBytes
-        do { plain = try Crypto.open(Array(sealed), key: key, nonce: nonce, associatedData: ad) } catch {
-            throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
+        do { return try recordSeal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag) } catch {
+            switch error {
+            case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
+            case .payload(let reason):
+                let why: String
+                if case .badPayload(let text) = reason { why = text } else { why = "\(reason)" }
+                throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(why)"))
+            }
         }
-        let payload: RecordPayload
-        do { payload = try plain.withUnsafeBytes { raw in try RecordPayload.decode(raw) } } catch {
-            let reason: String
-            if case .badPayload(let why)? = error as? FormatError { reason = why } else { reason = "\(error)" }
-            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(reason)"))
-        }
-        return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
     }
 
     /// Reads what other processes appended since this vault was read (shared lock).

@@ -31,16 +31,18 @@ public struct VaultRecord: Sendable {
     /// (where they are no longer part of the append that wrote them).
     func plaintextWithoutBatchMarker() -> SecureBytes {
         guard let marker = payload.field(.batchRemaining) else { return plaintext }
-        let start = marker.lowerBound - 5   // tag and length precede the value
+        let start = marker.lowerBound - RecordPayload.fieldHeaderLength
         return SecureBytes.concatenating([plaintext.slice(0..<start), plaintext.slice(marker.upperBound..<plaintext.count)])
     }
 
     /// A little-endian integer field of up to 8 bytes.
     public func integer(_ tag: FieldTag) -> UInt64? {
         guard let bytes = bytes(tag), bytes.count <= 8 else { return nil }
-        var value: UInt64 = 0
-        for (i, b) in bytes.enumerated() { value |= UInt64(b) << (8 * i) }
-        return value
+        let padded = bytes + [UInt8](repeating: 0, count: 8 - bytes.count)
+        return padded.withUnsafeBytes { raw in
+            var reader = ByteReader(raw)
+            return try? reader.u64()
+        }
     }
 }
 
@@ -57,6 +59,12 @@ public struct PendingRecord {
         self.itemID = itemID
         self.base = base
         self.fields = fields
+    }
+
+    /// The length of the payload `encode` makes, with a batch field when `inBatch`.
+    func encodedLength(inBatch: Bool) -> Int {
+        let batchField = inBatch ? RecordPayload.fieldHeaderLength + RecordPayload.batchValueLength : 0
+        return fields.reduce(RecordPayload.fixedLength + batchField) { $0 + RecordPayload.fieldHeaderLength + $1.value.count }
     }
 
     /// The plaintext payload, assembled in secure memory.

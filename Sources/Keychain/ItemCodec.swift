@@ -17,7 +17,9 @@ enum ItemCodec {
         for attribute in Attribute.allCases {
             guard let value = item.attributes[attribute], let tag = tags[attribute] else { continue }
             if attribute == .port, let port = UInt16(value) {
-                add(.port, [UInt8(port & 0xFF), UInt8(port >> 8)])
+                var w = ByteWriter(capacity: 2)
+                w.u16(port)
+                add(.port, w.bytes)
             } else {
                 add(tag, Array(value.utf8))
             }
@@ -50,6 +52,8 @@ enum ItemCodec {
     }
 
     private static func littleEndian(_ v: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * $0)) }
+        var w = ByteWriter(capacity: 8)
+        w.u64(v)
+        return w.bytes
     }
 }

@@ -1,0 +1,60 @@
+import KCCrypto
+import KCFormat
+
+/// Sealing and opening one record (Docs/FORMAT.md, "Records"): the frame, a random nonce, and the
+/// payload sealed with the vault key, bound to the vault id, the frame and the tag before it.
+/// Appends, rewrites, reads and the tolerant walk all go through here.
+struct RecordSeal {
+    let vaultID: [UInt8]
+    let key: SecureBytes
+
+    /// Why a complete record could not be read.
+    enum Failure: Error {
+        /// The body does not authenticate against the frame, vault id and previous tag.
+        case authentication
+        /// It authenticates, but the payload breaks the payload rules.
+        case payload(FormatError)
+    }
+
+    /// Frame, nonce and sealed payload of the record numbered `sequence`. Its tag (the last
+    /// `RecordFrame.tagLength` bytes) is the previous tag of the next record.
+    func seal(_ plaintext: SecureBytes, sequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
+        let bodyLength = RecordFrame.nonceLength + plaintext.count + RecordFrame.tagLength
+        let frame = RecordFrame(bodyLength: UInt32(bodyLength), sequence: sequence).encoded()
+        let nonce = Crypto.randomBytes(RecordFrame.nonceLength)
+        let ad = RecordFrame.associatedData(vaultID: vaultID, frame: frame, previousTag: previousTag)
+        return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
+    }
+
+    /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file`.
+    func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+              previousTag: [UInt8]) throws(Failure) -> VaultRecord {
+        let nonceEnd = body.lowerBound + RecordFrame.nonceLength
+        let nonce = Array(file[body.lowerBound..<nonceEnd])
+        let ad = RecordFrame.associatedData(vaultID: vaultID, frame: frame.encoded(), previousTag: previousTag)
+        let plain: SecureBytes
+        do { plain = try Crypto.open(Array(file[nonceEnd..<body.upperBound]), key: key, nonce: nonce, associatedData: ad) } catch {
+            throw .authentication
+        }
+        do {
+            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0) }
+            return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
+        } catch { throw .payload(error as? FormatError ?? .badPayload("\(error)")) }
+    }
+
+    /// The tag of the record whose body ends at `end` of `file`.
+    static func tag(of file: UnsafeRawBufferPointer, endingAt end: Int) -> [UInt8] {
+        Array(file[(end - RecordFrame.tagLength)..<end])
+    }
+
+    /// The previous tag of a record whose frame starts at `offset` of `file`: the 16 bytes before
+    /// it, or zeros for the first record.
+    static func storedPreviousTag(of file: UnsafeRawBufferPointer, frameAt offset: Int) -> [UInt8] {
+        offset == VaultHeader.length ? RecordFrame.noPreviousTag : tag(of: file, endingAt: offset)
+    }
+}
+
+extension Vault {
+    /// This vault's sealer: its id and its current key.
+    var recordSeal: RecordSeal { RecordSeal(vaultID: header.vaultID, key: key) }
+}
