@@ -2,24 +2,143 @@ import KCCrypto
 import KCFormat
 import KCSystem
 
-/// What a tolerant walk over a vault found: every record that still authenticates, and where
-/// the damage is. Used by `kc check` and `kc repair --salvage`; ordinary reads stop at the first
-/// problem instead.
+/// What a tolerant walk over a vault found: the records a salvage keeps, the ones it leaves out,
+/// and where the damage is. Used by `Keychain.check` and the salvage; ordinary reads stop at the
+/// first problem instead.
 public struct VaultInspection {
     public struct Problem: Sendable {
         public var offset: Int
         public var message: String
     }
 
+    /// Why an authentic record is left out: keeping it would move the log backwards.
+    public enum ReplayReason: Sendable, Equatable {
+        /// Its sequence number is not above that of the record kept before it.
+        case sequenceNotAfter(UInt64)
+        /// A record with the same record id was already kept.
+        case sameRecordID
+        /// Its counter is covered by a compaction marker kept before it (a record from before the compaction).
+        case beforeCompaction
+    }
+
+    /// An authentic record that is not kept: a copy or an older record moved after later ones.
+    public struct Replay: Sendable {
+        public var record: VaultRecord
+        public var reason: ReplayReason
+    }
+
+    /// Bytes that hold no readable record: a record that fails authentication or breaks the payload
+    /// rules, or bytes without a valid frame.
+    public struct Unreadable: Sendable {
+        public var offset: Int
+        public var length: Int
+        /// The sequence number and body length in its frame (not authenticated); nil without a valid frame.
+        public var frame: RecordFrame?
+
+        /// True when the frame's body length is that of a tombstone (a record without fields, or
+        /// with a batch field only): a put always has fields.
+        var hasSizeOfDeletion: Bool {
+            guard let frame else { return false }
+            let tombstone = RecordFrame.nonceLength + RecordPayload.fixedLength + RecordFrame.tagLength
+            return [tombstone, tombstone + RecordPayload.fieldHeaderLength + RecordPayload.batchValueLength].contains(Int(frame.bodyLength))
+        }
+    }
+
+    /// Records that were written but are not kept, found between two kept records (their sequence
+    /// numbers skip) or after the last one (unreadable records or bytes that claim a later place).
+    public struct Loss: Sendable, Equatable {
+        /// Every lost record lay before this file offset (the next kept record, or the end of the file).
+        public var before: Int
+        /// Their sequence numbers; nil when bytes without a frame make the number unknown.
+        public var sequences: ClosedRange<UInt64>?
+        /// A lost record may have been a put (a new item or a newer version of one): by their sizes.
+        public var mayBeVersion: Bool
+        /// A lost record may have been a tombstone: by their sizes.
+        public var mayBeDeletion: Bool
+
+        public init(before: Int, sequences: ClosedRange<UInt64>?, mayBeVersion: Bool, mayBeDeletion: Bool) {
+            self.before = before
+            self.sequences = sequences
+            self.mayBeVersion = mayBeVersion
+            self.mayBeDeletion = mayBeDeletion
+        }
+    }
+
     public var header: VaultHeader
-    /// Records that authenticate, in file order.
+    /// The records a salvage keeps: authentic, in strictly increasing sequence order, no record id
+    /// twice, none older than a compaction marker before them, batches whole.
     public var goodRecords: [VaultRecord] = []
+    public var replays: [Replay] = []
+    public var unreadable: [Unreadable] = []
     public var problems: [Problem] = []
     public var tornTail: (offset: Int, length: Int)?
     public var fileSize = 0
 
     /// True when every byte after the header belongs to an authenticated record in sequence.
     public var isWhole: Bool { problems.isEmpty && tornTail == nil }
+
+    /// The records lost before, between and after the kept ones. An unreadable record whose frame
+    /// claims a place before the kept record preceding it (a damaged copy) is no loss.
+    public var losses: [Loss] {
+        var losses: [Loss] = []
+        var next: UInt64 = 1
+        var start = VaultHeader.length - 1
+        for record in goodRecords {
+            if record.sequence > next {
+                let found = unreadable(after: start, before: record.offset, claiming: next..<record.sequence)
+                losses.append(Self.loss(before: record.offset, sequences: next...(record.sequence - 1), found: found))
+            }
+            next = record.sequence + 1
+            start = record.offset
+        }
+        let trailing = unreadable(after: start, before: fileSize, claiming: next..<UInt64.max)
+        if !trailing.isEmpty {
+            let known = trailing.allSatisfy { $0.frame != nil }
+            losses.append(Self.loss(before: fileSize, sequences: known ? next...(next + UInt64(trailing.count) - 1) : nil, found: trailing))
+        }
+        return losses
+    }
+
+    private func unreadable(after start: Int, before end: Int, claiming sequences: Range<UInt64>) -> [Unreadable] {
+        unreadable.filter { $0.offset > start && $0.offset < end && ($0.frame.map { sequences.contains($0.sequence) } ?? true) }
+    }
+
+    /// A loss of `sequences`, of which `found` left readable frames (each by its size a put or a
+    /// tombstone); records that left no frame may have been either.
+    private static func loss(before: Int, sequences: ClosedRange<UInt64>?, found: [Unreadable]) -> Loss {
+        let framed = found.filter { $0.frame != nil }
+        let allFramed = sequences.map { UInt64(framed.count) >= UInt64($0.upperBound - $0.lowerBound) + 1 } ?? false
+        return Loss(before: before, sequences: sequences,
+                    mayBeVersion: !allFramed || framed.contains { !$0.hasSizeOfDeletion },
+                    mayBeDeletion: !allFramed || framed.contains { $0.hasSizeOfDeletion })
+    }
+
+    /// The version vector of the kept records.
+    public var versionVector: VersionVector { VersionVector(records: goodRecords) }
+
+    /// Per device, the counters that no kept record has although they were used: above the last
+    /// compaction frontier, up to the highest counter the kept records or `anchor` know.
+    public func counterGaps(anchor: VersionVector) -> [(device: [UInt8], missing: [ClosedRange<UInt64>])] {
+        var frontier = VersionVector()
+        var used: [[UInt8]: [UInt64]] = [:]
+        for record in goodRecords {
+            used[record.payload.recordID.device, default: []].append(record.payload.recordID.counter)
+            if record.payload.kind == .compaction {
+                for entry in VersionVector.frontier(of: record) { frontier.raise(entry.device, to: entry.counter) }
+            }
+        }
+        let top = versionVector.joined(with: anchor)
+        return top.counters.keys.sorted { $0.lexicographicallyPrecedes($1) }.compactMap { device in
+            var missing: [ClosedRange<UInt64>] = []
+            var accounted = frontier[device]
+            for counter in Set(used[device, default: []]).filter({ $0 > accounted }).sorted() {
+                if counter - accounted > 1 { missing.append((accounted + 1)...(counter - 1)) }
+                accounted = counter
+            }
+            if top[device] > accounted { missing.append((accounted + 1)...top[device]) }
+            return missing.isEmpty ? nil : (device, missing)
+        }
+    }
 }
 
 extension Vault {
@@ -33,7 +152,8 @@ extension Vault {
     }
 
     /// The tolerant walk. Each record is checked against the 16 bytes before its frame as the
-    /// previous tag (zeros for the first), so one bad record does not condemn the rest.
+    /// previous tag (zeros for the first), so one bad record does not condemn the rest; an
+    /// authentic record is kept only when it moves the log forward (see `VaultInspection.goodRecords`).
     static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
         var result = walkRecords(bytes, header: header, key: key)
         // Batches (payload rules 10): a record breaking the batch before it is damage, and the
@@ -68,17 +188,20 @@ extension Vault {
     private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
+        let seal = RecordSeal(vaultID: header.vaultID, key: key)
+        var order = LogOrder()
         bytes.withUnsafeBytes { raw in
             var offset = VaultHeader.length
-            var expected: UInt64 = 1
             while offset < raw.count {
                 let scan: FrameScan
                 do { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil) } catch {
                     result.problems.append(.init(offset: offset, message: "\(error)"))
                     guard let next = nextPlausibleFrame(raw, after: offset) else {
                         result.problems.append(.init(offset: offset, message: "\(raw.count - offset) bytes up to the end of the file hold no readable record"))
+                        result.unreadable.append(.init(offset: offset, length: raw.count - offset, frame: nil))
                         return
                     }
+                    result.unreadable.append(.init(offset: offset, length: next - offset, frame: nil))
                     offset = next
                     continue
                 }
@@ -88,24 +211,29 @@ extension Vault {
                     result.tornTail = (offset, raw.count - offset)
                     return
                 case .record(let frame, let body):
-                    if frame.sequence != expected {
-                        result.problems.append(.init(offset: offset, message: "record at offset \(offset) has sequence \(frame.sequence), expected \(expected)"))
-                    }
-                    let previousTag = offset == VaultHeader.length ? RecordFrame.noPreviousTag : Array(raw[(offset - RecordFrame.tagLength)..<offset])
-                    let nonce = Array(raw[body.lowerBound..<(body.lowerBound + RecordFrame.nonceLength)])
-                    let sealed = Array(raw[(body.lowerBound + RecordFrame.nonceLength)..<body.upperBound])
-                    let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame.encoded(), previousTag: previousTag)
-                    if let plain = try? Crypto.open(sealed, key: key, nonce: nonce, associatedData: ad) {
-                        do {
-                            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0) }
-                            result.goodRecords.append(VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain))
-                        } catch {
-                            result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset): \(error)"))
+                    let previousTag = RecordSeal.storedPreviousTag(of: raw, frameAt: offset)
+                    do throws(RecordSeal.Failure) {
+                        let record = try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)
+                        if let reason = order.reasonToLeaveOut(record) {
+                            result.replays.append(.init(record: record, reason: reason))
+                            result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) \(reason.text): left out"))
+                        } else {
+                            if let gap = order.gap(before: record), !result.unreadable.contains(where: { $0.offset > (result.goodRecords.last?.offset ?? 0) }) {
+                                let missing = gap + 1 == frame.sequence - 1 ? "record \(gap + 1) is" : "records \(gap + 1) to \(frame.sequence - 1) are"
+                                result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset): \(missing) missing before it (removed)"))
+                            }
+                            order.keep(record)
+                            result.goodRecords.append(record)
                         }
-                    } else {
-                        result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) failed authentication (damaged, tampered, moved or from another vault)"))
+                    } catch {
+                        let why: String
+                        switch error {
+                        case .authentication: why = "failed authentication (damaged, tampered, moved or from another vault)"
+                        case .payload(let reason): why = "\(reason)"
+                        }
+                        result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) \(why)"))
+                        result.unreadable.append(.init(offset: offset, length: body.upperBound - offset, frame: frame))
                     }
-                    expected = frame.sequence + 1
                     offset = body.upperBound
                 }
             }
@@ -121,5 +249,43 @@ extension Vault {
             candidate += 1
         }
         return nil
+    }
+}
+
+/// The order a log kc wrote always has: sequence numbers increase, a record id appears once, and
+/// after a compaction marker every record of a device has a counter above the marker's frontier.
+private struct LogOrder {
+    private var lastSequence: UInt64 = 0
+    private var recordIDs = Set<RecordID>()
+    private var frontier = VersionVector()
+
+    func reasonToLeaveOut(_ record: VaultRecord) -> VaultInspection.ReplayReason? {
+        if record.sequence <= lastSequence { return .sequenceNotAfter(lastSequence) }
+        if recordIDs.contains(record.payload.recordID) { return .sameRecordID }
+        if record.payload.recordID.counter <= frontier[record.payload.recordID.device] { return .beforeCompaction }
+        return nil
+    }
+
+    /// The sequence number of the record kept last, when `record` does not follow it directly.
+    func gap(before record: VaultRecord) -> UInt64? {
+        record.sequence == lastSequence + 1 ? nil : lastSequence
+    }
+
+    mutating func keep(_ record: VaultRecord) {
+        lastSequence = record.sequence
+        recordIDs.insert(record.payload.recordID)
+        if record.payload.kind == .compaction {
+            for entry in VersionVector.frontier(of: record) { frontier.raise(entry.device, to: entry.counter) }
+        }
+    }
+}
+
+extension VaultInspection.ReplayReason {
+    var text: String {
+        switch self {
+        case .sequenceNotAfter(let last): return "does not come after record \(last) (a copy or a replay)"
+        case .sameRecordID: return "repeats a record already read (a copy or a replay)"
+        case .beforeCompaction: return "is older than the compaction before it (a replay)"
+        }
     }
 }

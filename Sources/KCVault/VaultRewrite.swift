@@ -38,19 +38,23 @@ extension Vault {
                 }
             }
             let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
-            let counter = max(vector[device], anchorVector[device]) + 1
-            var clock = HybridLogicalClock(after: latestTimestamp)
-            var frontier: [(tag: UInt8, value: SecureBytes)] = []
-            for (device, count) in vector.counters.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-                var w = ByteWriter()
-                w.raw(device)
-                w.u64(count)
-                frontier.append((FieldTag.frontier.rawValue, SecureBytes(copying: w.bytes)))
-            }
-            let marker = PendingRecord(kind: .compaction, itemID: [UInt8](repeating: 0, count: RecordPayload.idLength), base: nil, fields: frontier)
-            kept.append(marker.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next()))
+            kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], anchorVector[device]) + 1,
+                                               after: latestTimestamp))
             return (header, key, kept)
         }
+    }
+
+    /// A compaction marker's payload: `frontier` as one field per device, sorted by device id.
+    static func compactionMarker(frontier: VersionVector, device: [UInt8], counter: UInt64, after timestamp: UInt64) -> SecureBytes {
+        let fields = frontier.counters.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map { entry -> (tag: UInt8, value: SecureBytes) in
+            var w = ByteWriter(capacity: RecordPayload.idLength + 8)
+            w.raw(entry.key)
+            w.u64(entry.value)
+            return (FieldTag.frontier.rawValue, SecureBytes(copying: w.bytes))
+        }
+        let marker = PendingRecord(kind: .compaction, itemID: [UInt8](repeating: 0, count: RecordPayload.idLength), base: nil, fields: fields)
+        var clock = HybridLogicalClock(after: timestamp)
+        return marker.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
     }
 
     /// Changes the master password. Without `rotateKey` the vault key is wrapped anew under the
@@ -104,15 +108,12 @@ extension Vault {
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
     static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes]) -> [UInt8] {
         var bytes = header.encoded()
+        let seal = RecordSeal(vaultID: header.vaultID, key: key)
         var tag = RecordFrame.noPreviousTag
         for (index, payload) in payloads.enumerated() {
-            let bodyLength = RecordFrame.nonceLength + payload.count + RecordFrame.tagLength
-            let frame = RecordFrame(bodyLength: UInt32(bodyLength), sequence: UInt64(index + 1)).encoded()
-            let nonce = Crypto.randomBytes(RecordFrame.nonceLength)
-            let ad = RecordFrame.associatedData(vaultID: header.vaultID, frame: frame, previousTag: tag)
-            let sealed = Crypto.seal(payload, key: key, nonce: nonce, associatedData: ad)
+            let sealed = seal.seal(payload, sequence: UInt64(index + 1), previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
-            bytes += frame + nonce + sealed
+            bytes += sealed
         }
         return bytes
     }
@@ -160,15 +161,15 @@ extension Vault {
         _ = unlink(backup)
     }
 
-    /// Writes a new vault holding every record of `inspection` that authenticates, re-sealed in
-    /// order, and keeps the damaged file beside it as `PATH.corrupt-DATE`. Returns that name.
     /// Salvage under the vault's exclusive lock: reads the file, walks it with the key that
-    /// `password` unwraps and writes the new vault (see `salvage(at:inspection:key:)`) before
-    /// letting go, so a write acknowledged meanwhile (possible when the only damage is a torn
-    /// tail) cannot be left out of the rebuilt file. Writers waiting for the lock then follow
-    /// the new file.
-    public static func salvageLocked(at path: String, lockTimeout: Double? = 10,
-                                     password: () throws -> SecureBytes) throws -> (keptAs: String, inspection: VaultInspection) {
+    /// `password` unwraps, lets `approve` see the walk and the rollback anchor (it throws to
+    /// cancel), then writes the new vault (see `salvage(at:inspection:key:stateDirectory:)`)
+    /// before letting go, so a write acknowledged meanwhile (possible when the only damage is a
+    /// torn tail) cannot be left out of the rebuilt file. Writers waiting for the lock then
+    /// follow the new file.
+    public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
+                                     password: () throws -> SecureBytes,
+                                     approve: (VaultInspection, VersionVector) throws -> Void = { _, _ in }) throws -> SalvageOutcome {
         let (descriptor, _) = try openLocked(path, .exclusive, timeout: lockTimeout)
         defer { descriptor.close() }   // also releases the lock
         let bytes: [UInt8]
@@ -179,11 +180,33 @@ extension Vault {
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         let key = try unwrapKey(header: header, password: try password())
         let inspection = walk(bytes, header: header, key: key)
-        let kept = try salvage(at: path, inspection: inspection, key: key)
-        return (kept, inspection)
+        let states = stateDirectory ?? DeviceIdentity.defaultStateDirectory()
+        try approve(inspection, salvageAnchor(stateDirectory: states, vaultID: header.vaultID))
+        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, key: key, stateDirectory: states)
+        return SalvageOutcome(keptAs: kept, inspection: inspection, anchorStored: anchorStored)
     }
 
-    public static func salvage(at path: String, inspection: VaultInspection, key: SecureBytes) throws -> String {
+    /// What a salvage did: where the damaged file is kept, the walk it was built from, and whether
+    /// the rollback anchor was set to the new vault (when not, the next write sees a rollback).
+    public struct SalvageOutcome {
+        public var keptAs: String
+        public var inspection: VaultInspection
+        public var anchorStored: Bool
+    }
+
+    /// The anchor a salvage compares with (empty when missing or damaged).
+    public static func salvageAnchor(stateDirectory: String, vaultID: [UInt8]) -> VersionVector {
+        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: vaultID) { return anchor }
+        return VersionVector()
+    }
+
+    /// Writes a new vault holding the records `inspection` keeps, re-sealed in order, and then a
+    /// compaction marker whose frontier is the kept records' vector joined with the rollback
+    /// anchor: counters of lost records are never used again, and the anchor, set to the new
+    /// vault's vector, accepts the salvaged vault (the user confirmed what it lost). The damaged
+    /// file is kept beside it as `PATH.corrupt-DATE`. Returns that name, and whether the anchor
+    /// could be stored.
+    static func salvage(at path: String, inspection: VaultInspection, key: SecureBytes, stateDirectory: String) throws -> (keptAs: String, anchorStored: Bool) {
         let base = path + ".corrupt-" + timestampForFileName()
         var keptName = base
         var suffix = 1
@@ -199,9 +222,17 @@ extension Vault {
             suffix += 1
             keptName = base + "-\(suffix)"
         }
-        let bytes = sealedFile(header: inspection.header, key: key, payloads: inspection.goodRecords.map { $0.plaintextWithoutBatchMarker() })
-        try replaceFile(at: path, with: bytes, verifyingWith: key)
-        return keptName
+        let vaultID = inspection.header.vaultID
+        let frontier = inspection.versionVector.joined(with: salvageAnchor(stateDirectory: stateDirectory, vaultID: vaultID))
+        let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        let latest = inspection.goodRecords.map(\.payload.timestamp).max() ?? 0
+        let marker = compactionMarker(frontier: frontier, device: device, counter: frontier[device] + 1, after: latest)
+        let payloads = inspection.goodRecords.map { $0.plaintextWithoutBatchMarker() } + [marker]
+        try replaceFile(at: path, with: sealedFile(header: inspection.header, key: key, payloads: payloads), verifyingWith: key)
+        var vector = frontier
+        vector.raise(device, to: frontier[device] + 1)
+        let anchorStored = (try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: vaultID)) != nil
+        return (keptName, anchorStored)
     }
 
     static func timestampForFileName() -> String {

@@ -27,20 +27,27 @@ public struct VersionVector: Equatable, Sendable {
 
     public subscript(device: [UInt8]) -> UInt64 { counters[device] ?? 0 }
 
+    /// The highest counter of each device in either vector.
+    public func joined(with other: VersionVector) -> VersionVector {
+        var joined = self
+        for (device, counter) in other.counters { joined.raise(device, to: counter) }
+        return joined
+    }
+
     /// Devices whose counter in `self` is below the one in `other`.
     public func devicesBehind(_ other: VersionVector) -> [[UInt8]] {
         other.counters.filter { self[$0.key] < $0.value }.map(\.key).sorted { $0.lexicographicallyPrecedes($1) }
     }
 
-
     /// The frontier entries of a compaction marker (16-byte device id + u64 counter each).
     static func frontier(of record: VaultRecord) -> [RecordID] {
         record.payload.fields.filter { $0.tag == FieldTag.frontier.rawValue }.compactMap { field in
             guard field.range.count == RecordPayload.idLength + 8 else { return nil }
-            let bytes = record.plaintext.withUnsafeBytes { Array($0[field.range]) }
-            var counter: UInt64 = 0
-            for i in 0..<8 { counter |= UInt64(bytes[RecordPayload.idLength + i]) << (8 * i) }
-            return RecordID(device: Array(bytes[0..<RecordPayload.idLength]), counter: counter)
+            return record.plaintext.withUnsafeBytes { raw -> RecordID? in
+                var reader = ByteReader(UnsafeRawBufferPointer(rebasing: raw[field.range]))
+                guard let device = try? reader.bytes(RecordPayload.idLength), let counter = try? reader.u64() else { return nil }
+                return RecordID(device: device, counter: counter)
+            }
         }
     }
 

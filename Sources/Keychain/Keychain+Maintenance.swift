@@ -82,14 +82,4 @@ extension Keychain {
         }
         return report
     }
-
-    /// Writes a new vault of every record that still authenticates; the damaged file is kept as
-    /// `PATH.corrupt-DATE`, whose name is returned with the number of records kept and lost.
-    public static func salvage(at path: String, options: OpenOptions = OpenOptions(),
-                               password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> (keptAs: String, records: Int, problems: Int) {
-        do {
-            let (kept, inspection) = try Vault.salvageLocked(at: path, lockTimeout: options.lockTimeout) { try password() }
-            return (kept, inspection.goodRecords.count, inspection.problems.count)
-        } catch { throw KeychainError(error) }
-    }
 }

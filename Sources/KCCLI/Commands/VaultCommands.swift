@@ -23,12 +23,15 @@ let repairCommand = CommandSpec(
     "repair", abstract: "Remove a torn tail, or salvage a damaged vault.",
     discussion: """
     Without --salvage: removes an incomplete final record left by an interrupted write (it was never \
-    acknowledged, so no committed item is lost). With --salvage: writes a new vault holding every record \
-    that still authenticates and keeps the damaged file beside it as NAME.corrupt-DATE; the only copy is \
-    never destroyed. Asks for confirmation on the terminal unless --yes.
+    acknowledged, so no committed item is lost). With --salvage: writes a new vault from the records that \
+    still authenticate, in order (copies and replayed records are left out), and keeps the damaged file \
+    beside it as NAME.corrupt-DATE; the only copy is never destroyed. First lists, item by item, what the \
+    salvage loses: unreadable records, items they may have changed or deleted, records left out, missing \
+    device counters. Asks for confirmation on the terminal unless --yes; afterwards this machine takes the \
+    salvaged vault as its newest copy.
     """,
     options: [
-        .flag("salvage", help: "Rebuild the vault from every record that still authenticates."),
+        .flag("salvage", help: "Rebuild the vault from the records that still authenticate, in order."),
         .flag("yes", short: "y", help: "Do not ask for confirmation."),
     ],
     examples: ["kc repair", "kc repair --salvage"],
@@ -123,16 +126,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
     if invocation.flag("salvage") {
-        let password = try askPassword()
-        let report = try Keychain.check(at: path, options: context.openOptions) { password }
-        if report.problems.isEmpty && report.tornTail == nil {
-            context.notice("the vault is whole; nothing to salvage")
-            return 0
-        }
-        try confirm(invocation, context, "Rebuild \(path) from the \(report.records) records that authenticate (\(report.problems.count) damaged region(s) dropped; the damaged file is kept)? [y/N] ")
-        let result = try Keychain.salvage(at: path, options: context.openOptions) { password }
-        context.notice("salvaged \(result.records) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
-        return 0
+        return try runSalvage(invocation, context, password: try askPassword())
     }
     let keychain = try context.openKeychain()
     guard let torn = keychain.tornTail else {
@@ -191,7 +185,7 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
 }
 
 /// Asks `question` on the terminal unless --yes; no means errSecUserCanceled.
-private func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(KeychainError) {
+func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(KeychainError) {
     if invocation.flag("yes") { return }
     let terminal = try context.terminal(hint: "pass --yes to confirm without a terminal")
     guard try terminal.confirm(prompt: question) else { throw KeychainError(.userCanceled, "nothing was changed") }
