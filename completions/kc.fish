@@ -326,7 +326,7 @@ complete -c kc -n '__kc_at '\''check'\''' -l lock-timeout -x -d 'Wait at most SE
 complete -c kc -n '__kc_at '\''check'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''check'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''check'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''repair'\''' -l salvage -d 'Rebuild the vault from every record that still authenticates.'
+complete -c kc -n '__kc_at '\''repair'\''' -l salvage -d 'Rebuild the vault from the records that still authenticate, in order.'
 complete -c kc -n '__kc_at '\''repair'\''' -s y -l yes -d 'Do not ask for confirmation.'
 complete -c kc -n '__kc_at '\''repair'\''' -l vault -r -F -d 'Use the vault at PATH (default: $KC_VAULT, else $XDG_DATA_HOME/kc/login.kc).'
 complete -c kc -n '__kc_at '\''repair'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'

@@ -148,16 +148,17 @@ def test_lock_timeout_and_release(tmp_path):
 def test_write_during_salvage_is_not_lost(tmp_path):
     """`kc repair --salvage` on a vault whose only damage is a torn tail (which writers handle):
     a write acknowledged while the salvage is under way must still be there afterwards. The
-    salvage is slowed down at its first write with strace's delay injection, and a writer adds an
-    item meanwhile; then it must either wait for the salvage or be kept by it."""
+    salvage is slowed down at its first fsync (of the new file, under the vault's lock: its report
+    is written to stderr before) with strace's delay injection, and a writer adds an item
+    meanwhile; then it must either wait for the salvage or be kept by it."""
     import shutil
     from vaultscenarios import _torn
     if not shutil.which("strace"):
-        pytest.skip("strace is not installed: cannot pause kc repair --salvage at its first write")
+        pytest.skip("strace is not installed: cannot pause kc repair --salvage at its first fsync")
     kc = Kc(tmp_path)
     _torn(kc)
-    salvage = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=write",
-                                "-e", "inject=write:delay_enter=1500000:when=1",
+    salvage = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+                                "-e", "inject=fsync:delay_enter=1500000:when=1",
                                 kc.binary, "repair", "--salvage", "--yes"],
                                env=kc.environment(), cwd=kc.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                start_new_session=True)
