@@ -51,6 +51,21 @@ public enum FrameScan: Equatable, Sendable {
 }
 
 extension RecordFrame {
+    /// A power loss zeroes whole sectors of a file that grew: the zero-fill rule's granularity.
+    public static let zeroFillGranularity = 512
+
+    /// True when the complete record whose body is `body` of `file` ends the file in zero fill:
+    /// every byte from the last multiple of 512 (counted in the vault file, where `file` starts at
+    /// `fileOffset`) at or before its tag, or from its body's start if that is later, to the end
+    /// of the file is zero. A record that fails authentication and ends so is a torn tail (its tag
+    /// is zero: it never reached the disk, so it was never acknowledged).
+    public static func endsInZeroFill(_ file: UnsafeRawBufferPointer, body: Range<Int>, fileOffset: Int = 0) -> Bool {
+        guard body.upperBound == file.count, body.count >= tagLength else { return false }
+        let tagStart = fileOffset + body.upperBound - tagLength
+        let zeroStart = max(body.lowerBound, tagStart - tagStart % zeroFillGranularity - fileOffset)
+        return file[zeroStart..<body.upperBound].allSatisfy { $0 == 0 }
+    }
+
     /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
     /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
     /// With `expectedSequence` nil (salvage), any sequence number is accepted.

@@ -65,8 +65,9 @@ public struct VaultInspection {
     }
 
     public var header: VaultHeader
-    /// The records a salvage keeps: authentic, in strictly increasing sequence order, no record id
-    /// twice, none older than a compaction marker before them, batches whole.
+    /// The records a salvage keeps: authentic, in strictly increasing sequence order, batches
+    /// whole; after a break in the chain, none repeating a kept record id or older than a kept
+    /// compaction marker (see `LogOrder`).
     public var goodRecords: [VaultRecord] = []
     public var replays: [Replay] = []
     public var unreadable: [Unreadable] = []
@@ -214,7 +215,7 @@ extension Vault {
                     let previousTag = RecordSeal.storedPreviousTag(of: raw, frameAt: offset)
                     do throws(RecordSeal.Failure) {
                         let record = try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)
-                        if let reason = order.reasonToLeaveOut(record) {
+                        if let reason = order.reasonToLeaveOut(record, previousTag: previousTag) {
                             result.replays.append(.init(record: record, reason: reason))
                             result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) \(reason.text): left out"))
                         } else {
@@ -222,10 +223,14 @@ extension Vault {
                                 let missing = gap + 1 == frame.sequence - 1 ? "record \(gap + 1) is" : "records \(gap + 1) to \(frame.sequence - 1) are"
                                 result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset): \(missing) missing before it (removed)"))
                             }
-                            order.keep(record)
+                            order.keep(record, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
                             result.goodRecords.append(record)
                         }
                     } catch {
+                        if case .authentication = error, RecordFrame.endsInZeroFill(raw, body: body) {
+                            result.tornTail = (offset, raw.count - offset)   // zero fill: never acknowledged
+                            return
+                        }
                         let why: String
                         switch error {
                         case .authentication: why = "failed authentication (damaged, tampered, moved or from another vault)"
@@ -252,15 +257,21 @@ extension Vault {
     }
 }
 
-/// The order a log kc wrote always has: sequence numbers increase, a record id appears once, and
-/// after a compaction marker every record of a device has a counter above the marker's frontier.
+/// Which authentic records a salvage keeps. A record chained to the last kept one (its previous
+/// tag is that record's tag) was sealed in that very place by a holder of the key: it is kept.
+/// After a break (damage, or records left out), a record is kept only when it moves the log
+/// forward as a log kc writes always does: a higher sequence number, a record id not kept yet,
+/// and a counter above the frontier of a compaction marker kept before it. A copy or a replay
+/// of an earlier record, or of one from before a compaction, fails one of these.
 private struct LogOrder {
     private var lastSequence: UInt64 = 0
+    private var lastTag = RecordFrame.noPreviousTag
     private var recordIDs = Set<RecordID>()
     private var frontier = VersionVector()
 
-    func reasonToLeaveOut(_ record: VaultRecord) -> VaultInspection.ReplayReason? {
+    func reasonToLeaveOut(_ record: VaultRecord, previousTag: [UInt8]) -> VaultInspection.ReplayReason? {
         if record.sequence <= lastSequence { return .sequenceNotAfter(lastSequence) }
+        if previousTag == lastTag && record.sequence == lastSequence + 1 { return nil }
         if recordIDs.contains(record.payload.recordID) { return .sameRecordID }
         if record.payload.recordID.counter <= frontier[record.payload.recordID.device] { return .beforeCompaction }
         return nil
@@ -271,8 +282,9 @@ private struct LogOrder {
         record.sequence == lastSequence + 1 ? nil : lastSequence
     }
 
-    mutating func keep(_ record: VaultRecord) {
+    mutating func keep(_ record: VaultRecord, tag: [UInt8]) {
         lastSequence = record.sequence
+        lastTag = tag
         recordIDs.insert(record.payload.recordID)
         if record.payload.kind == .compaction {
             for entry in VersionVector.frontier(of: record) { frontier.raise(entry.device, to: entry.counter) }

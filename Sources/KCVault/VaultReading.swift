@@ -27,7 +27,12 @@ extension Vault {
                         }
                         return
                     case .record(let frame, let body):
-                        let record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag)
+                        let record: VaultRecord
+                        do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag) } catch VaultError.recordAuthenticationFailed
+                            where RecordFrame.endsInZeroFill(raw, body: body, fileOffset: base) {
+                            tornTail = (endOffset, raw.count - (endOffset - base))   // zero fill: never acknowledged
+                            return
+                        }
                         chainTag = RecordSeal.tag(of: raw, endingAt: body.upperBound)
                         offset = base + body.upperBound
                         let remaining = record.batchRemaining

@@ -63,7 +63,7 @@ extension Keychain {
             let (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
             let anchor = Vault.salvageAnchor(stateDirectory: options.stateDirectory ?? DeviceIdentity.defaultStateDirectory(),
                                              vaultID: inspection.header.vaultID)
-            return try SalvageReport(inspection, anchor: anchor)
+            return SalvageReport(inspection, anchor: anchor)
         } catch { throw KeychainError(error) }
     }
 
@@ -77,9 +77,9 @@ extension Keychain {
             var report: SalvageReport?
             let outcome = try Vault.salvageLocked(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
                                                   password: { try password() }) { inspection, anchor in
-                let now = try SalvageReport(inspection, anchor: anchor)
+                let now = SalvageReport(inspection, anchor: anchor)
                 if let confirmed, !now.hasSameConsequences(as: confirmed) {
-                    throw KeychainError(.verifyFailed, "the vault changed since its salvage was confirmed; nothing was written")
+                    throw KeychainError(.verifyFailed, .changedSinceSalvageConfirmed)
                 }
                 report = now
             }
@@ -89,9 +89,9 @@ extension Keychain {
 }
 
 extension SalvageReport {
-    init(_ inspection: VaultInspection, anchor: VersionVector) throws(KeychainError) {
+    init(_ inspection: VaultInspection, anchor: VersionVector) {
         let kept = inspection.goodRecords
-        let live = try LiveIndex.of(kept).all
+        let live = LiveIndex.tolerant(kept).index.all
         let losses = inspection.losses
         var offsetOf: [RecordID: Int] = [:]
         var latestAttributes: [[UInt8]: ItemAttributes] = [:]
@@ -134,7 +134,7 @@ extension SalvageReport {
 
     /// Same losses and left-out records (records written since do not count).
     func hasSameConsequences(as other: SalvageReport) -> Bool {
-        lost.map(\.sequences) == other.lost.map(\.sequences) && mayGoBack == other.mayGoBack
+        lost.map { $0.sequences } == other.lost.map { $0.sequences } && mayGoBack == other.mayGoBack
             && mayReappear == other.mayReappear && leftOut == other.leftOut && counterGaps == other.counterGaps
     }
 }

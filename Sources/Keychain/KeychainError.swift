@@ -85,6 +85,8 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case invalidPort(String)
         /// A put record that authenticates but is not an item (Docs/FORMAT.md, "Item encoding").
         case notAnItem(NotAnItem)
+        /// A salvage found the vault changed since its report was confirmed; nothing was written.
+        case changedSinceSalvageConfirmed
         /// A failure its front end worded itself (usage errors and the like): a message and a hint.
         case worded(message: String, hint: String?)
     }

@@ -139,7 +139,17 @@ enum VectorCatalog {
         let zeros = [UInt8](repeating: 0, count: 4096)
         let garbage = Array(FixedBytes.make("garbage", count: 15))
         let empty = try VectorVault(label: "empty")
+        var large = old
+        large.secret = [UInt8](repeating: 0x61, count: 5500)
+        var withLarge = std
+        withLarge.append(put(large, counter: 6, base: 0))
+        let page = 4096   // zero from the last page boundary inside the record to the end of the file
+        let zeroFrom = (end + RecordFrame.length) / page * page + page - end
+        let zeroFilled = Array(withLarge.records.last!.prefix(zeroFrom)) + [UInt8](repeating: 0, count: withLarge.records.last!.count - zeroFrom)
         return [
+            TestVector(name: "truncated-zero-filled-record",
+                       comment: "valid-items + a complete sixth record of 5.5 KiB whose bytes from file offset \((end + zeroFrom)) (a page boundary) to the end are zero: it fails authentication and ends in zero fill, so a torn tail",
+                       expect: .truncated, records: 5, items: [githubUpdated, ftp], warning: torn(zeroFilled), bytes: std.bytes + zeroFilled),
             TestVector(name: "truncated-short-frame", comment: "valid-items + the first 10 bytes of a sixth record's frame",
                        expect: .truncated, records: 5, items: [githubUpdated, ftp], warning: torn(shortFrame), bytes: std.bytes + shortFrame),
             TestVector(name: "truncated-body", comment: "valid-items + a valid frame whose body runs past the end of the file",

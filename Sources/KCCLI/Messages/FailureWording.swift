@@ -43,6 +43,8 @@ struct FailureWording: Equatable {
         case .primaryKeyCollision: self.init("the change would give an item the primary key of another item")
         case .invalidPort(let text): self.init("the port must be a number from 0 to 65535, not '\(text)'")
         case .notAnItem(let record): self.init(Self.notAnItem(record))
+        case .changedSinceSalvageConfirmed:
+            self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
         case .worded(let message, let hint): self.init(message, hint: hint)
         }
     }
