@@ -3,36 +3,27 @@ high port, always stopped (also when tests fail), and a kc home with a fresh vau
 `kc_bin` comes from the shared Tests/e2e/conftest.py."""
 import pytest
 
-from ftpsupport import FTPKC, start_server, stop_server
+from ftpsupport import FTPKC, running_server
 
 
 @pytest.fixture(scope="session")
 def ftp_server(tmp_path_factory):
-    server = start_server(tmp_path_factory.mktemp("ftpd"))
-    try:
+    with running_server(tmp_path_factory.mktemp("ftpd")) as server:
         yield server
-    finally:
-        stop_server(server.process)
 
 
 @pytest.fixture(scope="session")
 def ftps_implicit_server(tmp_path_factory):
     """A second server speaking implicit FTPS (TLS from the first byte)."""
-    server = start_server(tmp_path_factory.mktemp("ftpd-implicit"), implicit_tls=True)
-    try:
+    with running_server(tmp_path_factory.mktemp("ftpd-implicit"), implicit_tls=True) as server:
         yield server
-    finally:
-        stop_server(server.process)
 
 
 @pytest.fixture(scope="session")
 def ftp_plain_only_server(tmp_path_factory):
     """A server without TLS: AUTH TLS is refused."""
-    server = start_server(tmp_path_factory.mktemp("ftpd-plain"), tls=False)
-    try:
+    with running_server(tmp_path_factory.mktemp("ftpd-plain"), tls=False) as server:
         yield server
-    finally:
-        stop_server(server.process)
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -95,6 +96,16 @@ def start_server(folder: Path, tls=True, implicit_tls=False, host="127.0.0.1", c
     return FTPServer(port=port, cafile=cafile, root=root, log=log, process=process, host=host)
 
 
+@contextmanager
+def running_server(folder: Path, **options):
+    """`start_server(folder, **options)`, always stopped afterwards (also when tests fail)."""
+    server = start_server(folder, **options)
+    try:
+        yield server
+    finally:
+        stop_server(server.process)
+
+
 def stop_server(process):
     if process.poll() is None:
         process.send_signal(signal.SIGTERM)
@@ -128,6 +139,15 @@ def finish(child):
     rest = child.before
     child.close()
     return rest, child.exitstatus
+
+
+def send_password_then_answer(child, question, answer="y"):
+    """Types the test password at the password prompt kc shows, then answers `question` (save or update)."""
+    child.sendline(PASSWORD)
+    child.expect_exact(question)
+    assert PASSWORD not in child.before, "the password was echoed"
+    assert_prompt_is_last(child)
+    child.sendline(answer)
 
 
 def assert_prompt_is_last(child, quiet=0.3):

@@ -8,7 +8,7 @@ import pytest
 
 from kcharness import EXIT_CANCELED, EXIT_INTERACTION, EXIT_IO, EXIT_NOT_TRUSTED
 
-from ftpsupport import PASSWORD, USER, finish, start_server, stop_server
+from ftpsupport import PASSWORD, USER, finish, running_server
 from test_ftp_login import logins_in_log
 
 HOST = "127.0.0.1"
@@ -52,11 +52,8 @@ def rogue_ca_server(tmp_path_factory):
     shutil.copy(folder / "ca.pem", store / "ca-certificates.crt")
     shutil.copy(folder / "ca.pem", store / "rogue.pem")
     subprocess.run(["openssl", "rehash", str(store)], check=True, capture_output=True, timeout=60)
-    server = start_server(folder / "server", certificate=(str(folder / "ca.pem"), str(combined)))
-    try:
+    with running_server(folder / "server", certificate=(str(folder / "ca.pem"), str(combined))) as server:
         yield server, store
-    finally:
-        stop_server(server.process)
 
 
 def with_system_store(store, *command):

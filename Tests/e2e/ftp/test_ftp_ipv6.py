@@ -4,7 +4,7 @@ import socket
 
 import pytest
 
-from ftpsupport import PASSWORD, USER, finish, start_server, stop_server
+from ftpsupport import PASSWORD, USER, finish, running_server, send_password_then_answer
 from kcharness import EXIT_NOT_TRUSTED
 
 
@@ -23,11 +23,8 @@ pytestmark = pytest.mark.skipif(not ipv6_loopback_available(),
 
 @pytest.fixture(scope="module")
 def ipv6_server(tmp_path_factory):
-    server = start_server(tmp_path_factory.mktemp("ftpd-ipv6"), host="::1")
-    try:
+    with running_server(tmp_path_factory.mktemp("ftpd-ipv6"), host="::1") as server:
         yield server
-    finally:
-        stop_server(server.process)
 
 
 def test_bracketed_ipv6_typed_saved_then_found(kc, ipv6_server):
@@ -35,9 +32,7 @@ def test_bracketed_ipv6_typed_saved_then_found(kc, ipv6_server):
     assert url.startswith("ftp://deploy@[::1]:")
     child = kc.spawn(["ftp", "login", url])
     child.expect_exact("Password for deploy@::1: ")
-    child.sendline(PASSWORD)
-    child.expect_exact("Save this password in the keychain? [y/N] ")
-    child.sendline("y")
+    send_password_then_answer(child, "Save this password in the keychain? [y/N] ")
     _, status = finish(child)
     assert status == 0
     items = json.loads(kc.run(["find", "internet", "--all", "--json"]).stdout)

@@ -7,7 +7,8 @@ import time
 
 import pexpect
 
-from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, USER, assert_prompt_is_last, finish, free_port
+from ftpsupport import (OTHER_PASSWORD, OTHER_USER, PASSWORD, USER, assert_prompt_is_last, finish, free_port,
+                        send_password_then_answer)
 from kcharness import (EXIT_AUTH_FAILED, EXIT_CANCELED, EXIT_INTERACTION, EXIT_IO, EXIT_NO_SUCH_KEYCHAIN,
                        EXIT_NOT_TRUSTED, EXIT_PARAM)
 
@@ -64,11 +65,7 @@ def test_found_rejected_then_corrected_and_updated(kc, ftp_server):
     assert_prompt_is_last(child)
     child.sendline("")
     child.expect_exact("Password for deploy@127.0.0.1: ")
-    child.sendline(PASSWORD)
-    child.expect_exact("Update the saved password for deploy@127.0.0.1? [y/N] ")
-    assert PASSWORD not in child.before, "the password was echoed"
-    assert_prompt_is_last(child)
-    child.sendline("y")
+    send_password_then_answer(child, "Update the saved password for deploy@127.0.0.1? [y/N] ")
     child.expect_exact("Logged in to 127.0.0.1 as deploy.")
     _, status = finish(child)
     assert status == 0
@@ -84,11 +81,7 @@ def test_not_found_then_typed_and_saved(kc, ftp_server):
     child.sendline(USER)
     child.expect_exact("Password for deploy@127.0.0.1: ")
     assert_prompt_is_last(child)
-    child.sendline(PASSWORD)
-    child.expect_exact("Save this password in the keychain? [y/N] ")
-    assert PASSWORD not in child.before, "the password was echoed"
-    assert_prompt_is_last(child)
-    child.sendline("y")
+    send_password_then_answer(child, "Save this password in the keychain? [y/N] ")
     child.expect_exact("Logged in to 127.0.0.1 as deploy.")
     rest, status = finish(child)
     assert status == 0
@@ -269,9 +262,7 @@ def test_tls_untrusted_certificate(kc, ftp_server):
 def test_explicit_ftps_with_cafile_typed_saved_then_found(kc, ftp_server):
     child = kc.spawn(["ftp", "login", "--cafile", ftp_server.cafile, ftp_server.url("ftps", user=USER)])
     child.expect_exact("Password for deploy@127.0.0.1: ")
-    child.sendline(PASSWORD)
-    child.expect_exact("Save this password in the keychain? [y/N] ")
-    child.sendline("yes")
+    send_password_then_answer(child, "Save this password in the keychain? [y/N] ", "yes")
     _, status = finish(child)
     assert status == 0
     assert [item["protocol"] for item in items(kc)] == ["ftps"]
