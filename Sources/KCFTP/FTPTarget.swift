@@ -50,11 +50,6 @@ public struct FTPURLError: Error, Equatable, Sendable {
     }
     public var url: String
     public var problem: Problem
-
-    public init(url: String, problem: Problem) {
-        self.url = url
-        self.problem = problem
-    }
 }
 
 /// A parsed `ftp://[user@]host[:port][/path]` target.
