@@ -3,7 +3,8 @@ import Glibc
 #endif
 
 /// An owned-by-caller file descriptor with EINTR-safe, typed-error operations.
-/// Mutating steps (write, fsync, ftruncate) pass through the test-only `FaultSeam`.
+/// Opening, closing and the mutating steps (write, fsync, ftruncate) pass through the test-only
+/// `FaultSeam`.
 public struct FileDescriptor: Sendable, Equatable {
     public let rawValue: Int32
     public init(rawValue: Int32) { self.rawValue = rawValue }
@@ -15,10 +16,16 @@ public struct FileDescriptor: Sendable, Equatable {
     /// Opens `path`; `O_CLOEXEC` is always added.
     public static func open(_ path: String, _ flags: Int32, mode: mode_t = 0o600) throws(Errno) -> FileDescriptor {
         let fd = try retryingOnInterrupt { Glibc.open(path, flags | O_CLOEXEC, mode) }
+        #if KC_FAULT_SEAM
+        FaultSeam.recordOpen(fd, path: path, flags: flags, mode: mode)
+        #endif
         return FileDescriptor(rawValue: fd)
     }
 
     public func close() {
+        #if KC_FAULT_SEAM
+        FaultSeam.recordClose(rawValue)
+        #endif
         _ = Glibc.close(rawValue)   // never retried: Linux frees the descriptor even on EINTR
     }
 
@@ -81,6 +88,9 @@ public struct FileDescriptor: Sendable, Equatable {
             let n = try retryingOnInterrupt { Glibc.write(rawValue, bytes.baseAddress! + done, bytes.count - done) }
             done += n
         }
+        #if KC_FAULT_SEAM
+        FaultSeam.recordWrite(rawValue, bytes)
+        #endif
         _ = FaultSeam.checkpoint(.write, after: true)
     }
 
@@ -99,12 +109,18 @@ public struct FileDescriptor: Sendable, Equatable {
     public func sync() throws(Errno) {
         if let injected = FaultSeam.checkpoint(.fsync, after: false) { throw injected }
         _ = try retryingOnInterrupt { fsync(rawValue) }
+        #if KC_FAULT_SEAM
+        FaultSeam.recordOnDescriptor("fsync", rawValue)
+        #endif
         _ = FaultSeam.checkpoint(.fsync, after: true)
     }
 
     public func truncate(to length: Int) throws(Errno) {
         if let injected = FaultSeam.checkpoint(.ftruncate, after: false) { throw injected }
         _ = try retryingOnInterrupt { ftruncate(rawValue, off_t(length)) }
+        #if KC_FAULT_SEAM
+        FaultSeam.recordOnDescriptor("ftruncate", rawValue, [String(length)])
+        #endif
         _ = FaultSeam.checkpoint(.ftruncate, after: true)
     }
 

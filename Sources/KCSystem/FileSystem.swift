@@ -3,7 +3,8 @@ import Glibc
 #endif
 import CSystemShim
 
-/// Path-level system calls, EINTR-safe with typed errors.
+/// Path-level system calls, EINTR-safe with typed errors. Those that change a folder (mkdir,
+/// rename, link, unlink) pass through the test-only `FaultSeam`; kc makes no such call elsewhere.
 public enum FileSystem {
     /// `lstat`: does not follow a final symbolic link. Nil when nothing is at `path`.
     public static func linkStatus(_ path: String) throws(Errno) -> FileStatus? {
@@ -26,6 +27,10 @@ public enum FileSystem {
         if mkdir(path, mode) != 0 {
             let error = Errno.current
             if error != .fileExists { throw error }
+        } else {
+            #if KC_FAULT_SEAM
+            FaultSeam.record("mkdir", [String(mode, radix: 8), FaultSeam.escaped(path)])
+            #endif
         }
         _ = chmod(path, mode)   // umask must not widen or narrow what we asked for
     }
@@ -33,7 +38,27 @@ public enum FileSystem {
     public static func rename(_ from: String, to: String) throws(Errno) {
         if let injected = FaultSeam.checkpoint(.rename, after: false) { throw injected }
         _ = try retryingOnInterrupt { Glibc.rename(from, to) }
+        #if KC_FAULT_SEAM
+        FaultSeam.record("rename", [FaultSeam.escaped(from), FaultSeam.escaped(to)])
+        #endif
         _ = FaultSeam.checkpoint(.rename, after: true)
+    }
+
+    /// Gives the file at `from` the second name `to`; fails with `Errno.fileExists` rather than
+    /// replace anything there.
+    public static func link(_ from: String, to: String) throws(Errno) {
+        _ = try retryingOnInterrupt { Glibc.link(from, to) }
+        #if KC_FAULT_SEAM
+        FaultSeam.record("link", [FaultSeam.escaped(from), FaultSeam.escaped(to)])
+        #endif
+    }
+
+    /// Removes the name `path` (a file, not a folder).
+    public static func unlink(_ path: String) throws(Errno) {
+        _ = try retryingOnInterrupt { Glibc.unlink(path) }
+        #if KC_FAULT_SEAM
+        FaultSeam.record("unlink", [FaultSeam.escaped(path)])
+        #endif
     }
 
     /// Fsyncs the folder holding `path`, so a rename or creation in it is durable.

@@ -24,7 +24,7 @@ public enum DeviceIdentity {
         } catch { throw .io(operation: "cannot create", path: stateDirectory, errno: error) }
         let id = Crypto.randomBytes(RecordPayload.idLength)
         let temporary = path + ".tmp-\(getpid())"
-        _ = unlink(temporary)   // left by a killed process that had our pid (no live process has it)
+        try? FileSystem.unlink(temporary)   // left by a killed process that had our pid (no live process has it)
         do {
             let fd = try FileDescriptor.open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }
@@ -32,10 +32,11 @@ public enum DeviceIdentity {
             try fd.sync()
         } catch { throw .io(operation: "cannot write", path: temporary, errno: error) }
         // link() never replaces: if another process created the id first, use theirs.
-        let linked = link(temporary, path) == 0
-        _ = unlink(temporary)
-        if !linked, Errno.current != .fileExists {
-            throw .io(operation: "cannot create", path: path, errno: .current)
+        var linkError: Errno?
+        do { try FileSystem.link(temporary, to: path) } catch { linkError = error }
+        try? FileSystem.unlink(temporary)
+        if let linkError, linkError != .fileExists {
+            throw .io(operation: "cannot create", path: path, errno: linkError)
         }
         if let stored = try read(path) { return stored }
         return id

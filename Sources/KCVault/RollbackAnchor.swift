@@ -41,14 +41,14 @@ public enum RollbackAnchor {
             try fd.write(vector.text)
             try fd.sync()
         } catch {
-            _ = unlink(temporary)
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot write the rollback anchor", path: temporary, errno: error)
         }
         do {
             try FileSystem.rename(temporary, to: path)
             try FileSystem.syncDirectory(containing: path)
         } catch {
-            _ = unlink(temporary)
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot update the rollback anchor", path: path, errno: error)
         }
     }

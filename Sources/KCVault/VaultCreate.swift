@@ -45,7 +45,7 @@ extension Vault {
     /// anything is there) and fsyncs the folder. Replacing a vault is `replaceFile`'s job.
     static func writeNewFile(at path: String, contents: [UInt8]) throws {
         let temporary = path + ".tmp-\(getpid())"
-        _ = unlink(temporary)   // left by a killed process that had our pid (no live process has it)
+        try? FileSystem.unlink(temporary)   // left by a killed process that had our pid (no live process has it)
         do {
             let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }
@@ -54,20 +54,20 @@ extension Vault {
             try fd.sync()
             guard try fd.readToEnd(from: 0) == contents else { throw Errno.ioError }
         } catch {
-            _ = unlink(temporary)
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot write", path: temporary, errno: error as? Errno ?? .ioError)
         }
-        let linked = link(temporary, path) == 0
-        let linkError = Errno.current
-        _ = unlink(temporary)
-        if !linked {
+        var linkError: Errno?
+        do { try FileSystem.link(temporary, to: path) } catch { linkError = error }
+        try? FileSystem.unlink(temporary)
+        if let linkError {
             if linkError == .fileExists { throw VaultError.alreadyExists(path: path) }
             throw VaultError.io(operation: "cannot create", path: path, errno: linkError)
         }
         do { try FileSystem.syncDirectory(containing: path) } catch {
             // Not durable: take the new vault away again, so the failure we report leaves no
             // vault that a later `kc init` would refuse to overwrite.
-            _ = unlink(path)
+            try? FileSystem.unlink(path)
             throw VaultError.io(operation: "cannot sync the folder of", path: path, errno: error)
         }
     }
@@ -80,7 +80,7 @@ extension Vault {
     /// Called under the exclusive lock, when no live rewrite of this vault can be running; a
     /// temporary file whose process still exists is left alone all the same.
     static func removeStaleTemporaries(of path: String) {
-        _ = unlink(path + ".bak")
+        try? FileSystem.unlink(path + ".bak")
         let folder = FileSystem.directoryName(path)
         let prefix = String(path.split(separator: "/").last ?? "") + ".tmp-"
         guard let directory = opendir(folder) else { return }
@@ -91,7 +91,7 @@ extension Vault {
             }
             guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count)), pid > 0 else { continue }
             if kill(pid, 0) == 0 || errno == EPERM { continue }
-            _ = unlink(folder + "/" + name)
+            try? FileSystem.unlink(folder + "/" + name)
         }
     }
 }

@@ -126,7 +126,7 @@ extension Vault {
         let backup = path + ".bak"
         // A file with this name was left by a killed process that had our pid (no live process
         // has it, and we hold the vault's lock): remove it, or O_EXCL would fail until someone did.
-        _ = unlink(temporary)
+        try? FileSystem.unlink(temporary)
         do {
             let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
             defer { fd.close() }
@@ -138,17 +138,16 @@ extension Vault {
             let check = walk(readBack, header: header, key: key)
             guard readBack == bytes, check.isWhole else { throw Errno.ioError }
         } catch {
-            _ = unlink(temporary)
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot write and verify", path: temporary, errno: error as? Errno ?? .ioError)
         }
-        _ = unlink(backup)
-        if link(path, backup) != 0 {
-            let error = Errno.current
-            _ = unlink(temporary)
+        try? FileSystem.unlink(backup)
+        do { try FileSystem.link(path, to: backup) } catch {
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot keep a backup at", path: backup, errno: error)
         }
         do { try FileSystem.rename(temporary, to: path) } catch {
-            _ = unlink(temporary)
+            try? FileSystem.unlink(temporary)
             throw VaultError.io(operation: "cannot replace", path: path, errno: error)
         }
         do { try FileSystem.syncDirectory(containing: path) } catch {
@@ -158,7 +157,7 @@ extension Vault {
             try? FileSystem.syncDirectory(containing: path)
             throw VaultError.io(operation: "cannot make the new vault durable at", path: path, errno: error)
         }
-        _ = unlink(backup)
+        try? FileSystem.unlink(backup)
     }
 
     /// Salvage under the vault's exclusive lock: reads the file, walks it with the key that
@@ -210,10 +209,11 @@ extension Vault {
         let base = path + ".corrupt-" + timestampForFileName()
         var keptName = base
         var suffix = 1
-        while link(path, keptName) != 0 {
-            let error = Errno.current
-            guard error == .fileExists else {
-                throw VaultError.io(operation: "cannot keep the damaged file as", path: keptName, errno: error)
+        while true {
+            do { try FileSystem.link(path, to: keptName); break } catch {
+                guard error == .fileExists else {
+                    throw VaultError.io(operation: "cannot keep the damaged file as", path: keptName, errno: error)
+                }
             }
             // An attempt in the same second (one that crashed, or salvaged a file damaged again)
             // took the name: keep it when it already is this very file, else choose the next name.
