@@ -19,7 +19,9 @@ public enum FileSystem {
         (try? linkStatus(path)) != nil
     }
 
-    /// Creates `path` and missing parents with `mode` (0700 by default).
+    /// Creates `path` and missing parents with `mode` (0700 by default). Each folder it makes is
+    /// made durable (its parent fsynced), or a power loss could take it away with the files that
+    /// were made durable in it.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(Errno) {
         if path.isEmpty || exists(path) { return }
         let parent = directoryName(path)
@@ -31,6 +33,7 @@ public enum FileSystem {
             #if KC_FAULT_SEAM
             FaultSeam.record("mkdir", [String(mode, radix: 8), FaultSeam.escaped(path)])
             #endif
+            try syncDirectory(containing: path)
         }
         _ = chmod(path, mode)   // umask must not widen or narrow what we asked for
     }
