@@ -27,7 +27,13 @@ extension Vault {
         Vault.removeStaleTemporaries(of: path)
         let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
         if tornTail != nil {
-            do { try descriptor.truncate(to: endOffset) } catch {
+            // The cut must reach the disk before the new records do: after a power loss, records
+            // written over the start of a longer torn tail, without the cut, would leave its end
+            // behind them as damage.
+            do {
+                try descriptor.truncate(to: endOffset)
+                try descriptor.sync()
+            } catch {
                 throw VaultError.io(operation: "cannot remove the torn tail of", path: path, errno: error)
             }
             tornTail = nil
