@@ -11,8 +11,9 @@ then builds, at every point of the trace, the states a power loss at that point 
   changes made since (writes, truncations; creations, renames, links, unlinks, mkdirs);
 - those changes reordered (a later write reaching the disk before an earlier one);
 - a write torn at a 512-byte sector boundary: the sectors before the cut written, with the file
-  size either cut there or extended to the end of the write with zeros (the size reached the
-  disk, the data did not), and scattered sectors missing;
+  size either cut there ("torn") or extended to the end of the write with zeros (the size
+  reached the disk, the data did not: "zero-filled"); and scattered sectors missing, which
+  leaves zeros before written data when the write extended the file ("zero-filled-gap");
 - a rename or link without a later fsync of its folder undone.
 
 The persistence model is the weakest POSIX allows (no ordering between unsynced operations,
@@ -31,8 +32,9 @@ from urllib.parse import unquote_to_bytes
 
 SECTOR = 512
 O_CREAT, O_TRUNC = 0o100, 0o1000
-# Fault classes, weakest first; a state's class is the strongest fault it holds.
-CLASSES = ("none", "lost", "reordered", "torn", "zero-filled")
+# Fault classes, weakest first; a state's class is the strongest fault it holds. "as-written":
+# what the process had written at that point (what kill -9 leaves: the page cache survives).
+CLASSES = ("as-written", "lost", "reordered", "torn", "zero-filled", "zero-filled-gap")
 MAX_SUBSET_CHANGES = 6      # all subsets up to this many pending changes, else a sample
 
 
@@ -114,7 +116,7 @@ class File:
 
     def variants(self, rng: random.Random) -> list[tuple[str, bytes]]:
         """(class, content) for every content a power loss could leave in this file."""
-        out, p = [("none", self.data)], self.pending
+        out, p = [("as-written", self.data)], self.pending
         if not p:
             return out
         for subset in _subsets(len(p), rng):
@@ -136,8 +138,10 @@ class File:
             for _ in range(min(4, len(span) - 2) if len(span) >= 3 else 0):   # scattered sectors missing
                 lost = set(rng.sample(span, rng.randint(1, len(span) - 1)))
                 keep = set(span) - lost
-                tail_lost = any((s + 1) * SECTOR > len(before) for s in lost) and extends
-                out.append(("zero-filled" if tail_lost else "torn", torn_write(before, w, keep, keep_size=True)))
+                zeros = extends and any((s + 1) * SECTOR > len(before) for s in lost)
+                gap = min(lost) < max(keep)
+                cls = ("zero-filled-gap" if gap else "zero-filled") if zeros else "torn"
+                out.append((cls, torn_write(before, w, keep, keep_size=True)))
         return out
 
 
@@ -155,7 +159,7 @@ class Folder:
         self.synced, self.pending = dict(self.entries), []
 
     def variants(self, rng: random.Random) -> list[tuple[str, dict]]:
-        out, p = [("none", self.entries)], self.pending
+        out, p = [("as-written", self.entries)], self.pending
         for subset in _subsets(len(p), rng):
             if len(subset) < len(p):
                 entries = dict(self.synced)
@@ -226,7 +230,7 @@ class Model:
         if kind == "open":
             _, fd, flags, path = op
             where = self._parent(path)
-            node = None
+            node = self.top if Path(path) == self.root else None
             if where:
                 folder, name = where
                 node = folder.entries.get(name)
@@ -298,11 +302,11 @@ def crash_states(model: Model, ops: list[tuple], rng: random.Random, combination
             model.apply(ops[point - 1])
         pending = [(i, n.variants(rng)) for i, n in model.nodes.items() if n.pending]
         if not pending:
-            yield point, "none", model.tree({})
+            yield point, "as-written", model.tree({})
             continue
         lost_all = {i: (model.nodes[i].synced) for i, _ in pending}
         yield point, "lost", model.tree(lost_all)
-        yield point, "none", model.tree({})
+        yield point, "as-written", model.tree({})
         for i, variants in pending:
             for cls, value in variants:
                 yield point, cls, model.tree({i: value})

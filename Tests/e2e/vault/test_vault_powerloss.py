@@ -14,6 +14,11 @@ undone (see powerloss.py). Each distinct state is written to the folders and che
   exactly the new ones and `kc check` finds the vault whole;
 - the state takes the next write (no false rollback alarm, no leftover that blocks), after
   which `kc check` finds the vault whole and the items are the state's plus the new one.
+
+Appends use long secrets, so that a record spans several sectors and can tear. The states kc
+gets wrong today (zero-filled sectors in an unacknowledged final record) are checked apart, in
+`test_power_loss_known_bug`, marked xfail(strict): it turns red once they are fixed.
+KC_POWERLOSS_SEED changes the sample of random mixtures; KC_STRESS=1 takes more of them.
 """
 from __future__ import annotations
 
@@ -29,7 +34,9 @@ from vaultkit import Kc, figure, scale
 from vaultscenarios import SCENARIOS, Scenario, _base, _torn
 
 SEED = int(os.environ.get("KC_POWERLOSS_SEED", "20141006"))
-COMBINATIONS = scale(3, 40)          # random mixtures per trace point, besides the systematic states
+COMBINATIONS = scale(8, 100)         # random mixtures per trace point, besides the systematic states
+# A secret long enough that its record spans several 512-byte sectors, so an append can tear.
+LONG = "".join(f"{i:04d}-long-secret-" for i in range(100))
 NETRC = "machine ftp.one.example login ann password pw-one\nmachine ftp.two.example login bob password pw-two\n" \
         "machine ftp.three.example login cy password pw-three\n"
 
@@ -51,11 +58,11 @@ def _netrc(kc: Kc) -> None:
     kc.write_secret_file(kc.root / "import.netrc", NETRC)
 
 
-# A secret long enough that its record spans several 512-byte sectors, so an append can tear.
-LONG = "".join(f"{i:04d}-long-secret-" for i in range(100))
 POWERLOSS_SCENARIOS = [s for s in SCENARIOS if s.name in (
-    "init", "update", "delete", "compact", "passwd", "passwd --rotate-key", "repair", "repair --salvage")] + [
+    "init", "delete", "compact", "passwd", "passwd --rotate-key", "repair", "repair --salvage")] + [
     Scenario("add", ["add", "generic", "-s", "foxtrot", "-a", "acct", "--password-stdin"], input=LONG),
+    Scenario("update", ["update", "generic", "-s", "delta", "-a", "acct", "--password-stdin"], input=LONG),
+    # The first write of a new vault creates the state folder, the device id and the anchor.
     Scenario("add (first write)", ["add", "generic", "-s", "foxtrot", "-a", "acct", "--password-stdin"],
              prepare=Kc.create, input="secret-foxtrot"),
     Scenario("add (torn vault)", ["add", "generic", "-s", "foxtrot", "-a", "acct", "--password-stdin"],
@@ -215,37 +222,46 @@ def report(name: str, traced: Traced, checked: Counter, outcomes: Counter, failu
                           + "\n".join(failures[:12]))
     by_class = ", ".join(f"{checked[c]} {c}" for c in CLASSES if checked[c])
     figure(f"[power loss] {name}: {len(traced.ops)} traced operations, {total} distinct crash states checked "
-           f"({by_class or 'none of this class'}): " + ", ".join(f"{n} {how}" for how, n in sorted(outcomes.items()))
+           f"({by_class}): " + ", ".join(f"{n} {how}" for how, n in sorted(outcomes.items()))
            + ", 0 failed")
 
 
-FIXABLE = tuple(c for c in CLASSES if c != "zero-filled")
+# A power loss after an append made the file longer but before all its data reached the disk
+# leaves the unacknowledged final record with zero-filled sectors: at its end ("zero-filled"),
+# or before data that did reach the disk ("zero-filled-gap"). Either is a torn tail, not damage.
+# kc takes them for damage today: those states are checked apart, each marked as a known bug.
+KNOWN_BUGS = {
+    "zero-filled": pytest.mark.xfail(strict=True, reason="a final record whose last sectors are zero-filled is "
+                                     "reported as damage (errSecDecode, needs repair --salvage), not as a torn tail (L9)"),
+    "zero-filled-gap": pytest.mark.xfail(strict=True, reason="a final record with a zero-filled sector before "
+                                         "written ones is reported as damage (errSecDecode), not as a torn tail"),
+}
+FAILING_NOW = {"zero-filled": ("add", "update", "add (torn vault)", "import netrc"),
+               "zero-filled-gap": ("add", "update", "add (torn vault)")}
 
 
 @pytest.mark.parametrize("scenario", POWERLOSS_SCENARIOS, ids=[s.name for s in POWERLOSS_SCENARIOS])
 def test_power_loss_at_every_point(tmp_path, scenario):
     traced = trace(tmp_path, scenario)
-    checked, outcomes, failures = check_all(traced, FIXABLE)
+    classes = [c for c in CLASSES if scenario.name not in FAILING_NOW.get(c, ())]
+    checked, outcomes, failures = check_all(traced, classes)
     TOTALS["states"] += sum(checked.values())
     TOTALS["generated"] += traced.generated
     TOTALS["commands"] += 1
     report(scenario.name, traced, checked, outcomes, failures)
     if TOTALS["commands"] == len(POWERLOSS_SCENARIOS):
         figure(f"[power loss] {TOTALS['states']} distinct crash states over {len(POWERLOSS_SCENARIOS)} commands "
-               f"({TOTALS['generated']} generated, seed {SEED}; zero-filled ones counted apart): each opened in the "
+               f"({TOTALS['generated']} generated, seed {SEED}; the known-bug ones below apart): each opened in the "
                f"old or the new state, the new one once acknowledged, and took the next write")
 
 
-# A power loss after an append extended the file but before its data reached the disk leaves the
-# unacknowledged final record with zero-filled sectors; reading must take it as a torn tail (L9).
-ZERO_FILL_BUG = pytest.mark.xfail(strict=True, reason="a final record with zero-filled sectors is reported as "
-                                  "corruption (needs repair --salvage), not as a torn tail (L9)")
-ZERO_FILL_FAILING = ("add", "add (torn vault)", "import netrc")
-
-
-@pytest.mark.parametrize("scenario", [pytest.param(s, marks=ZERO_FILL_BUG) if s.name in ZERO_FILL_FAILING else s
-                                      for s in POWERLOSS_SCENARIOS], ids=[s.name for s in POWERLOSS_SCENARIOS])
-def test_power_loss_zero_filled(tmp_path, scenario):
+@pytest.mark.parametrize("cls,scenario", [
+    pytest.param(cls, s, id=f"{cls}-{s.name}", marks=KNOWN_BUGS[cls])
+    for cls in KNOWN_BUGS for s in POWERLOSS_SCENARIOS if s.name in FAILING_NOW[cls]])
+def test_power_loss_known_bug(tmp_path, cls, scenario):
     traced = trace(tmp_path, scenario)
-    checked, outcomes, failures = check_all(traced, ("zero-filled",))
-    report(scenario.name + " (zero-filled)", traced, checked, outcomes, failures)
+    checked, outcomes, failures = check_all(traced, (cls,))
+    assert checked[cls] > 0, f"{scenario.name}: no {cls} state: the bug's cases are no longer built"
+    figure(f"[power loss] known bug: {scenario.name}: {len(failures)} of {checked[cls]} {cls} crash states "
+           f"do not open without repair --salvage")
+    report(f"{scenario.name} ({cls})", traced, checked, outcomes, failures)
