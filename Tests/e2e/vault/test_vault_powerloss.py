@@ -99,7 +99,7 @@ class Checker:
         return [str(self.kc.root / "import.netrc") if a == "IMPORT" else a for a in self.scenario.command(self.kc)]
 
     def run(self, env: dict | None = None):
-        return self.kc.call(*self.args(), input=self.scenario.input, env=env)
+        return self.kc.run(self.args(), input=self.scenario.input, env=env)
 
     def observe(self) -> Seen:
         if not self.kc.vault.exists():
@@ -113,14 +113,14 @@ class Checker:
 
     def repair(self) -> Seen:
         for env in self.envs:
-            self.kc.call("repair", "--yes", env=env)
+            self.kc.run(["repair", "--yes"], env=env)
         return self.observe()
 
     def next_write(self, seen: Seen) -> str | None:
         """The state takes the next write and is whole after it. Returns a problem or None."""
         env = self.envs[seen.password]
-        r = self.kc.call("add", "generic", "-s", "probe", "-a", "acct", "--password-stdin", input="probe", env=env)
-        if r.rc != 0:
+        r = self.kc.run(["add", "generic", "-s", "probe", "-a", "acct", "--password-stdin"], input="probe", env=env)
+        if r.returncode != 0:
             return f"the next write failed: {r}"
         report = self.kc.check(env=env)
         if not report.whole:
@@ -141,7 +141,7 @@ def check_state(checker: Checker, old: Seen, new: Seen, old_bytes: bytes | None,
         current = kc.vault.read_bytes() if seen.exists else None
         if current == old_bytes:
             r = checker.run()   # no vault yet, or the damaged one: running the command again works
-            if r.rc != 0 or checker.observe().items != new.items:
+            if r.returncode != 0 or checker.observe().items != new.items:
                 return "old", f"running {scenario.name} again after the power loss failed: {r}"
             return "old", None
     if seen.password is None and seen.exists:
@@ -149,8 +149,8 @@ def check_state(checker: Checker, old: Seen, new: Seen, old_bytes: bytes | None,
     if seen.password is None:
         if not seen.exists:
             return "did not open", "the vault is gone"
-        r = kc.call("check", env=checker.envs[0])
-        said = [line for line in r.text.splitlines() + r.err.splitlines() if line.startswith(("damaged", "kc: error"))]
+        r = kc.run(["check"], env=checker.envs[0])
+        said = [line for line in r.stdout.splitlines() + r.stderr.splitlines() if line.startswith(("damaged", "kc: error"))]
         return "did not open", f"the vault opens with neither password, even after plain kc repair: {said}"
     if acknowledged:
         if seen.signature != new.signature or not seen.whole:
@@ -183,7 +183,7 @@ def trace(tmp_path, scenario: Scenario) -> Traced:
     model = Model(kc.home)
     path = tmp_path / "trace"
     r = checker.run(env={"KC_FAULT_TRACE": str(path)})
-    assert r.rc == 0, f"{scenario.name}: the traced run failed: {r}"
+    assert r.returncode == 0, f"{scenario.name}: the traced run failed: {r}"
     new = checker.observe()
     assert new.password is not None and new.whole, f"{scenario.name}: after the run: {new}"
     ops = parse_trace(path.read_text())
