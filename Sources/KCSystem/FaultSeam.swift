@@ -63,7 +63,9 @@ public enum FaultSeam {
         guard let raw = getenv("KC_FAULT_TRACE"), raw.pointee != 0 else { return -1 }
         return Glibc.open(raw, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
     }()
-    /// Descriptors opened through `FileDescriptor.open` and not closed yet: only their writes are traced.
+    /// Descriptors opened through `FileDescriptor.open` and not closed yet: only their writes are
+    /// traced. Kept only while tracing, which is for the single-threaded kc process (the unit
+    /// tests open vaults from many threads and never trace).
     nonisolated(unsafe) private static var openDescriptors: Set<Int32> = []
 
     /// Appends one completed operation to the trace. Each line is one `write`, so lines of
@@ -82,12 +84,13 @@ public enum FaultSeam {
     }
 
     static func recordOpen(_ fd: Int32, path: String, flags: Int32, mode: mode_t) {
+        guard traceFile >= 0 else { return }
         openDescriptors.insert(fd)
         record("open", [String(fd), String(flags, radix: 16), String(mode, radix: 8), escaped(path)])
     }
 
     static func recordClose(_ fd: Int32) {
-        guard openDescriptors.remove(fd) != nil else { return }
+        guard traceFile >= 0, openDescriptors.remove(fd) != nil else { return }
         record("close", [String(fd)])
     }
 
@@ -103,7 +106,7 @@ public enum FaultSeam {
     }
 
     static func recordOnDescriptor(_ operation: String, _ fd: Int32, _ fields: [String] = []) {
-        guard openDescriptors.contains(fd) else { return }
+        guard traceFile >= 0, openDescriptors.contains(fd) else { return }
         record(operation, [String(fd)] + fields)
     }
 
