@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import KCCrypto
 import KCSystem
 import Keychain
@@ -15,70 +12,21 @@ public enum MasterPassword {
 
     /// The password of an existing vault: asked once.
     public static func obtain(_ context: Context, prompt: String) throws(KeychainError) -> SecureBytes {
-        if let password = try nonInteractive(context) { return password }
-        let terminal = try context.terminal(hint: noSourceHint)
-        return try terminal.readSecret(prompt: prompt)
+        try source(context, prompt: prompt, confirm: nil).read(context)
     }
 
     /// A new password (init): from a non-interactive source once, or asked twice on the terminal.
     public static func obtainNew(_ context: Context, prompt: String, confirmPrompt: String) throws(KeychainError) -> SecureBytes {
-        if let password = try nonInteractive(context) { return password }
-        let terminal = try context.terminal(hint: noSourceHint)
-        let first = try terminal.readSecret(prompt: prompt)
-        let second = try terminal.readSecret(prompt: confirmPrompt)
-        guard first.isEqual(to: second) else {
-            throw KeychainError(.param, "the two passwords do not match; nothing was changed", hint: "run the command again")
-        }
-        return first
+        try source(context, prompt: prompt, confirm: confirmPrompt).read(context)
     }
 
-    /// The password from `--master-password-fd` or the password file; nil when neither is set.
-    static func nonInteractive(_ context: Context) throws(KeychainError) -> SecureBytes? {
+    private static func source(_ context: Context, prompt: String, confirm: String?) -> SecretSource {
         if let fd = context.globals.masterPasswordFD {
-            var status = stat()
-            guard fstat(fd, &status) == 0 else {
-                throw KeychainError(.param, "--master-password-fd \(fd): descriptor \(fd) is not open",
-                                    hint: "open it in the shell, e.g. kc ... --master-password-fd 3 3<FILE")
-            }
-            let password = try SecretInput.readAll(FileDescriptor(rawValue: fd), what: "the master password from descriptor \(fd)")
-            return try nonEmpty(password.droppingTrailingNewline(), source: "descriptor \(fd)")
+            return .descriptor(FileDescriptor(rawValue: fd), what: "the master password from descriptor \(fd)")
         }
         if let path = context.environment(fileVariable) {
-            return try nonEmpty(try readFile(path), source: "\(fileVariable) (\(path))")
+            return .file(path: path, what: "the master password file")
         }
-        return nil
-    }
-
-    /// Reads the password file after checking it is a regular file of ours that nobody else can read.
-    static func readFile(_ path: String) throws(KeychainError) -> SecureBytes {
-        let descriptor: FileDescriptor
-        do throws(Errno) {
-            descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
-        } catch {
-            let why = error.rawValue == ELOOP ? "it is a symbolic link" : error.description
-            throw KeychainError(.param, "cannot open the master password file \(fileVariable)=\(path): \(why)")
-        }
-        defer { descriptor.close() }
-        let status: FileStatus
-        do throws(Errno) { status = try descriptor.status() } catch {
-            throw KeychainError(.param, "cannot inspect the master password file \(path): \(error)")
-        }
-        guard status.isRegularFile else {
-            throw KeychainError(.param, "the master password file \(path) is not a regular file")
-        }
-        guard status.owner == FileSystem.currentUser else {
-            throw KeychainError(.param, "the master password file \(path) is not owned by you; refusing to use it")
-        }
-        guard status.permissions & 0o077 == 0 else {
-            let mode = String(status.permissions, radix: 8)
-            throw KeychainError(.param, "the master password file \(path) has mode \(mode): others may read it; refusing to use it",
-                                hint: "chmod 600 '\(path)'")
-        }
-        return try SecretInput.readAll(descriptor, what: "the master password file").droppingTrailingNewline()
-    }
-
-    private static func nonEmpty(_ password: SecureBytes, source: String) throws(KeychainError) -> SecureBytes {
-        guard password.count > 0 else { throw KeychainError(.param, "the master password from \(source) is empty") }
-        return password
+        return .terminal(prompt: prompt, confirm: confirm, hint: noSourceHint)
     }
 }

@@ -39,6 +39,11 @@ public struct FileDescriptor: Sendable, Equatable {
         return buffer
     }
 
+    /// Reads up to `buffer.count` bytes into `buffer` (secure memory, for secrets); 0 means end of file.
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int {
+        try retryingOnInterrupt { Glibc.read(rawValue, buffer.baseAddress, buffer.count) }
+    }
+
     /// Reads up to `count` bytes at `offset` without moving the file offset (fewer at the end of the file).
     public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)

@@ -39,10 +39,7 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
 
     var stdinPassword: SecureBytes?
     if invocation.flag("password-stdin") {
-        let password = try SecretInput.readAll(.standardInput, what: "the password from standard input")
-            .droppingTrailingNewline()
-        guard password.count > 0 else { throw usageError("--password-stdin: standard input is empty") }
-        stdinPassword = password
+        stdinPassword = try SecretSource.descriptor(.standardInput, what: "the password from standard input").read(context)
     }
 
     let options = FTPLoginOptions(

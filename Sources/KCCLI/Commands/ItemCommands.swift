@@ -142,20 +142,11 @@ private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainErr
 /// Nil when none is asked for and `required` is false.
 private func newSecret(_ invocation: ParsedInvocation, _ context: Context, required: Bool) throws(KeychainError) -> SecureBytes? {
     if invocation.flag("password-stdin") {
-        let raw = try SecretInput.readAll(.standardInput, what: "the secret from standard input")
-        let secret = invocation.flag("binary") ? raw : raw.droppingTrailingNewline()
-        guard secret.count > 0 else {
-            throw usageError("the secret read from standard input is empty", hint: "pipe the secret in, e.g. printf %s \"$PW\" | kc ...")
-        }
-        return secret
+        return try SecretSource.descriptor(.standardInput, what: "the secret from standard input", binary: invocation.flag("binary"))
+            .read(context)
     }
     guard required || invocation.flag("password") else { return nil }
-    let terminal = try context.terminal(
-        hint: "pipe the secret with --password-stdin, or run kc in a terminal to type it")
-    let first = try terminal.readSecret(prompt: "Password for the item: ")
-    let second = try terminal.readSecret(prompt: "Retype the password: ")
-    guard first.isEqual(to: second) else {
-        throw usageError("the two passwords do not match; nothing was changed", hint: "run the command again")
-    }
-    return first
+    return try SecretSource.terminal(prompt: "Password for the item: ", confirm: "Retype the password: ",
+                                     hint: "pipe the secret with --password-stdin, or run kc in a terminal to type it")
+        .read(context)
 }

@@ -13,7 +13,7 @@ import Keychain
 /// printing anything. Among several items of one protocol and port, the most recently modified
 /// one is printed, with a warning.
 func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    if isatty(STDOUT_FILENO) == 1 && !invocation.flag("force") {
+    if context.output.isTerminal && !invocation.flag("force") {
         throw usageError("kc netrc prints passwords, and standard output is a terminal",
                          hint: "read it through a pipe, e.g. curl --netrc-file <(kc netrc -s HOST) URL, or add --force")
     }
@@ -97,7 +97,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     } catch {
         throw KeychainError(.io, "cannot open \(path): \(error)")
     }
-    let contents = try SecretInput.readAll(descriptor, what: path)
+    let contents = try SecretSource.readAll(descriptor, what: path)
     descriptor.close()
     let (entries, problems) = Netrc.parse(contents)
 

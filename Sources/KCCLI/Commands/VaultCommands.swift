@@ -194,23 +194,17 @@ func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: Str
 /// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
 enum NewPassword {
     static func obtain(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> SecureBytes {
-        let password: SecureBytes
+        let source: SecretSource
         if let text = invocation.value("new-password-fd") {
             guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
-            password = try SecretInput.readAll(FileDescriptor(rawValue: fd), what: "the new master password from descriptor \(fd)").droppingTrailingNewline()
+            source = .descriptor(FileDescriptor(rawValue: fd), what: "the new master password from descriptor \(fd)")
         } else if let path = invocation.value("new-password-file") {
-            password = try MasterPassword.readFile(path)
+            source = .file(path: path, what: "the new master password file")
         } else {
-            let terminal = try context.terminal(hint: "give the new password with --new-password-fd N or --new-password-file PATH")
-            let first = try terminal.readSecret(prompt: "New master password: ")
-            let second = try terminal.readSecret(prompt: "Retype the new master password: ")
-            guard first.isEqual(to: second) else {
-                throw KeychainError(.param, "the two passwords do not match; nothing was changed", hint: "run the command again")
-            }
-            password = first
+            source = .terminal(prompt: "New master password: ", confirm: "Retype the new master password: ",
+                               hint: "give the new password with --new-password-fd N or --new-password-file PATH")
         }
-        guard password.count > 0 else { throw usageError("the new master password is empty") }
-        return password
+        return try source.read(context)
     }
 }
 

@@ -23,6 +23,9 @@ public final class OutputStream {
 
     public var capturedText: String { String(decoding: captured, as: UTF8.self) }
 
+    /// True when the stream writes to a terminal (never when capturing).
+    public var isTerminal: Bool { descriptor?.isTerminal ?? false }
+
     public func write(_ text: String) {
         buffer.append(contentsOf: text.utf8)
         if buffer.count >= 1 << 16 { flush() }

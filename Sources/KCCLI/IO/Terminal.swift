@@ -15,26 +15,33 @@ import Keychain
 /// the terminal, never to standard output, and each prompt is the last thing written before reading.
 public final class Terminal {
     private let descriptor: FileDescriptor
+    private let ownsDescriptor: Bool
 
     /// Longest answer accepted at a prompt.
     public static let maximumLength = 4096
 
-    private init(descriptor: FileDescriptor) { self.descriptor = descriptor }
+    private init(descriptor: FileDescriptor, owned: Bool) {
+        self.descriptor = descriptor
+        self.ownsDescriptor = owned
+    }
 
-    deinit { descriptor.close() }
+    /// A terminal the caller already holds open (e.g. standard input); never closed here.
+    convenience init(borrowing descriptor: FileDescriptor) { self.init(descriptor: descriptor, owned: false) }
+
+    deinit { if ownsDescriptor { descriptor.close() } }
 
     /// Opens the controlling terminal; errSecInteractionNotAllowed when there is none.
     /// `hint` says what to do instead (e.g. which non-interactive source to use).
     public static func open(hint: String? = nil) throws(KeychainError) -> Terminal {
-        let fd = Glibc.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else {
+        let descriptor: FileDescriptor
+        do throws(Errno) { descriptor = try FileDescriptor.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) } catch {
             throw KeychainError(.interactionNotAllowed, "a prompt is needed but there is no terminal", hint: hint)
         }
-        guard isatty(fd) == 1 else {
-            _ = Glibc.close(fd)
+        guard descriptor.isTerminal else {
+            descriptor.close()
             throw KeychainError(.interactionNotAllowed, "a prompt is needed but /dev/tty is not a terminal", hint: hint)
         }
-        return Terminal(descriptor: FileDescriptor(rawValue: fd))
+        return Terminal(descriptor: descriptor, owned: true)
     }
 
     /// Writes text to the terminal.
@@ -105,10 +112,11 @@ public final class Terminal {
         var tooLong = false
         var byte: UInt8 = 0
         while true {
-            let n = Glibc.read(fd, &byte, 1)
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw KeychainError(.io, "cannot read the terminal: \(Errno.current)")
+            let result = withUnsafeMutableBytes(of: &byte) { raw in Result { () throws(Errno) in try descriptor.read(into: raw) } }
+            let n: Int
+            switch result {
+            case .success(let count): n = count
+            case .failure(let error): throw KeychainError(.io, "cannot read the terminal: \(error)")
             }
             if n == 0 { throw KeychainError(.userCanceled, "canceled: end of input at the prompt") }
             switch byte {
@@ -145,7 +153,7 @@ public final class Terminal {
                 guard count < bytes.count else { tooLong = true; continue }
                 bytes[count] = byte
                 count += 1
-                if echo { _ = Glibc.write(fd, &byte, 1) }
+                if echo { try? descriptor.write(all: [byte]) }
             }
         }
     }
