@@ -13,8 +13,16 @@ from kcharness import EXIT_PARAM
 NO_FILE = ("KC_MASTER_PASSWORD_FILE",)
 
 
-def master_prompt(kc):
-    child = kc.spawn(["list"], unset=NO_FILE)
+def default_signals():
+    """As a shell starts a command: every signal at its default (Python ignores SIGPIPE)."""
+    for number in (signal.SIGPIPE, signal.SIGHUP, signal.SIGALRM, signal.SIGUSR1):
+        signal.signal(number, signal.SIG_DFL)
+
+
+def master_prompt(kc, preexec_fn=default_signals):
+    """`kc list` on a pseudo-terminal, waiting at the master password prompt."""
+    child = pexpect.spawn(kc.binary, ["list"], env=kc.environment(unset=NO_FILE), encoding="utf-8", timeout=20,
+                          cwd=str(kc.home), preexec_fn=preexec_fn)
     child.expect_exact("Master password for ")
     child.expect_exact(": ")
     return child
@@ -108,3 +116,13 @@ def test_a_stopped_prompt_restores_the_terminal_and_continues_without_echo(kc_re
     assert kc.master_password not in child.before
     child.close()
     assert child.exitstatus == 0
+
+
+def test_an_ignored_signal_stays_ignored_during_a_prompt(kc_ready):
+    kc = kc_ready
+    child = master_prompt(kc, preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    child.kill(signal.SIGHUP)   # as under nohup: ignored
+    child.expect(pexpect.TIMEOUT, timeout=0.5)
+    assert child.isalive(), "an ignored SIGHUP ended kc"
+    child.send(kc.master_password + "\r")
+    assert finish(child) == (0, None, True)

@@ -178,8 +178,18 @@ private enum TerminalRestorer {
         Self.saved = saved
         Self.quiet = quiet
         Self.fd = fd
-        for signalNumber in ending { previous[signalNumber] = signal(signalNumber, restoreAndReraise) }
-        for signalNumber in stopping { previous[signalNumber] = signal(signalNumber, restoreAndStop) }
+        for signalNumber in ending { catchUnlessIgnored(signalNumber, restoreAndReraise) }
+        for signalNumber in stopping { catchUnlessIgnored(signalNumber, restoreAndStop) }
+    }
+
+    /// Installs `handler`, unless the signal is ignored (`nohup`, say): it stays ignored.
+    private static func catchUnlessIgnored(_ signalNumber: Int32, _ handler: __sighandler_t) {
+        let before = signal(signalNumber, handler)
+        if unsafeBitCast(before, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+            signal(signalNumber, before)
+        } else {
+            previous[signalNumber] = before
+        }
     }
 
     static func uninstall() {
