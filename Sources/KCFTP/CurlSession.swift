@@ -84,9 +84,25 @@ final class CurlSession {
     /// Fails closed when libcurl did not accept an option.
     func check(_ option: CURLoption, _ code: CURLcode) throws(FTPFailure) {
         guard code == CURLE_OK else {
-            throw .other("libcurl refused option \(option.rawValue): \(String(cString: kc_curl_easy_strerror(code)))")
+            let name = Self.optionNames[option.rawValue] ?? "\(option.rawValue)"
+            throw .other("libcurl refused option \(name): \(String(cString: kc_curl_easy_strerror(code)))")
         }
     }
+
+    /// Names of the options kc sets, for messages (CURLOPT_PROTOCOLS_STR needs libcurl 7.85 or later).
+    private static let optionNames: [UInt32: String] = Dictionary(uniqueKeysWithValues: [
+        (CURLOPT_URL, "CURLOPT_URL"), (CURLOPT_PROTOCOLS_STR, "CURLOPT_PROTOCOLS_STR (libcurl 7.85 or later)"),
+        (CURLOPT_NOPROXY, "CURLOPT_NOPROXY"), (CURLOPT_NOSIGNAL, "CURLOPT_NOSIGNAL"),
+        (CURLOPT_CONNECT_ONLY, "CURLOPT_CONNECT_ONLY"), (CURLOPT_CONNECTTIMEOUT, "CURLOPT_CONNECTTIMEOUT"),
+        (CURLOPT_SERVER_RESPONSE_TIMEOUT, "CURLOPT_SERVER_RESPONSE_TIMEOUT"), (CURLOPT_TIMEOUT, "CURLOPT_TIMEOUT"),
+        (CURLOPT_SSL_ENABLE_ALPN, "CURLOPT_SSL_ENABLE_ALPN"), (CURLOPT_CAINFO, "CURLOPT_CAINFO"),
+        (CURLOPT_CAPATH, "CURLOPT_CAPATH"), (CURLOPT_SSL_VERIFYPEER, "CURLOPT_SSL_VERIFYPEER"),
+        (CURLOPT_SSL_VERIFYHOST, "CURLOPT_SSL_VERIFYHOST"), (CURLOPT_ERRORBUFFER, "CURLOPT_ERRORBUFFER"),
+        (CURLOPT_HEADERDATA, "CURLOPT_HEADERDATA"), (CURLOPT_HEADERFUNCTION, "CURLOPT_HEADERFUNCTION"),
+        (CURLOPT_USERNAME, "CURLOPT_USERNAME"), (CURLOPT_PASSWORD, "CURLOPT_PASSWORD"),
+        (CURLOPT_USE_SSL, "CURLOPT_USE_SSL"), (CURLOPT_FTPSSLAUTH, "CURLOPT_FTPSSLAUTH"),
+        (CURLOPT_OPENSOCKETFUNCTION, "CURLOPT_OPENSOCKETFUNCTION"),
+    ].map { ($0.0.rawValue, $0.1) })
 
     /// Runs the transfer (connect, TLS, and for FTP the login).
     func perform() -> CURLcode {
