@@ -50,7 +50,7 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         }
         switch Netrc.line(machine: server, login: account, password: chosen.secret) {
         case .success(let line):
-            line.withUnsafeBytes { context.output.write(bytes: $0) }
+            context.output.write(secret: line)
             printed += 1
         case .failure(let refusal):
             context.warn("skipped \(server) (account \(account ?? "(none)")): " + netrcRefusalText(refusal))
