@@ -33,6 +33,9 @@ public final class Vault {
     public internal(set) var anchorDamaged = false
 
     var key: SecureBytes
+    /// The master password the vault was opened with, to unwrap the key again when another
+    /// process changes the header (a password change or key rotation); nil when not kept.
+    var password: SecureBytes?
     var descriptor: FileDescriptor
     var identity: FileStatus
     /// End of the last complete record.
@@ -85,10 +88,12 @@ public final class Vault {
         let (descriptor, identity, bytes, header) = try readSnapshot(path, lockTimeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
-        let key = try unwrapKey(header: header, password: try password())
+        let secret = try password()
+        let key = try unwrapKey(header: header, password: secret)
         let vault = Vault(path: path, header: header, key: key, descriptor: descriptor, identity: identity,
                           lockTimeout: lockTimeout, stateDirectory: stateDirectory ?? DeviceIdentity.defaultStateDirectory())
         handedOver = true
+        vault.password = secret
         vault.acceptRollback = acceptRollback
         try vault.replay(bytes)
         // Catch up with what other processes wrote meanwhile (they may have raised the rollback

@@ -24,6 +24,9 @@ public enum VaultError: Error, Sendable {
     case keyDerivationFailed
     /// The file at the path was replaced by one this open vault cannot read with its key.
     case replacedByAnotherVault(path: String)
+    /// Another process changed the master password after this one opened the vault: the password
+    /// this process was given no longer unwraps the vault key, so nothing is written.
+    case passwordChanged(path: String)
     /// The vault is older than a copy this machine has seen (its version vector went down);
     /// writes are refused unless the rollback is accepted.
     case rollback(devices: [String])

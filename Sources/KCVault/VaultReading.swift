@@ -139,6 +139,19 @@ extension Vault {
         } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
     }
 
+    /// The vault key `newHeader` wraps, for a header of this vault read from the file. The same
+    /// header wraps the same key. A changed one (a password change or key rotation by another
+    /// process, or an overwrite) is unwrapped with the master password this vault was opened with,
+    /// never adopted unchecked; a password that no longer unwraps it is `passwordChanged`.
+    /// Nil when the header changed and no password was kept.
+    private func key(of newHeader: VaultHeader) throws -> SecureBytes? {
+        if newHeader.encoded() == header.encoded() { return key }
+        guard let password else { return nil }
+        do { return try Vault.unwrapKey(header: newHeader, password: password) } catch VaultError.wrongPassword {
+            throw VaultError.passwordChanged(path: path)
+        }
+    }
+
     /// Reads the whole file again with this vault's key (after an in-place overwrite); a file of
     /// another vault, or one sealed under another key, is refused.
     private func rereadFromStart() throws {
@@ -146,8 +159,11 @@ extension Vault {
         do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
-        guard newHeader.vaultID == header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
+        guard newHeader.vaultID == header.vaultID, let newKey = try key(of: newHeader) else {
+            throw VaultError.replacedByAnotherVault(path: path)
+        }
         header = newHeader
+        key = newKey
         resetRecords()
         endOffset = VaultHeader.length
         lastTag = RecordFrame.noPreviousTag
@@ -156,8 +172,10 @@ extension Vault {
         }
     }
 
-    /// Opens the file that replaced ours at the path; its records are read by the next `catchUp`
-    /// with this vault's key (a file of another vault, or re-keyed, is refused).
+    /// Opens the file that replaced ours at the path; its records are read by the next `catchUp`.
+    /// A changed header (`passwd`, `passwd --rotate-key`) is unwrapped again with the password
+    /// this vault was opened with; without one, a re-keyed file is refused by `catchUp`. A file of
+    /// another vault is refused.
     private func switchToReplacement() throws {
         let (newDescriptor, newIdentity) = try Vault.openChecked(path)
         let headerBytes: [UInt8]
@@ -167,11 +185,15 @@ extension Vault {
         }
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(headerBytes) } catch { newDescriptor.close(); throw VaultError.corrupt(error) }
-        guard newHeader.vaultID == header.vaultID else {
+        let newKey: SecureBytes?
+        do {
+            guard newHeader.vaultID == header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
+            newKey = try key(of: newHeader)
+        } catch {
             newDescriptor.close()
-            throw VaultError.replacedByAnotherVault(path: path)
+            throw error
         }
         adopt(newDescriptor, identity: newIdentity, header: newHeader)
-        keyMayHaveChanged = true
+        if let newKey { key = newKey } else { keyMayHaveChanged = true }
     }
 }

@@ -15,7 +15,7 @@ extension KeychainError {
         switch error {
         case .noSuchVault: return .noSuchKeychain
         case .alreadyExists: return .duplicateKeychain
-        case .wrongPassword: return .authFailed
+        case .wrongPassword, .passwordChanged: return .authFailed
         case .corrupt, .recordAuthenticationFailed, .replacedByAnotherVault: return .decode
         case .unsafeFile, .recordTooLarge: return .param
         case .lockTimeout: return .notAvailable

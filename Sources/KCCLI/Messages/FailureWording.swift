@@ -86,6 +86,9 @@ struct FailureWording: Equatable {
                       hint: "if you restored this copy on purpose, pass --accept-rollback")
         case .replacedByAnotherVault(let path):
             self.init("\(path) was replaced by a vault this process cannot read", hint: "run the command again")
+        case .passwordChanged(let path):
+            self.init("the master password of \(path) was changed by another process after this one opened it; nothing was written",
+                      hint: "run the command again with the new master password")
         }
     }
 
