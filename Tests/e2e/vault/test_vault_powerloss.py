@@ -19,17 +19,20 @@ Appends use long secrets, so that a record spans several sectors and can tear. T
 gets wrong today (zero-filled sectors in an unacknowledged final record) are checked apart, in
 `test_power_loss_known_bug`, marked xfail(strict): it turns red once they are fixed.
 KC_POWERLOSS_SEED changes the sample of random mixtures; KC_STRESS=1 takes more of them.
+The trace is complete only if no Swift file outside KCSystem changes files by itself: checked last.
 """
 from __future__ import annotations
 
 import os
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass
 
 import pytest
 
 from powerloss import CLASSES, Model, crash_states, digest, materialize, parse_trace
+from kcharness import REPO
 from vaultkit import Kc, figure, scale
 from vaultscenarios import SCENARIOS, Scenario, _base, _torn
 
@@ -267,3 +270,31 @@ def test_power_loss_known_bug(tmp_path, cls, scenario):
     figure(f"[power loss] known bug: {scenario.name}: {len(failures)} of {checked[cls]} {cls} crash states "
            f"do not open without repair --salvage")
     report(f"{scenario.name} ({cls})", traced, checked, outcomes, failures)
+
+
+# A call that changes files or folders, made without FileDescriptor or FileSystem, would not reach
+# the fault seam: the trace would miss it and the states above would not be the real ones.
+RAW_CALL = re.compile(r"(?<![.\w])(?:Glibc\.)?(?:unlink|unlinkat|link|linkat|rename|renameat|mkdir|mkdirat|ftruncate|"
+                      r"truncate|fsync|fdatasync|creat|pwrite|open(?!\(\w+:)|write(?=\(\w+(?:\.rawValue)?,))\(")
+NOT_A_FILE = {"Sources/KCCLI/IO/Terminal.swift": ('Glibc.open("/dev/tty"', "Glibc.write(fd, &byte, 1)")}
+
+
+def raw_file_calls(path: str, text: str) -> list[str]:
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        code = line.split("//")[0]
+        if "func " in code or not RAW_CALL.search(code):
+            continue
+        if any(allowed in code for allowed in NOT_A_FILE.get(path, ())):
+            continue
+        found.append(f"{path}:{number}: {line.strip()}")
+    return found
+
+
+def test_every_file_change_goes_through_the_seam():
+    sources = REPO / "Sources"
+    files = [p for p in sources.rglob("*.swift") if "KCSystem" not in p.parts]
+    found = [hit for p in files for hit in raw_file_calls(str(p.relative_to(REPO)), p.read_text())]
+    assert files and not found, "file system calls that bypass FileDescriptor/FileSystem (and the fault seam):\n" + \
+        "\n".join(found)
+    figure(f"[power loss] {len(files)} Swift files outside KCSystem: no file or folder change bypasses the fault seam")
