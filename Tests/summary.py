@@ -3,7 +3,8 @@
 (LOGS/PHASE.status): XCTest (unit), pytest (e2e) and the fuzz smoke run (fuzz; each target that
 ran without a crash counts as one passed test).
 
-Prints one line per phase with its outcome, then the totals, "kc: N passed, N failed, N skipped".
+Prints one line per phase with its outcome, then the totals, "kc: N passed, N failed, N skipped"
+(and ", N known bugs (xfail)": strict xfails, each listed with its reason; an xpass fails).
 A phase fails when its command failed, when it crashed or ran no test, or when its log lacks the
 closing result it must print; a skip fails unless ALLOWED_SKIPS expects it (a test that must run
 on the machine `make test` prepares, such as the root, tmpfs, strace or shell tests, may not skip).
@@ -32,6 +33,7 @@ class Phase:
     passed: int = 0
     failed: int = 0
     skipped: int = 0
+    known_bugs: int = 0      # strict xfails: tests of bugs not fixed yet, that fail the run once they pass
     problems: list = field(default_factory=list)
 
     @property
@@ -39,7 +41,8 @@ class Phase:
         return not self.failed and not self.problems
 
     def line(self) -> str:
-        counts = f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped"
+        counts = f"{self.passed} passed, {self.failed} failed, {self.skipped} skipped" + \
+            (f", {self.known_bugs} known bugs (xfail)" if self.known_bugs else "")
         return f"{self.name}: {counts}" + "".join(f"; {p}" for p in self.problems)
 
 
@@ -69,7 +72,10 @@ def e2e(log: str) -> Phase:
     counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|skipped|errors?|xfailed|xpassed)", closing[-1])}
     phase.passed = counts.get("passed", 0)
     phase.failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0) + counts.get("xpassed", 0)
-    phase.skipped = counts.get("skipped", 0) + counts.get("xfailed", 0)
+    phase.skipped = counts.get("skipped", 0)
+    phase.known_bugs = counts.get("xfailed", 0)
+    if len(re.findall(r"^XFAIL \S+", log, re.M)) != phase.known_bugs:
+        phase.problems.append(f"{phase.known_bugs} xfailed but not each listed with its reason (run pytest with -rx)")
     reasons = re.findall(r"^SKIPPED \[(\d+)\] (\S+?):\d+: (.*)$", log, re.M)
     if sum(int(n) for n, _, _ in reasons) != phase.skipped:
         phase.problems.append(f"{phase.skipped} skipped but {len(reasons)} skip reasons listed (run pytest with -rs)")
@@ -122,7 +128,9 @@ def report(phases: list[Phase]) -> int:
     for phase in phases:
         print(f"kc test summary: {phase.line()}")
     failed = sum(p.failed for p in phases) + sum(1 for p in phases if p.problems and not p.failed)
+    known = sum(p.known_bugs for p in phases)
     print(f"kc: {sum(p.passed for p in phases)} passed, {failed} failed, {sum(p.skipped for p in phases)} skipped"
+          + (f", {known} known bugs (xfail)" if known else "")
           + ("" if all(p.ok for p in phases) else " (FAILED: " + ", ".join(p.name for p in phases if not p.ok) + ")"))
     return 0 if all(p.ok for p in phases) else 1
 
@@ -148,6 +156,10 @@ def self_test() -> None:
     assert not e2e("220 passed, 1 skipped in 160s\n").ok   # a skip without its reason
     root = "SKIPPED [1] Tests/e2e/test_cli_init.py:146: needs root to give the file to another user\n"
     assert not e2e(root + "220 passed, 1 skipped in 160s\n").ok
+    xfail = "XFAIL Tests/e2e/vault/test_vault_powerloss.py::test_power_loss_known_bug[x] - reason\n"
+    assert e2e(xfail + "220 passed, 1 xfailed in 160s\n").ok and e2e(xfail + "220 passed, 1 xfailed in 1s\n").known_bugs == 1
+    assert not e2e("220 passed, 1 xfailed in 160s\n").ok     # an xfail without its reason
+    assert not e2e("220 passed, 1 xpassed in 160s\n").ok     # a known bug fixed: its mark must go
     ipv6 = "SKIPPED [3] Tests/e2e/ftp/test_ftp_ipv6.py:20: no IPv6 loopback here\n"
     assert e2e(ipv6 + "218 passed, 3 skipped in 160s\n").ok
     assert fuzz(FUZZ_OK).ok and fuzz(FUZZ_OK).passed == 2
