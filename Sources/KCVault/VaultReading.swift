@@ -173,7 +173,7 @@ extension Vault {
     }
 
     /// Opens the file that replaced ours at the path; its records are read by the next `catchUp`.
-    /// A changed header (`passwd`, `passwd --rotate-key`) is unwrapped again with the password
+    /// A changed header (a password change or key rotation) is unwrapped again with the password
     /// this vault was opened with; without one, a re-keyed file is refused by `catchUp`. A file of
     /// another vault is refused.
     private func switchToReplacement() throws {

@@ -2,21 +2,15 @@ import KCCrypto
 import KCFormat
 import KCVault
 
-/// What `repair --salvage` keeps and what it may lose, item by item, for the user to confirm.
+/// What a salvage keeps and what it may lose, item by item, for the user to confirm.
 public struct SalvageReport: Sendable {
     /// An authentic record the salvage leaves out because keeping it would move the log backwards.
     public struct LeftOut: Sendable, Equatable {
-        /// What the record would have done had it been kept where it lies.
-        public enum Effect: Sendable, Equatable {
-            /// Put back an older version of a live item.
-            case olderVersion
-            /// A version of an item the kept records delete.
-            case versionOfDeletedItem
-            /// Delete a live item.
-            case deletion
-            /// Nothing: a copy of a record that is kept, or a compaction marker.
-            case none
-        }
+        /// What the record would have done had it been kept where it lies: put back an older
+        /// version of a live item, be a version of an item the kept records delete, delete a live
+        /// item, or nothing (a copy of a record that is kept, or a compaction marker).
+        public enum Effect: Sendable, Equatable { case olderVersion, versionOfDeletedItem, deletion, none }
+
         public var sequence: UInt64
         public var offset: Int
         /// The item it concerns (nil for a marker, or a tombstone of an item no kept record names).
@@ -32,7 +26,7 @@ public struct SalvageReport: Sendable {
 
     /// Records the rebuilt vault keeps (before the salvage's own marker).
     public var keptRecords: Int
-    /// Each damaged region, as `kc check` describes it.
+    /// Each damaged region, as `Keychain.check` describes it.
     public var problems: [String]
     /// True when the file ends in a torn tail (never acknowledged; not a loss).
     public var tornTail: Bool

@@ -7,42 +7,18 @@ import KCVault
 /// The tolerant walk behind `kc repair --salvage` keeps authentic records only when they move the
 /// log forward: copies and replays (from this file or from before a compaction) are left out, and
 /// records it cannot read are reported as losses with what they may have been.
-final class SalvageOrderTests: XCTestCase {
-    private var folder = ""
-    private let password = SecureBytes(copying: Array("correct horse battery staple".utf8))
-    private var path: String { folder + "/v.kc" }
-
-    override func setUpWithError() throws {
-        var template = Array("/tmp/kc-salvage-order-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
-    }
-
-    override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
-
+final class SalvageOrderTests: VaultFolderTestCase {
     /// A vault written through the real append path: puts of `items` (by letter), in order; a
     /// letter seen before updates that item. Returns the vault and the item id of each letter.
     private func vault(_ items: String) throws -> (Vault, [Character: [UInt8]]) {
-        let vault = try Vault.create(at: path, password: password, kdf: VaultFixture.fastKDF, lockTimeout: 5,
-                                     stateDirectory: folder + "/state")
+        let vault = try create()
         var ids: [Character: [UInt8]] = [:]
         for (n, letter) in items.enumerated() {
             let id = ids[letter] ?? Crypto.randomBytes(16)
             ids[letter] = id
-            try vault.append { _ in
-                [PendingRecord(kind: .put, itemID: id, base: nil, fields: [
-                    (FieldTag.itemClass.rawValue, SecureBytes(copying: [1])),
-                    (FieldTag.service.rawValue, SecureBytes(copying: Array("\(letter)".utf8))),
-                    (FieldTag.secret.rawValue, SecureBytes(copying: Array("secret-\(n)".utf8))),
-                ])]
-            }
+            try put(vault, "\(letter)", id: id, secret: "secret-\(n)")
         }
         return (vault, ids)
-    }
-
-    private func fileBytes() -> [UInt8] { [UInt8](FileManager.default.contents(atPath: path)!) }
-
-    private func write(_ bytes: [UInt8]) {
-        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]))
     }
 
     private func inspect() throws -> VaultInspection {
