@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict + faultSeam),
         .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
-        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCCrypto", "KCSystem", "KCFormat"],
+        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCVault", "KCCrypto", "KCSystem", "KCFormat"],
                 swiftSettings: strict + faultSeam),
         .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
@@ -42,6 +42,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat"],
                     swiftSettings: strict),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain", "KCCrypto"], swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

@@ -151,10 +151,7 @@ public struct FTPTarget: Equatable, Sendable {
         }
         var port: Int?
         if let portText {
-            guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let value = Int(portText), (1...65535).contains(value) else {
-                throw bad(.badPort)
-            }
+            guard let value = Attribute.port.checked(String(portText)).flatMap({ Int($0) }) else { throw bad(.badPort) }
             port = value
         }
         if host.hasSuffix(".") && host.count > 1 { host.removeLast() }

@@ -12,10 +12,18 @@ extension Vault {
     /// anything is already there).
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters,
                               lockTimeout: Double? = 10, stateDirectory: String? = nil) throws -> Vault {
+        try create(at: path, kdf: kdf, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
+    }
+
+    /// `create`, calling `password` only once the parameters are valid and the path is free, so
+    /// that a refused creation never prompts.
+    public static func create(at path: String, kdf: KDFParameters, lockTimeout: Double? = 10, stateDirectory: String? = nil,
+                              password: () throws -> SecureBytes) throws -> Vault {
         guard kdf.isWithinBounds else {
             throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
         }
         if FileSystem.exists(path) { throw VaultError.alreadyExists(path: path) }
+        let password = try password()
         let folder = FileSystem.directoryName(path)
         do { try FileSystem.makeDirectories(folder) } catch {
             throw VaultError.io(operation: "cannot create the folder", path: folder, errno: error)

@@ -236,10 +236,6 @@ extension Vault {
     }
 
     static func timestampForFileName() -> String {
-        var now = time(nil)
-        var parts = tm()
-        gmtime_r(&now, &parts)
-        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+        ISO8601.string(millisecondsSince1970: Int64(time(nil)) * 1000, basic: true)
     }
 }

@@ -22,6 +22,26 @@ public enum Attribute: String, Sendable, CaseIterable {
         }
     }
 
+    /// Port numbers an item takes.
+    public static let ports = 1...65535
+
+    /// `value` in the form this attribute stores ("0443" → "443"), or nil when the attribute does
+    /// not take it: a port is a number from 1 to 65535; a protocol or an authentication type is a
+    /// lower-case word (letters, digits, "+", "-", "."). Other attributes take any text.
+    public func checked(_ value: String) -> String? {
+        switch self {
+        case .port:
+            guard value.count <= 5, value.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(value),
+                  Self.ports.contains(port) else { return nil }
+            return String(port)
+        case .protocol, .authenticationType:
+            let word = value.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
+            return !value.isEmpty && word ? value : nil
+        default:
+            return value
+        }
+    }
+
     /// Attributes forming the primary key (a second add with the same values is a duplicate).
     public static func primaryKey(for itemClass: ItemClass) -> [Attribute] {
         switch itemClass {
@@ -52,10 +72,10 @@ public struct ItemAttributes: Equatable, Sendable {
         return values[attribute] ?? ""
     }
 
-    /// Checks values the vault stores in binary form: a port must be a number from 0 to 65535.
+    /// Checks every value's form (`Attribute.checked`).
     public func validate() throws(KeychainError) {
-        if let port = values[.port], UInt16(port) == nil {
-            throw KeychainError(.param, .invalidPort(port))
+        for (attribute, value) in values where attribute.checked(value) == nil {
+            throw KeychainError(.param, .invalidAttribute(attribute, value))
         }
     }
 

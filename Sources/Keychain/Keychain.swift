@@ -57,9 +57,16 @@ public final class Keychain {
     /// Creates a new vault at `path` (refusing to overwrite one) and opens it.
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate,
                               options: OpenOptions = OpenOptions()) throws(KeychainError) -> Keychain {
+        try create(at: path, kdf: kdf, options: options) { password }
+    }
+
+    /// Creates a new vault at `path`, calling `password` only once the path is known to be free
+    /// (an existing vault is errSecDuplicateKeychain before any prompt).
+    public static func create(at path: String, kdf: KDFParameters = .moderate, options: OpenOptions = OpenOptions(),
+                              password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
-            return Keychain(vault: try Vault.create(at: path, password: password, kdf: kdf, lockTimeout: options.lockTimeout,
-                                                    stateDirectory: options.stateDirectory))
+            return Keychain(vault: try Vault.create(at: path, kdf: kdf, lockTimeout: options.lockTimeout,
+                                                    stateDirectory: options.stateDirectory) { try password() })
         } catch { throw KeychainError(error) }
     }
 
@@ -93,9 +100,15 @@ public final class Keychain {
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
     /// Throws errSecItemNotFound when nothing matches.
     public func find(_ query: Query) throws(KeychainError) -> [Item] {
-        let matches = try allItems().filter { query.matches($0) }
+        try find(anyOf: [query])
+    }
+
+    /// The items matching any of `queries`, in creation order (only the first unless one of them
+    /// has `matchAll`). Throws errSecItemNotFound when nothing matches.
+    public func find(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
+        let matches = try allItems().filter { item in queries.contains { $0.matches(item) } }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
-        return query.matchAll ? matches : [matches[0]]
+        return queries.contains(where: \.matchAll) ? matches : [matches[0]]
     }
 
     /// SecItemAdd: errSecDuplicateItem when the primary key exists, unless `updateExisting`

@@ -81,8 +81,8 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case ambiguousMatch([Item])
         /// An update would give an item the primary key of another item; nothing was changed.
         case primaryKeyCollision
-        /// A port attribute that is not a port number.
-        case invalidPort(String)
+        /// A value its attribute does not take (`Attribute.checked`).
+        case invalidAttribute(Attribute, String)
         /// A put record that authenticates but is not an item (Docs/FORMAT.md, "Item encoding").
         case notAnItem(NotAnItem)
         /// A salvage found the vault changed since its report was confirmed; nothing was written.

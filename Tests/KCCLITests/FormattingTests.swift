@@ -1,5 +1,6 @@
 import XCTest
 import KCCrypto
+import KCSystem
 @testable import KCCLI
 
 final class FormattingTests: XCTestCase {
@@ -47,6 +48,7 @@ final class FormattingTests: XCTestCase {
     func testISO8601() {
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: 0), "1970-01-01T00:00:00Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: 1_700_000_000_999), "2023-11-14T22:13:20Z")
+        XCTAssertEqual(ISO8601.string(millisecondsSince1970: 1_700_000_000_999, basic: true), "20231114T221320Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: 951_782_400_000), "2000-02-29T00:00:00Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: -1), "1969-12-31T23:59:59Z")
         XCTAssertEqual(ISO8601.string(millisecondsSince1970: -1_500), "1969-12-31T23:59:58Z")

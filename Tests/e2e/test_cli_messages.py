@@ -1,6 +1,8 @@
 """How kc words failures and status lines: the CLI alone words them, in one form."""
 import re
 
+import pexpect
+
 from kcharness import EXIT_NO_SUCH_KEYCHAIN, EXIT_PARAM, assert_failure
 
 
@@ -40,4 +42,17 @@ def test_an_ambiguous_change_lists_the_matches_and_changes_nothing(kc_ready):
     assert [line.split()[:4] for line in lines[2:4]] == [["generic", "-", "svc", "a"], ["generic", "-", "svc", "b"]]
     assert len(lines) == 6 and lines[4] == "kc: error: 2 items match; nothing was changed (errSecParam)"
     assert "--all" in (result.hint or "")
+    assert kc.vault_path.read_bytes() == before
+
+
+def test_init_over_a_vault_is_refused_before_any_prompt_in_the_one_wording(kc_ready):
+    kc = kc_ready
+    before = kc.vault_path.read_bytes()
+    child = kc.spawn(["init", "--kdf-ops", "2", "--kdf-memory", "64M"], unset=("KC_MASTER_PASSWORD_FILE",))
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 48, child.before
+    assert child.before.splitlines() == [
+        f"kc: error: a vault already exists at {kc.vault_path}; it was left untouched (errSecDuplicateKeychain)",
+        "kc: hint: use it as it is, or choose another path with --vault PATH"]
     assert kc.vault_path.read_bytes() == before

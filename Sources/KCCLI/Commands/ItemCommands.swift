@@ -26,7 +26,7 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let keychain = try context.openKeychain()
     let items: [Item]
     do {
-        items = try lookUp(keychain, queries, matchAll: invocation.flag("all"))
+        items = try keychain.find(anyOf: queries)
     } catch {
         if error.status == .itemNotFound && json { ItemPrinter.writeJSON([], withSecrets: false, to: context.output) }
         throw error
@@ -94,10 +94,11 @@ private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) t
 }
 
 /// One query per class for find: without a class, -s means service (generic) or server (internet).
+/// With --all, every match.
 private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(KeychainError) -> [Query] {
-    let ignoreCase = invocation.flag("ignore-case")
+    let ignoreCase = invocation.flag("ignore-case"), all = invocation.flag("all")
     if let itemClass {
-        return [Query(itemClass: itemClass, filters: try ItemOptions.attributes(invocation, itemClass), ignoreCase: ignoreCase)]
+        return [Query(itemClass: itemClass, filters: try ItemOptions.attributes(invocation, itemClass), ignoreCase: ignoreCase, matchAll: all)]
     }
     var common: [Attribute: String] = [:]
     for attribute in [Attribute.account, .label, .description, .comment] {
@@ -107,25 +108,13 @@ private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?
         throw usageError("give -s/--service or --server, not both (they mean the same here)")
     }
     guard let name = invocation.value("service") ?? invocation.value("server") else {
-        return [Query(itemClass: nil, filters: common, ignoreCase: ignoreCase)]
+        return [Query(itemClass: nil, filters: common, ignoreCase: ignoreCase, matchAll: all)]
     }
     var generic = common, internet = common
     generic[.service] = name
     internet[.server] = name
-    return [Query(itemClass: .generic, filters: generic, ignoreCase: ignoreCase),
-            Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase)]
-}
-
-/// The items matching any of `queries`, in creation order; errSecItemNotFound when none.
-private func lookUp(_ keychain: Keychain, _ queries: [Query], matchAll: Bool) throws(KeychainError) -> [Item] {
-    if queries.count == 1 {
-        var query = queries[0]
-        query.matchAll = matchAll
-        return try keychain.find(query)
-    }
-    let matches = try keychain.allItems().filter { item in queries.contains { $0.matches(item.attributes) } }
-    guard !matches.isEmpty else { throw KeychainError(.itemNotFound) }
-    return matchAll ? matches : [matches[0]]
+    return [Query(itemClass: .generic, filters: generic, ignoreCase: ignoreCase, matchAll: all),
+            Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase, matchAll: all)]
 }
 
 /// --binary only with --password-stdin; --password-stdin and --password exclude each other.

@@ -74,24 +74,12 @@ enum ItemOptions {
         return result
     }
 
-    /// Checks a value's form: ports are numbers 1-65535; protocols and authentication types are words.
+    /// `value` in its stored form (`Attribute.checked`); a usage error naming `written` otherwise.
     static func checked(_ value: String, _ attribute: Attribute, written: String) throws(KeychainError) -> String {
-        switch attribute {
-        case .port:
-            guard let port = Int(value), (1...65535).contains(port), value.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-                throw usageError("\(written) needs a port number from 1 to 65535, not '\(value)'")
-            }
-            return String(port)
-        case .protocol, .authenticationType:
-            let allowed = value.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) || "+-.".unicodeScalars.contains($0) }
-            guard !value.isEmpty, allowed else {
-                let examples = attribute == .protocol ? "ftp, https, ssh" : "default, httpbasic"
-                throw usageError("\(written) needs a lower-case word such as \(examples), not '\(value)'")
-            }
-            return value
-        default:
-            return value
+        guard let checked = attribute.checked(value) else {
+            throw usageError(FailureWording.invalid(attribute, value, written: written))
         }
+        return checked
     }
 }
 

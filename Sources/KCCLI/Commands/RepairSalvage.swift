@@ -1,5 +1,6 @@
 import KCCrypto
 import Keychain
+import KCFormat
 
 /// `kc repair --salvage`: shows what the rebuilt vault keeps and may lose, item by item, asks,
 /// then rebuilds it only if the vault still has exactly those consequences.
@@ -39,7 +40,7 @@ enum SalvageWording {
         }
         for record in plan.leftOut { lines.append("left out: record \(record.sequence) at offset \(record.offset), \(effect(record))") }
         for gap in plan.counterGaps {
-            lines.append("device \(Hex.string(gap.device)): counter\(gap.missing.count == 1 && gap.missing[0].lowerBound == gap.missing[0].upperBound ? "" : "s") \(gap.missing.map(span).joined(separator: ", ")) missing")
+            lines.append("device \(gap.device.hexString): counter\(gap.missing.count == 1 && gap.missing[0].lowerBound == gap.missing[0].upperBound ? "" : "s") \(gap.missing.map(span).joined(separator: ", ")) missing")
         }
         lines.append("afterwards this machine takes the salvaged vault as its newest copy (writes are not refused as a rollback)")
         return lines

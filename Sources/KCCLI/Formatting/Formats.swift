@@ -2,23 +2,6 @@
 import Glibc
 #endif
 
-/// Dates as ISO 8601 in UTC, without Foundation.
-public enum ISO8601 {
-    /// "2026-11-23T04:27:47Z" for milliseconds since 1970-01-01 UTC (sub-second part dropped).
-    public static func string(millisecondsSince1970 milliseconds: Int64) -> String {
-        let (quotient, remainder) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-        var seconds = time_t(remainder < 0 ? quotient - 1 : quotient)   // floor, without overflow at Int64.min
-        var parts = tm()
-        guard gmtime_r(&seconds, &parts) != nil else { return "invalid-date" }
-        func pad(_ value: Int32, _ width: Int) -> String {
-            let digits = String(value)
-            return String(repeating: "0", count: max(0, width - digits.count)) + digits
-        }
-        return pad(parts.tm_year + 1900, 4) + "-" + pad(parts.tm_mon + 1, 2) + "-" + pad(parts.tm_mday, 2)
-            + "T" + pad(parts.tm_hour, 2) + ":" + pad(parts.tm_min, 2) + ":" + pad(parts.tm_sec, 2) + "Z"
-    }
-}
-
 /// Sizes written like `8M`, `256M`, `1G`, `64K` or plain bytes (binary multiples).
 public enum ByteSize {
     /// Parses a size; nil when it is not a positive number with an optional K/M/G (KiB/MiB/GiB) suffix.
@@ -47,20 +30,6 @@ public enum ByteSize {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }
         if bytes >= 1 << 10 && bytes % (1 << 10) == 0 { return "\(bytes >> 10) KiB" }
         return "\(bytes) bytes"
-    }
-}
-
-/// Hexadecimal for item ids.
-enum Hex {
-    static func string(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }
 

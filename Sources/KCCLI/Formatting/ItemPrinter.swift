@@ -1,4 +1,6 @@
 import KCCrypto
+import KCFormat
+import KCSystem
 import Keychain
 
 /// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
@@ -8,7 +10,7 @@ enum ItemPrinter {
 
     /// Attributes in the documented field order, with their values, for one item.
     static func fields(_ item: Item) -> [(String, String)] {
-        var result: [(String, String)] = [("id", Hex.string(item.id)), ("class", item.itemClass.rawValue)]
+        var result: [(String, String)] = [("id", item.id.hexString), ("class", item.itemClass.rawValue)]
         for attribute in Attribute.all(for: item.itemClass) {
             if let value = item.attributes[attribute] { result.append((fieldName(attribute), value)) }
         }

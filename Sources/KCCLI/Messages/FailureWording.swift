@@ -41,7 +41,7 @@ struct FailureWording: Equatable {
             self.init("\(items.count) items match; nothing was changed",
                       hint: "narrow the selection with more attributes (e.g. -a ACCOUNT), or add --all for every match")
         case .primaryKeyCollision: self.init("the change would give an item the primary key of another item")
-        case .invalidPort(let text): self.init("the port must be a number from 0 to 65535, not '\(text)'")
+        case .invalidAttribute(let attribute, let value): self.init(Self.invalid(attribute, value, written: "the \(attribute.rawValue)"))
         case .notAnItem(let record): self.init(Self.notAnItem(record))
         case .changedSinceSalvageConfirmed:
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
@@ -89,6 +89,16 @@ struct FailureWording: Equatable {
         case .passwordChanged(let path):
             self.init("the master password of \(path) was changed by another process after this one opened it; nothing was written",
                       hint: "run the command again with the new master password")
+        }
+    }
+
+    /// What a value its attribute does not take needs to be; `written` names the attribute or flag.
+    static func invalid(_ attribute: Attribute, _ value: String, written: String) -> String {
+        switch attribute {
+        case .port: return "\(written) needs a port number from \(Attribute.ports.lowerBound) to \(Attribute.ports.upperBound), not '\(value)'"
+        case .protocol: return "\(written) needs a lower-case word such as ftp, https, ssh, not '\(value)'"
+        case .authenticationType: return "\(written) needs a lower-case word such as default, httpbasic, not '\(value)'"
+        default: return "\(written) cannot be '\(value)'"
         }
     }
 
