@@ -6,9 +6,30 @@ import KCSystem
 /// and where the damage is. Used by `Keychain.check` and the salvage; ordinary reads stop at the
 /// first problem instead.
 public struct VaultInspection {
+    /// Damage at a file offset, as data (front ends word it).
     public struct Problem: Sendable {
         public var offset: Int
-        public var message: String
+        public var kind: Kind
+
+        public enum Kind: Sendable {
+            /// A frame that cannot be read (bad checksum, impossible length).
+            case badFrame(FormatError)
+            /// From the offset to the end of the file, `bytes` bytes hold no valid frame.
+            case unreadableToEnd(bytes: Int)
+            /// A complete record that fails authentication (damaged, tampered, moved, another vault's).
+            case authenticationFailed(sequence: UInt64)
+            /// A record that authenticates but breaks the payload rules.
+            case badPayload(sequence: UInt64, FormatError)
+            /// An authentic record left out: keeping it would move the log backwards.
+            case leftOut(sequence: UInt64, ReplayReason)
+            /// The record at the offset follows a kept one whose sequence number is not the one before
+            /// its own, with nothing readable between: the records `missing` were removed.
+            case missing(ClosedRange<UInt64>, before: UInt64)
+            /// The record breaks the batch of `count` records at `batchOffset`, which is dropped.
+            case breaksBatch(sequence: UInt64, batchOffset: Int, count: Int)
+            /// The batch of `count` records at the offset never ends: it is dropped.
+            case incompleteBatch(count: Int)
+        }
     }
 
     /// Why an authentic record is left out: keeping it would move the log backwards.
@@ -165,7 +186,7 @@ extension Vault {
         for record in result.goodRecords {
             if let last = open.last, let expected = last.batchRemaining,
                record.batchRemaining != expected - 1 || record.sequence != last.sequence + 1 {
-                result.problems.append(.init(offset: record.offset, message: "record \(record.sequence) at offset \(record.offset) breaks the batch of \(open.count) record(s) at offset \(open[0].offset), which is dropped"))
+                result.problems.append(.init(offset: record.offset, kind: .breaksBatch(sequence: record.sequence, batchOffset: open[0].offset, count: open.count)))
                 open = []
             }
             open.append(record)
@@ -176,7 +197,7 @@ extension Vault {
         }
         if let first = open.first {
             if result.problems.contains(where: { $0.offset > first.offset }) {
-                result.problems.append(.init(offset: first.offset, message: "the batch of \(open.count) record(s) at offset \(first.offset) is incomplete and is dropped"))
+                result.problems.append(.init(offset: first.offset, kind: .incompleteBatch(count: open.count)))
             } else {
                 result.tornTail = (first.offset, bytes.count - first.offset)   // the end of the file cut the append
             }
@@ -195,10 +216,10 @@ extension Vault {
             var offset = VaultHeader.length
             while offset < raw.count {
                 let scan: FrameScan
-                do { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil) } catch {
-                    result.problems.append(.init(offset: offset, message: "\(error)"))
+                do throws(FormatError) { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil) } catch {
+                    result.problems.append(.init(offset: offset, kind: .badFrame(error)))
                     guard let next = nextPlausibleFrame(raw, after: offset) else {
-                        result.problems.append(.init(offset: offset, message: "\(raw.count - offset) bytes up to the end of the file hold no readable record"))
+                        result.problems.append(.init(offset: offset, kind: .unreadableToEnd(bytes: raw.count - offset)))
                         result.unreadable.append(.init(offset: offset, length: raw.count - offset, frame: nil))
                         return
                     }
@@ -217,11 +238,10 @@ extension Vault {
                         let record = try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)
                         if let reason = order.reasonToLeaveOut(record, previousTag: previousTag) {
                             result.replays.append(.init(record: record, reason: reason))
-                            result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) \(reason.text): left out"))
+                            result.problems.append(.init(offset: offset, kind: .leftOut(sequence: frame.sequence, reason)))
                         } else {
                             if let gap = order.gap(before: record), !result.unreadable.contains(where: { $0.offset > (result.goodRecords.last?.offset ?? 0) }) {
-                                let missing = gap + 1 == frame.sequence - 1 ? "record \(gap + 1) is" : "records \(gap + 1) to \(frame.sequence - 1) are"
-                                result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset): \(missing) missing before it (removed)"))
+                                result.problems.append(.init(offset: offset, kind: .missing((gap + 1)...(frame.sequence - 1), before: frame.sequence)))
                             }
                             order.keep(record, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
                             result.goodRecords.append(record)
@@ -231,12 +251,12 @@ extension Vault {
                             result.tornTail = (offset, raw.count - offset)   // zero fill: never acknowledged
                             return
                         }
-                        let why: String
                         switch error {
-                        case .authentication: why = "failed authentication (damaged, tampered, moved or from another vault)"
-                        case .payload(let reason): why = "\(reason)"
+                        case .authentication:
+                            result.problems.append(.init(offset: offset, kind: .authenticationFailed(sequence: frame.sequence)))
+                        case .payload(let reason):
+                            result.problems.append(.init(offset: offset, kind: .badPayload(sequence: frame.sequence, reason)))
                         }
-                        result.problems.append(.init(offset: offset, message: "record \(frame.sequence) at offset \(offset) \(why)"))
                         result.unreadable.append(.init(offset: offset, length: body.upperBound - offset, frame: frame))
                     }
                     offset = body.upperBound
@@ -288,16 +308,6 @@ private struct LogOrder {
         recordIDs.insert(record.payload.recordID)
         if record.payload.kind == .compaction {
             for entry in VersionVector.frontier(of: record) { frontier.raise(entry.device, to: entry.counter) }
-        }
-    }
-}
-
-extension VaultInspection.ReplayReason {
-    var text: String {
-        switch self {
-        case .sequenceNotAfter(let last): return "does not come after record \(last) (a copy or a replay)"
-        case .sameRecordID: return "repeats a record already read (a copy or a replay)"
-        case .beforeCompaction: return "is older than the compaction before it (a replay)"
         }
     }
 }

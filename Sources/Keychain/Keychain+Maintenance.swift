@@ -18,7 +18,7 @@ public struct CheckReport: Sendable {
     public var kdf: KDFParameters
     public var fileSize: Int
     /// Damaged records (they do not authenticate, or break a payload or batch rule).
-    public var problems: [String]
+    public var problems: [VaultInspection.Problem]
     /// Puts that authenticate but are not items: a read of the vault fails on the first of them.
     public var badItems: [NotAnItem] = []
     /// An incomplete final record (never acknowledged, so not damage).
@@ -70,7 +70,7 @@ extension Keychain {
         } catch { throw KeychainError(error) }
         let (index, badItems) = LiveIndex.tolerant(inspection.goodRecords)
         var report = CheckReport(items: index.all.count, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
-                                 fileSize: inspection.fileSize, problems: inspection.problems.map(\.message),
+                                 fileSize: inspection.fileSize, problems: inspection.problems,
                                  badItems: badItems)
         report.tornTail = inspection.tornTail
         let stateDirectory = options.stateDirectory ?? DeviceIdentity.defaultStateDirectory()

@@ -27,7 +27,7 @@ public struct SalvageReport: Sendable {
     /// Records the rebuilt vault keeps (before the salvage's own marker).
     public var keptRecords: Int
     /// Each damaged region, as `Keychain.check` describes it.
-    public var problems: [String]
+    public var problems: [VaultInspection.Problem]
     /// True when the file ends in a torn tail (never acknowledged; not a loss).
     public var tornTail: Bool
     /// Records that were written but cannot be kept: their sequence numbers (nil: unknown), and
@@ -99,7 +99,7 @@ extension SalvageReport {
             }
         }
         keptRecords = kept.count
-        problems = inspection.problems.map(\.message)
+        problems = inspection.problems
         tornTail = inspection.tornTail != nil
         lost = losses.map { ($0.sequences, $0.mayBeVersion, $0.mayBeDeletion) }
         func items(before losses: [VaultInspection.Loss]) -> [ItemAttributes] {

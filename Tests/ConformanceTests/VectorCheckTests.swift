@@ -37,15 +37,13 @@ final class VectorCheckTests: XCTestCase {
         let error = vector.value("error") ?? ""
         // A put that is not an item is the item layer's business, not the walk's: the walk sees a vault that opens.
         let opens = vector.value("expect") != "record failure" || error.hasPrefix("bad-item")
-        return compare(opens: opens, problems: inspection.problems.map { ($0.offset, $0.message) },
+        return compare(opens: opens, problems: inspection.problems.map { ($0.offset, "\($0.kind)") },
                        torn: inspection.tornTail, records: inspection.goodRecords.count, whole: inspection.isWhole, vector)
     }
 
     /// How `kc check`'s report differs from the expected outcome of opening the vault and reading its items.
     static func disagreements(_ report: CheckReport, _ vector: CommittedVector) throws -> [String] {
-        let problems = report.problems.map { message in
-            (message.range(of: "at offset ").flatMap { Int(message[$0.upperBound...].prefix { $0.isNumber }) } ?? -1, message)
-        } + report.badItems.map { ($0.offset, "record \($0.sequence) is not an item: \($0.problem)") }
+        let problems = report.problems.map { ($0.offset, "\($0.kind)") } + report.badItems.map { ($0.offset, "record \($0.sequence) is not an item: \($0.problem)") }
         var out = compare(opens: vector.value("expect") != "record failure", problems: problems, torn: report.tornTail,
                           records: report.records, whole: report.isIntact, vector)
         if (report.tornTail != nil) != (vector.value("warning") != nil) { out.append("torn tail \(String(describing: report.tornTail))") }

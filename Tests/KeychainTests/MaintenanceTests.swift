@@ -156,4 +156,26 @@ extension MaintenanceTests {
         XCTAssertTrue(FileManager.default.fileExists(atPath: live))
         XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated))
     }
+
+    func testSalvageRefusesAVaultChangedSinceItsReportWasConfirmed() throws {
+        let records = try seeded().vault.records   // put a, put b, put c, update a, delete c
+        var bytes = fileBytes()
+        bytes[records[1].offset + 60] ^= 0x01   // b's only record
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]))
+        let confirmed = try Keychain.planSalvage(at: path, options: options()) { self.password }
+        XCTAssertEqual(confirmed.lost.map { $0.sequences }, [2...2])
+        XCTAssertEqual(confirmed.mayGoBack, [], "a's current version was written after the loss")
+
+        bytes[records[3].offset + 60] ^= 0x01   // damaged further after the confirmation: a's update
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes), attributes: [.posixPermissions: 0o600]))
+        XCTAssertThrowsError(try Keychain.salvage(at: path, options: options(), confirmed: confirmed) { self.password }) { error in
+            guard case .changedSinceSalvageConfirmed? = (error as? KeychainError)?.reason else { return XCTFail("\(error)") }
+        }
+        XCTAssertTrue(fileBytes() == bytes, "nothing written")
+
+        let now = try Keychain.planSalvage(at: path, options: options()) { self.password }
+        XCTAssertEqual(now.mayGoBack.map { $0[.service] }, ["a"])
+        _ = try Keychain.salvage(at: path, options: options(), confirmed: now) { self.password }
+        XCTAssertEqual(try open().allItems().map { $0.attributes[.service] }, ["a"])
+    }
 }

@@ -26,7 +26,7 @@ func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: Se
 enum SalvageWording {
     static func lines(_ plan: SalvageReport, path: String) -> [String] {
         var lines = ["salvage keeps the \(plan.keptRecords) record(s) of \(path) that authenticate, in order; the damaged file is kept beside it"]
-        lines += plan.problems.map { "damaged: \($0)" }
+        lines += plan.problems.map { "damaged: \(ProblemWording.text($0))" }
         if plan.tornTail { lines.append("dropped: an incomplete final record (never acknowledged)") }
         for loss in plan.lost {
             let what = loss.sequences.map(records) ?? "an unknown number of records"

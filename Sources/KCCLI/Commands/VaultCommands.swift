@@ -95,7 +95,7 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     out.writeLine("kdf: Argon2id, \(report.kdf.opsLimit) pass\(report.kdf.opsLimit == 1 ? "" : "es"), \(ByteSize.describe(report.kdf.memoryLimit))")
     out.writeLine("records: \(report.records)")
     out.writeLine("items: \(report.items)")
-    for problem in report.problems { out.writeLine("damaged: \(problem)") }
+    for problem in report.problems { out.writeLine("damaged: \(ProblemWording.text(problem))") }
     for record in report.badItems { out.writeLine("not an item: \(FailureWording.notAnItem(record))") }
     if let torn = report.tornTail {
         out.writeLine("torn tail: incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)")
