@@ -97,7 +97,7 @@ test: test-deps
 	done
 	@$(VENV_PYTHON) Tests/summary.py $(TEST_LOGS)
 
-# Fuzzing (issue 3, test 10): libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded
+# Fuzzing: libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded
 # with Docs/vectors and Tests/Fuzz/corpus. `make fuzz` runs each for FUZZ_SECONDS and merges new
 # interesting inputs into Tests/Fuzz/corpus (commit them); `make test` runs fuzz-smoke, 60 s each.
 FUZZ_SECONDS ?= 300
@@ -107,7 +107,7 @@ fuzz:
 fuzz-smoke:
 	Tests/Fuzz/run.sh -t 60
 
-# Issue 3 at release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
+# Release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
 # ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each). Uses the debug build,
 # which has the test-only fault seam. Each test prints its figure in the summary.
 stress: venv build

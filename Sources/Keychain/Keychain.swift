@@ -6,7 +6,7 @@ import KCVault
 public struct OpenOptions: Sendable {
     /// Seconds to wait for the vault lock before failing with errSecNotAvailable (nil: forever).
     public var lockTimeout: Double?
-    /// Where the device id (and later the rollback anchor) live; nil: `$XDG_STATE_HOME/kc`.
+    /// Where the device id and the rollback anchors live; nil: `$XDG_STATE_HOME/kc`.
     public var stateDirectory: String?
     /// Allow writes to a vault older than a copy seen before (errSecVerifyFailed otherwise).
     public var acceptRollback: Bool

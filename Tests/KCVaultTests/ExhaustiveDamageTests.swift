@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCVault
 
-/// Issue 3, tests 3-5, in-process and exhaustive: truncation to every length, every single-bit
+/// Vault damage, in-process and exhaustive: truncation to every length, every single-bit
 /// flip, and structural tampering (swap, duplicate, remove, splice), all through `Vault.open`.
 final class ExhaustiveDamageTests: XCTestCase {
     /// Truncation to every length of a ~50-record vault: exactly the whole records before the cut.

@@ -1,6 +1,6 @@
 import Keychain
 
-/// The keychain commands (issue 2): init, add, find, update, delete, list. (`help` is listed last.)
+/// The keychain commands: init, add, find, update, delete, list. (`help` is listed last.)
 let coreCommands: [CommandSpec] = [initCommand]
     + ItemClass.allCases.map(addCommand)
     + [findAnyCommand] + ItemClass.allCases.map(findCommand)
@@ -17,7 +17,13 @@ private func primaryKeyText(_ itemClass: ItemClass) -> String {
         : "server, protocol, port, path, security domain, authentication type and account"
 }
 
-private let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match attribute values case-insensitively.")
+let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match attribute values case-insensitively.")
+
+/// --kdf-ops and --kdf-memory (init and passwd); the defaults say what applies without them.
+func kdfOptions(defaultOps: String, defaultMemory: String) -> [OptionSpec] {
+    [.value("kdf-ops", valueName: "N", help: "Argon2id passes (1 to 20; default \(defaultOps))."),
+     .value("kdf-memory", valueName: "SIZE", help: "Argon2id memory, e.g. 64M, 256M, 1G (8K to 4G; default \(defaultMemory)).")]
+}
 
 let initCommand = CommandSpec(
     "init", abstract: "Create a new, empty vault.",
@@ -30,10 +36,7 @@ let initCommand = CommandSpec(
     (3 passes, 256 MiB, about 0.6 s). --kdf-ops and --kdf-memory choose others; below the INTERACTIVE \
     preset (2 passes, 64 MiB) kc warns, as such a vault is cheap to attack.
     """,
-    options: [
-        .value("kdf-ops", valueName: "N", help: "Argon2id passes (1 to 20; default 3)."),
-        .value("kdf-memory", valueName: "SIZE", help: "Argon2id memory, e.g. 64M, 256M, 1G (8K to 4G; default 256M)."),
-    ],
+    options: kdfOptions(defaultOps: "3", defaultMemory: "256M"),
     examples: ["kc init", "kc --vault ~/work.kc init"],
     handler: runInit)
 

@@ -1,6 +1,6 @@
 import KCFTP
 
-/// FTP commands (issue 4): `ftp login`, `netrc`, `import netrc`.
+/// FTP commands: `ftp login`, `netrc`, `import netrc`.
 let ftpCommands: [CommandSpec] = [ftpLoginCommand, netrcCommand, importNetrcCommand]
 
 let ftpLoginCommand = CommandSpec(

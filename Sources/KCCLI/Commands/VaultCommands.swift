@@ -3,7 +3,7 @@ import KCFormat
 import KCSystem
 import Keychain
 
-/// Vault maintenance commands (issue 3): check, repair, compact, passwd, history.
+/// Vault maintenance commands: check, repair, compact, passwd, history.
 let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand]
     + ItemClass.allCases.map(historyCommand)
 
@@ -63,9 +63,7 @@ let passwdCommand = CommandSpec(
         .flag("rotate-key", help: "Also replace the vault key and re-seal every record."),
         .value("new-password-fd", valueName: "N", help: "Read the new master password from descriptor N."),
         .value("new-password-file", valueName: "PATH", help: "Read the new master password from PATH (mode 0600).", completion: .file),
-        .value("kdf-ops", valueName: "N", help: "New Argon2id passes (default: keep the vault's)."),
-        .value("kdf-memory", valueName: "SIZE", help: "New Argon2id memory, e.g. 256M (default: keep the vault's)."),
-    ],
+    ] + kdfOptions(defaultOps: "the vault's", defaultMemory: "the vault's"),
     examples: ["kc passwd", "kc passwd --rotate-key"],
     handler: runPasswd)
 
@@ -77,7 +75,7 @@ private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
         each was written; 'kc compact' removes all but the current one. Secrets only with -w.
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
-            .flag("ignore-case", short: "i", help: "Match attribute values case-insensitively."),
+            ignoreCaseOption,
             .flag("password", short: "w", help: "Show each version's secret too."),
         ],
         examples: ["kc history \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],

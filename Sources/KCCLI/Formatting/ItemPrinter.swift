@@ -5,14 +5,11 @@ import Keychain
 
 /// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
 enum ItemPrinter {
-    /// The JSON (and human) name of an attribute.
-    static func fieldName(_ attribute: Attribute) -> String { attribute.rawValue }
-
     /// Attributes in the documented field order, with their values, for one item.
     static func fields(_ item: Item) -> [(String, String)] {
         var result: [(String, String)] = [("id", item.id.hexString), ("class", item.itemClass.rawValue)]
         for attribute in Attribute.all(for: item.itemClass) {
-            if let value = item.attributes[attribute] { result.append((fieldName(attribute), value)) }
+            if let value = item.attributes[attribute] { result.append((attribute.rawValue, value)) }
         }
         result.append(("created", ISO8601.string(millisecondsSince1970: item.created)))
         result.append(("modified", ISO8601.string(millisecondsSince1970: item.modified)))

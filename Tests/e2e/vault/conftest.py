@@ -13,7 +13,7 @@ import vaultkit  # noqa: E402
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not vaultkit.FIGURES:
         return
-    terminalreporter.section("kc vault figures (issue 3)" + (" — stress scale" if vaultkit.STRESS else " — CI scale"))
+    terminalreporter.section("kc vault figures" + (" — stress scale" if vaultkit.STRESS else " — CI scale"))
     for line in vaultkit.FIGURES:
         terminalreporter.write_line(line)
 

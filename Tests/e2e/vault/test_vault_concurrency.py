@@ -1,4 +1,4 @@
-"""Issue 3, test 6: concurrent writers and readers, and the lock timeout."""
+"""Concurrent writers and readers, and the lock timeout."""
 from __future__ import annotations
 
 import json

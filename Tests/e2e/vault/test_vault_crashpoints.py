@@ -1,4 +1,4 @@
-"""Issue 3, test 2: crash at every I/O point through the test-only fault seam.
+"""Crash at every I/O point through the test-only fault seam.
 
 For each mutating command, for every k until the command completes without reaching its k-th
 I/O step (write, fsync, rename or ftruncate, counted together: KC_FAULT=any:k:...), the process

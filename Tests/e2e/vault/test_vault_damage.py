@@ -1,4 +1,4 @@
-"""Issue 3, tests 3, 4 and 5 through the binary (the exhaustive in-process versions live in
+"""Vault damage through the binary (the exhaustive in-process versions live in
 Tests/KCVaultTests): truncation, single-bit flips and structural tampering of a vault of ~50
 records (~8 KiB). A damaged vault gives an error (errSecDecode 93; errSecAuthFailed 51 for a
 header whose checksum was recomputed), never a wrong item, and is byte-identical afterwards;

@@ -1,4 +1,4 @@
-"""Issue 3, test 7: disk full and I/O errors.
+"""Disk full and I/O errors.
 
 A real full disk (a small tmpfs holding the vault and the state folder), and the fault seam
 failing each write and fsync of every mutating command with ENOSPC or EIO. Every failure must
@@ -30,7 +30,7 @@ def small_tmpfs(tmp_path):
                        capture_output=True, text=True)
     if r.returncode != 0:
         pytest.skip(f"cannot mount a small tmpfs here (mount exit {r.returncode}: {r.stderr.strip()}); "
-                    f"the disk-full half of test 7 did not run (the fault-seam half still does)")
+                    f"the disk-full half of these tests did not run (the fault-seam half still does)")
     try:
         yield mnt
     finally:

@@ -1,4 +1,4 @@
-"""Issue 3, test 8: never write after a failed read.
+"""Never write after a failed read.
 
 A wrong password, a corrupt header, a corrupt record and an unreadable vault (a directory or a
 FIFO where the file should be: chmod 000 does not stop root), 100 runs each spread over every

@@ -1,4 +1,4 @@
-"""Issue 3, test 11: KDF bounds.
+"""KDF bounds.
 
 A wrong password costs the full Argon2id derivation every time (no shortcut that would make
 guessing cheaper); a header asking for more than opslimit 20 or 4 GiB (or less than the minimum)

@@ -1,4 +1,4 @@
-"""Issue 3, test 1: kill -9 at random moments during add/update/delete/compact/passwd.
+"""kill -9 at random moments during add/update/delete/compact/passwd.
 
 Several workers run kc in parallel on one vault; most commands are killed with SIGKILL after a
 random delay drawn from the command's own measured duration. Each worker owns its items and

@@ -1,4 +1,4 @@
-"""Issue 3, test 9: secrets never leak.
+"""Secrets never leak.
 
 A canary secret given by prompt, standard input and descriptor is never visible in what /proc
 shows of kc or any child (argv and environment as exec placed them, process and thread names, open
