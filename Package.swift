@@ -42,6 +42,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat"],
                     swiftSettings: strict),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCFTP", "Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

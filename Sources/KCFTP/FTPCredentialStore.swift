@@ -19,11 +19,6 @@ public struct FTPCredential: Sendable {
         guard let account = attributes[.account], !account.isEmpty else { return nil }
         return account
     }
-
-    /// "label (account)" for choosing among several.
-    public var choiceTitle: String {
-        "\(attributes[.label] ?? attributes[.server] ?? "?") (\(account ?? "no account"))"
-    }
 }
 
 /// Where the login flow finds and saves passwords. The keychain in real use; a dictionary in tests.

@@ -12,8 +12,8 @@ public enum FTPNotice: Equatable, Sendable {
     case noSavedPassword(user: String?, host: String, protocol: String)
     /// A typed or given password was refused; `reply` is the server's line (untrusted text).
     case loginIncorrect(reply: String)
-    /// Several saved passwords match: the titles to choose from, numbered from 1.
-    case severalSavedPasswords(host: String, choices: [String])
+    /// Several saved passwords match: the items (attributes only) to choose from, numbered from 1.
+    case severalSavedPasswords(host: String, choices: [ItemAttributes])
     /// The answer to the choice was not a number from 1 to `count`.
     case answerOutOfRange(count: Int)
     /// Typed credentials were not saved: there is no terminal to ask.

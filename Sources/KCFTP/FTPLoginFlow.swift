@@ -122,7 +122,7 @@ public struct FTPLoginFlow {
     private func chooseCredential(_ matching: [FTPCredential]) throws(FTPLoginError) -> FTPCredential? {
         guard matching.count > 1 else { return matching.first }
         guard prompter.canPrompt else { throw .severalSavedPasswords(accounts: matching.map(\.account)) }
-        prompter.notice(.severalSavedPasswords(host: target.displayHost, choices: matching.map(\.choiceTitle)))
+        prompter.notice(.severalSavedPasswords(host: target.displayHost, choices: matching.map(\.attributes)))
         while true {
             let answer = try keychain { () throws(KeychainError) in
                 try prompter.readLine(prompt: "Use which one [1-\(matching.count)]: ")

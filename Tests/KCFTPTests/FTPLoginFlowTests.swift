@@ -202,7 +202,8 @@ final class FTPLoginFlowTests: XCTestCase {
         XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get(),
                        FTPLoginOutcome(user: "bob", saved: .usedSaved))
         XCTAssertEqual(transport.logins.map(\.password), ["pb"])
-        XCTAssertTrue(prompter.notices.contains(.severalSavedPasswords(host: host, choices: ["Alice (alice)", "Bob (bob)"])))
+        XCTAssertTrue(prompter.notices.contains(.severalSavedPasswords(
+            host: host, choices: [internetItem(host, account: "alice", label: "Alice"), internetItem(host, account: "bob", label: "Bob")])))
         XCTAssertTrue(prompter.notices.contains(.answerOutOfRange(count: 2)))
     }
 

@@ -80,6 +80,12 @@ enum FTPMessages {
         case lines([String])
     }
 
+    /// "label (account)" for choosing among several saved passwords.
+    private static func choiceTitle(_ attributes: ItemAttributes) -> String {
+        let account = attributes[.account].flatMap { $0.isEmpty ? nil : $0 }
+        return "\(attributes[.label] ?? attributes[.server] ?? "?") (\(account ?? "no account"))"
+    }
+
     static func shown(_ notice: FTPNotice) -> Shown {
         switch notice {
         case .clearText(let host):
@@ -94,7 +100,7 @@ enum FTPMessages {
             return .lines(["Login incorrect: \(reply)"])
         case .severalSavedPasswords(let host, let choices):
             return .lines(["Several saved passwords match \(host):"]
-                          + choices.enumerated().map { "  \($0.offset + 1)) \($0.element)" })
+                          + choices.enumerated().map { "  \($0.offset + 1)) \(choiceTitle($0.element))" })
         case .answerOutOfRange(let count):
             return .lines(["Please answer a number from 1 to \(count)."])
         case .notSavedWithoutTerminal:
