@@ -32,15 +32,18 @@ let package = Package(
         .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
-        .testTarget(name: "KCSystemTests", dependencies: ["KCSystem"], swiftSettings: strict),
+        // Shared by the test targets: temporary folders and the fast test KDF.
+        .target(name: "KCTestSupport", dependencies: ["KCFormat"], path: "Tests/KCTestSupport", swiftSettings: strict),
+        .testTarget(name: "KCSystemTests", dependencies: ["KCSystem", "KCTestSupport"], swiftSettings: strict),
         .testTarget(name: "KCCryptoTests", dependencies: ["KCCrypto", "CSodium"], swiftSettings: strict),
         .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto"], swiftSettings: strict),
-        .testTarget(name: "ConformanceTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain"],
+        .testTarget(name: "ConformanceTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "Keychain", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
-        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat"],
+        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat"],
+        .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCFTP", "Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]

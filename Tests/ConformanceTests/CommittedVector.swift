@@ -77,8 +77,3 @@ enum ItemValue: Decodable, Equatable, CustomStringConvertible {
     }
 }
 
-/// Makes a temporary folder, removed by the caller.
-func temporaryFolder(_ prefix: String) -> String {
-    var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
-    return String(cString: mkdtemp(&template)!)
-}

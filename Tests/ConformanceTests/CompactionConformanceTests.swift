@@ -3,13 +3,14 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// `valid-compaction-marker` is what `kc compact` makes of `valid-before-compaction`: the same
 /// payloads (kinds, item ids, record ids, timestamps, bases and fields), in the same order; only the
 /// marker's timestamp, taken from the clock, differs.
 final class CompactionConformanceTests: XCTestCase {
     func testCompactingTheVectorGivesTheCompactedVector() throws {
-        let folder = temporaryFolder("kc-compaction")
+        let folder = TemporaryFolder.make("kc-compaction")
         defer { _ = try? FileManager.default.removeItem(atPath: folder) }
         let before = try CommittedVector(name: "valid-before-compaction")
         let expected = try CommittedVector(name: "valid-compaction-marker")

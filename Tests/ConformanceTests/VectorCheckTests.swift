@@ -4,6 +4,7 @@ import KCCrypto
 import KCFormat
 import KCVault
 import Keychain
+import KCTestSupport
 
 /// `kc check` and `kc repair --salvage` read a vault with the tolerant walk (`Vault.inspect`), and
 /// `kc check` decodes every item of what it walked (`Keychain.check`), not with `Vault.open`. Each
@@ -12,7 +13,7 @@ import Keychain
 final class VectorCheckTests: XCTestCase {
     var folder = ""
 
-    override func setUp() { folder = temporaryFolder("kc-vectors-check") }
+    override func setUp() { folder = TemporaryFolder.make("kc-vectors-check") }
 
     override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
 

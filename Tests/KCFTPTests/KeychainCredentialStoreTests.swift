@@ -6,6 +6,7 @@ import KCFormat
 import KCFTP
 import Keychain
 import XCTest
+import KCTestSupport
 
 /// The store the CLI uses, against a real vault in a temporary folder.
 final class KeychainCredentialStoreTests: XCTestCase {
@@ -13,16 +14,15 @@ final class KeychainCredentialStoreTests: XCTestCase {
     private var keychain: Keychain!
 
     override func setUpWithError() throws {
-        var template = Array("/tmp/kcftp-store-XXXXXX".utf8CString)
-        folder = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        folder = TemporaryFolder.make("kcftp-store")
         let options = OpenOptions(stateDirectory: folder + "/state")
         keychain = try Keychain.create(at: folder + "/test.kc", password: secret("master"),
-                                       kdf: KDFParameters(opsLimit: 1, memoryLimit: 8 << 20), options: options)
+                                       kdf: .fastTest, options: options)
     }
 
     override func tearDown() {
         keychain = nil
-        _ = system("rm -rf '\(folder)'")
+        TemporaryFolder.remove(folder)
     }
 
     private func secret(_ text: String) -> SecureBytes { SecureBytes(copying: Array(text.utf8)) }

@@ -1,15 +1,15 @@
 import XCTest
 @testable import KCSystem
+import KCTestSupport
 
 final class FileDescriptorTests: XCTestCase {
     var folder = ""
 
     override func setUp() {
-        var template = Array("/tmp/kc-system-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
+        folder = TemporaryFolder.make("kc-system")
     }
 
-    override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDown() { TemporaryFolder.remove(folder) }
 
     func testWriteAllReadToEndAndTruncate() throws {
         let fd = try FileDescriptor.open(folder + "/f", O_RDWR | O_CREAT | O_EXCL, mode: 0o600)

@@ -3,6 +3,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// One `append` may write several records in one write (update --all, delete --all, import netrc).
 /// If only part of that write reaches the disk (power loss, or a fatal signal interrupting a large
@@ -15,7 +16,7 @@ final class BatchAtomicityTests: XCTestCase {
     func testAPartiallyPersistedBatchShowsOldOrNewStateOnly() throws {
         let fixture = try VaultFixture(records: 2)
         let path = fixture.folder + "/batch.kc"
-        let vault = try Vault.create(at: path, password: fixture.password, kdf: VaultFixture.fastKDF, lockTimeout: 5,
+        let vault = try Vault.create(at: path, password: fixture.password, kdf: .fastTest, lockTimeout: 5,
                                      stateDirectory: fixture.folder + "/state-batch")
         let before = try XCTUnwrap(FileManager.default.contents(atPath: path)).count
         // One append, three puts: as `kc update --all` writes when three items match.

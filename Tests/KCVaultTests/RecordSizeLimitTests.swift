@@ -3,18 +3,18 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// A writer must never produce a record that readers reject: the format caps a record body at
 /// 16 MiB (Docs/FORMAT.md, "Frame"), and a longer one makes the whole vault unreadable
 /// (errSecDecode "impossible length") until a salvage drops it.
 final class RecordSizeLimitTests: XCTestCase {
     func testAppendRefusesARecordLargerThanReadersAccept() throws {
-        var template = Array("/tmp/kc-sizelimit-XXXXXX".utf8CString)
-        let folder = String(cString: mkdtemp(&template)!)
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let folder = TemporaryFolder.make("kc-sizelimit")
+        defer { TemporaryFolder.remove(folder) }
         let path = folder + "/v.kc"
         let password = SecureBytes(copying: Array("pw".utf8))
-        let vault = try Vault.create(at: path, password: password, kdf: KDFParameters(opsLimit: 1, memoryLimit: 8 << 10),
+        let vault = try Vault.create(at: path, password: password, kdf: .fastTest,
                                      lockTimeout: 5, stateDirectory: folder + "/state")
         let big = SecureBytes(count: RecordFrame.maximumBodyLength)   // + nonce, tag and fixed part: over the cap
         XCTAssertThrowsError(try vault.append { _ in

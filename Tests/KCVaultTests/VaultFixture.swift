@@ -3,13 +3,13 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// A real vault written through `Vault.create` and `Vault.append` with the fast KDF, and helpers
 /// to open arbitrary bytes through `Vault.open` (in a 0600 file, as kc would).
 final class VaultFixture: @unchecked Sendable {
     let folder: String
     let password = SecureBytes(copying: Array("correct horse battery staple".utf8))
-    static let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
     /// The complete vault file.
     private(set) var bytes: [UInt8] = []
     /// Offsets of every record, then the file size.
@@ -20,12 +20,11 @@ final class VaultFixture: @unchecked Sendable {
     let stateDirectory: String
 
     init(records: Int, label: String = "a", secretLength: Int = 20) throws {
-        var template = Array("/tmp/kc-vaulttests-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
+        folder = TemporaryFolder.make("kc-vaulttests")
         scratch = folder + "/scratch.kc"
         stateDirectory = folder + "/state-open"
         let path = folder + "/\(label).kc"
-        let vault = try Vault.create(at: path, password: password, kdf: Self.fastKDF, lockTimeout: 5,
+        let vault = try Vault.create(at: path, password: password, kdf: .fastTest, lockTimeout: 5,
                                      stateDirectory: folder + "/state-\(label)")
         for i in 0..<records {
             let secret = Array("\(label)-secret-\(i)-".utf8) + [UInt8](repeating: UInt8(65 + i % 26), count: secretLength)
@@ -45,7 +44,7 @@ final class VaultFixture: @unchecked Sendable {
         XCTAssertEqual(vault.records.count, records)
     }
 
-    deinit { _ = try? FileManager.default.removeItem(atPath: folder) }
+    deinit { TemporaryFolder.remove(folder) }
 
     var recordCount: Int { boundaries.count - 1 }
     func record(_ i: Int) -> [UInt8] { Array(bytes[boundaries[i]..<boundaries[i + 1]]) }

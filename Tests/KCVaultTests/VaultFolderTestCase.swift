@@ -3,6 +3,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// A test case with its own temporary folder holding one vault (`path`) and its state folder,
 /// written and opened with the fast KDF and one password.
@@ -13,14 +14,13 @@ class VaultFolderTestCase: XCTestCase {
     var stateDirectory: String { folder + "/state" }
 
     override func setUpWithError() throws {
-        var template = Array("/tmp/kc-vault-folder-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
+        folder = TemporaryFolder.make("kc-vault-folder")
     }
 
-    override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDown() { TemporaryFolder.remove(folder) }
 
     func create() throws -> Vault {
-        try Vault.create(at: path, password: password, kdf: VaultFixture.fastKDF, lockTimeout: 5, stateDirectory: stateDirectory)
+        try Vault.create(at: path, password: password, kdf: .fastTest, lockTimeout: 5, stateDirectory: stateDirectory)
     }
 
     func open() throws -> Vault {

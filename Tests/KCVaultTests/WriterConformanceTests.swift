@@ -3,6 +3,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
+import KCTestSupport
 
 /// kc's writer, checked against Docs/FORMAT.md by an independent reader written from the document:
 /// unwrap the vault key by hand, open every record with the documented associated data, and check
@@ -12,9 +13,8 @@ final class WriterConformanceTests: XCTestCase {
     func u32(_ b: [UInt8], _ at: Int) -> UInt32 { (0..<4).reduce(0) { $0 | UInt32(b[at + $1]) << (8 * $1) } }
 
     func testWrittenBytesFollowTheSpecification() throws {
-        var template = Array("/tmp/kc-conformance-XXXXXX".utf8CString)
-        let folder = String(cString: mkdtemp(&template)!)
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
+        let folder = TemporaryFolder.make("kc-conformance")
+        defer { TemporaryFolder.remove(folder) }
         let path = folder + "/v.kc", state = folder + "/state"
         let password = SecureBytes(copying: Array("pässword".utf8))
         let kdf = KDFParameters(opsLimit: 2, memoryLimit: 16 << 10)

@@ -3,27 +3,26 @@ import KCCrypto
 import KCFormat
 @testable import Keychain
 import KCVault
+import KCTestSupport
 
 /// Keychain Services semantics on a real vault file in a temporary folder (fast KDF).
 final class KeychainTests: XCTestCase {
     var folder = ""
     var path: String { folder + "/vault/login.kc" }
     let password = SecureBytes(copying: Array("correct horse".utf8))
-    let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
 
     override func setUp() {
-        var template = Array("/tmp/kc-keychain-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
+        folder = TemporaryFolder.make("kc-keychain")
     }
 
     override func tearDown() {
-        _ = try? FileManager.default.removeItem(atPath: folder)
+        TemporaryFolder.remove(folder)
     }
 
     func options() -> OpenOptions { OpenOptions(lockTimeout: 5, stateDirectory: folder + "/state") }
 
     func makeKeychain() throws -> Keychain {
-        try Keychain.create(at: path, password: password, kdf: fastKDF, options: options())
+        try Keychain.create(at: path, password: password, kdf: .fastTest, options: options())
     }
 
     func reopen(password: SecureBytes? = nil) throws -> Keychain {

@@ -3,20 +3,19 @@ import KCCrypto
 import KCFormat
 import KCVault
 @testable import Keychain
+import KCTestSupport
 
 /// compact, passwd, repair, history and rollback detection on real files.
 final class MaintenanceTests: XCTestCase {
     var folder = ""
     var path: String { folder + "/login.kc" }
     let password = SecureBytes(copying: Array("pw".utf8))
-    let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
 
     override func setUp() {
-        var template = Array("/tmp/kc-maint-XXXXXX".utf8CString)
-        folder = String(cString: mkdtemp(&template)!)
+        folder = TemporaryFolder.make("kc-maint")
     }
 
-    override func tearDown() { _ = try? FileManager.default.removeItem(atPath: folder) }
+    override func tearDown() { TemporaryFolder.remove(folder) }
 
     func options(accept: Bool = false) -> OpenOptions { OpenOptions(lockTimeout: 5, stateDirectory: folder + "/state", acceptRollback: accept) }
     func secret(_ s: String) -> SecureBytes { SecureBytes(copying: Array(s.utf8)) }
@@ -30,7 +29,7 @@ final class MaintenanceTests: XCTestCase {
     }
 
     func seeded() throws -> Keychain {
-        let keychain = try Keychain.create(at: path, password: password, kdf: fastKDF, options: options())
+        let keychain = try Keychain.create(at: path, password: password, kdf: .fastTest, options: options())
         try keychain.add(ItemAttributes(.generic, [.service: "a", .account: "1"]), secret: secret("first"))
         try keychain.add(ItemAttributes(.generic, [.service: "b", .account: "2"]), secret: secret("keep"))
         try keychain.add(ItemAttributes(.generic, [.service: "c", .account: "3"]), secret: secret("gone"))
