@@ -3,7 +3,6 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
-import KCTestSupport
 
 /// The tolerant walk behind `kc repair --salvage` keeps authentic records only when they move the
 /// log forward: copies and replays (from this file or from before a compaction) are left out, and
