@@ -87,6 +87,8 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case notAnItem(NotAnItem)
         /// A salvage found the vault changed since its report was confirmed; nothing was written.
         case changedSinceSalvageConfirmed
+        /// A failure of a kind this layer does not know, described by the failing code (a bug).
+        case unexpected(String)
         /// A failure its front end worded itself (usage errors and the like): a message and a hint.
         case worded(message: String, hint: String?)
     }

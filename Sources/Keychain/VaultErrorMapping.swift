@@ -5,7 +5,7 @@ extension KeychainError {
     public init(_ error: any Error) {
         if let keychainError = error as? KeychainError { self = keychainError; return }
         guard let vaultError = error as? VaultError else {
-            self.init(.io, .worded(message: "unexpected failure: \(error)", hint: nil))
+            self.init(.io, .unexpected(String(describing: error)))
             return
         }
         self.init(Self.status(of: vaultError), .vault(vaultError))

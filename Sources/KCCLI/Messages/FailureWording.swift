@@ -45,6 +45,7 @@ struct FailureWording: Equatable {
         case .notAnItem(let record): self.init(Self.notAnItem(record))
         case .changedSinceSalvageConfirmed:
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
+        case .unexpected(let description): self.init("unexpected failure: \(description)")
         case .worded(let message, let hint): self.init(message, hint: hint)
         }
     }
