@@ -48,7 +48,8 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
         adding a second item with the same key fails with errSecDuplicateItem, unless -U updates the existing one.
 
         The secret never comes from the command line: it is read from standard input with --password-stdin \
-        (to the end, one trailing newline dropped unless --binary), or asked twice at a prompt without echo.
+        (to the end, one trailing newline dropped unless --binary; a terminal as one line without echo), or asked \
+        twice at a prompt without echo.
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
             .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),

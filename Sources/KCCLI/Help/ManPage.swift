@@ -54,7 +54,8 @@ public enum ManPage {
         The master password comes from, in this order: \\-\\-master\\-password\\-fd N; the file named by \
         KC_MASTER_PASSWORD_FILE, which must be a regular file owned by the user with mode 0600 or stricter; \
         the terminal (/dev/tty) without echo. Never from standard input, an environment variable's value or \
-        the command line. One trailing newline of a file or descriptor is ignored. With none of these: \
+        the command line. One trailing newline of a file or descriptor is ignored; a descriptor that is a \
+        terminal is read as one line without echo. With none of these: \
         errSecInteractionNotAllowed.
         """, escaped: true)
         t += ".SH EXIT STATUS\n"
