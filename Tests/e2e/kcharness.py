@@ -151,18 +151,19 @@ class KC:
             merged["KC_FAULT"] = fault
         return merged
 
-    def command(self, args) -> list[str]:
-        return [self.binary, *map(str, args)]
+    def command(self, args, wrapper=()) -> list[str]:
+        """kc with `args`, run through `wrapper` (e.g. strace or unshare and their options) if given."""
+        return [*map(str, wrapper), self.binary, *map(str, args)]
 
     def run(self, args, input: bytes | str | None = None, env: dict | None = None, unset: tuple = (),
             pass_fds: tuple = (), timeout: float = 120, cwd: str | None = None, fault: str | None = None,
-            preexec_fn=None) -> Result:
+            preexec_fn=None, wrapper=()) -> Result:
         """Runs kc with `args` in a new session (no terminal); stdin is `input` or /dev/null."""
         if isinstance(input, str):
             input = input.encode()
         start = time.monotonic()
         completed = retrying_text_busy(lambda: subprocess.run(
-            self.command(args),
+            self.command(args, wrapper),
             input=input,
             stdin=subprocess.DEVNULL if input is None else None,
             capture_output=True,
@@ -182,7 +183,7 @@ class KC:
         assert result.returncode == 0, result
         return result
 
-    def popen(self, args, env: dict | None = None, unset: tuple = (), fault: str | None = None,
+    def popen(self, args, env: dict | None = None, unset: tuple = (), fault: str | None = None, wrapper=(),
               **kwargs) -> subprocess.Popen:
         """Starts kc in the background in a new session, with pipes for stdin, stdout and stderr."""
         kwargs.setdefault("stdin", subprocess.PIPE)
@@ -191,7 +192,7 @@ class KC:
         kwargs.setdefault("start_new_session", True)
         kwargs.setdefault("cwd", str(self.home))
         return retrying_text_busy(lambda: subprocess.Popen(
-            self.command(args), env=self.environment(env, unset, fault), **kwargs))
+            self.command(args, wrapper), env=self.environment(env, unset, fault), **kwargs))
 
     def spawn(self, args, env: dict | None = None, unset: tuple = (), timeout: float = 20):
         """Runs kc on a real pseudo-terminal, its controlling terminal (pexpect)."""

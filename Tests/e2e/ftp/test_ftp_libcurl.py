@@ -56,16 +56,12 @@ def test_missing_libcurl_is_a_clear_error(kc):
     if probe.returncode != 0:
         pytest.skip(f"no unprivileged mount namespace here: {probe.stderr.strip()}")
     before = kc.vault_bytes()
-    result = subprocess.run([*hide, kc.binary, "ftp", "login", "--password-stdin", "ftp://127.0.0.1:1/"],
-                            input=PASSWORD.encode(), capture_output=True, env=kc.env, timeout=30,
-                            start_new_session=True)
-    stderr = result.stderr.decode("utf-8", "replace")
+    result = kc.run(["ftp", "login", "--password-stdin", "ftp://127.0.0.1:1/"], input=PASSWORD, wrapper=hide)
+    stderr = result.stderr
     assert result.returncode == EXIT_IO, stderr
     assert stderr.startswith("kc: error: cannot load libcurl (libcurl.so.4): "), stderr
     assert stderr.splitlines()[0].endswith("(errSecIO)"), stderr
     assert "kc: hint: install libcurl4 (Debian: apt-get install libcurl4)" in stderr, stderr
     assert kc.vault_bytes() == before
     # Everything that does not need libcurl still works there.
-    listed = subprocess.run([*hide, kc.binary, "list"], capture_output=True, env=kc.env, timeout=30,
-                            start_new_session=True)
-    assert listed.returncode == 0, listed.stderr
+    assert kc.run(["list"], wrapper=hide).returncode == 0

@@ -157,11 +157,9 @@ def test_write_during_salvage_is_not_lost(tmp_path):
         pytest.skip("strace is not installed: cannot pause kc repair --salvage at its first fsync")
     kc = Kc(tmp_path)
     _torn(kc)
-    salvage = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
-                                "-e", "inject=fsync:delay_enter=1500000:when=1",
-                                kc.binary, "repair", "--salvage", "--yes"],
-                               env=kc.environment(), cwd=kc.home, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=True)
+    salvage = kc.popen(["repair", "--salvage", "--yes"], stdin=subprocess.DEVNULL,
+                       wrapper=["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync",
+                                "-e", "inject=fsync:delay_enter=1500000:when=1"])
     assert wait_for_lock_held(kc.vault, salvage), "repair --salvage never held the vault's lock"
     r = kc.run(["--lock-timeout", "30", "add", "generic", "-s", "during", "-a", "acct", "--password-stdin"],
                input="acknowledged-during-salvage")

@@ -116,10 +116,8 @@ def seam_labels(lab: Lab) -> dict:
     """For each I/O step kind, the file each successive step touches (via strace)."""
     lab.reset()
     trace = lab.kc.root / "strace.txt"
-    cmd = ["strace", "-f", "-y", "-qq", "-o", str(trace), "-e", "trace=write,fsync,ftruncate,rename",
-           *lab.kc.command(lab.scenario.command(lab.kc))]
-    subprocess.run(cmd, input=(lab.scenario.input or "").encode(), capture_output=True,
-                   env=lab.kc.environment(), cwd=lab.kc.home, start_new_session=True)
+    lab.kc.run(lab.scenario.command(lab.kc), input=lab.scenario.input,
+               wrapper=["strace", "-f", "-y", "-qq", "-o", trace, "-e", "trace=write,fsync,ftruncate,rename"])
     labels = {"write": [], "fsync": []}
     for line in trace.read_text().splitlines():
         m = re.match(r"\d+\s+(write|fsync)\((\d+)<([^>]*)>", line)
@@ -186,4 +184,4 @@ def test_injected_enospc_and_eio(tmp_path, scenario):
            f"{counts['failed cleanly']} failed with an error and the vault unchanged"
            f"{f' (in {cut} of them only the unacknowledged torn tail was already cut)' if cut else ''}, "
            f"{counts['succeeded (step outside the vault)']} succeeded because the failed step was outside the vault "
-           f"(rollback anchor, output){'' if labels is not None else ' (strace missing: steps not labelled)'}")
+           f"(rollback anchor, output)")

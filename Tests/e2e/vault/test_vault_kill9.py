@@ -221,8 +221,7 @@ def test_stale_temporary_files_do_not_block_rewrites(tmp_path):
     folder = kc.vault.parent
     in_namespace = ["unshare", "--pid", "--fork", "--mount-proc"]
     # A rewrite killed before its rename leaves the temporary file: learn its name for pid 1.
-    killed = subprocess.run([*in_namespace, kc.binary, "compact"], env=kc.environment(fault="rename:1:exit-before"),
-                            cwd=kc.home, capture_output=True)
+    killed = kc.run(["compact"], fault="rename:1:exit-before", wrapper=in_namespace)
     assert killed.returncode == SEAM_EXIT, killed
     named_by_pid = [name for name in leftovers(folder) if name.endswith("1") or "1." in name]
     assert len(named_by_pid) == 1, f"no one temporary file named after pid 1: {leftovers(folder)}"
@@ -231,6 +230,5 @@ def test_stale_temporary_files_do_not_block_rewrites(tmp_path):
         (folder / f"{before}{pid}{after}").touch()
     for args in (["compact"], ["passwd", "--new-password-file", str(kc.password_file)],
                  ["passwd", "--rotate-key", "--new-password-file", str(kc.password_file)]):
-        r = subprocess.run([*in_namespace, kc.binary, *args], env=kc.environment(), cwd=kc.home, capture_output=True)
-        assert r.returncode == 0, r
+        kc.ok(args, wrapper=in_namespace)
     assert kc.items() == {("generic", "a", "acct"): "x"}
