@@ -1,5 +1,5 @@
-"""Watches what a running process and its descendants show to other processes through /proc,
-looking for secrets.
+"""Watches what a running process and its descendants (or every process) show to other processes
+through /proc, looking for secrets.
 
 What /proc shows of a process, and so what can leak through it:
 - `cmdline` and `environ`: the argument and environment blocks in the process's memory, as placed
@@ -20,16 +20,20 @@ COMM_LENGTH = 15
 
 
 class Sampler:
-    """Reads the places above for a process and all its descendants, over and over, until stopped."""
+    """Reads the places above for a process and all its descendants (`root_pid`), or for every
+    process (None), over and over, until stopped. `samples` counts the passes that read the root's
+    environment (every pass, for every process); `hits` lists (place, pid) for each needle found;
+    `commands` holds every command line seen."""
 
     PLACES = "cmdline, environ, process and thread names (comm) and open file names (fd)"
 
-    def __init__(self, root_pid: int, needles: list[bytes]):
+    def __init__(self, root_pid: int | None, needles: list[bytes]):
         self.root = root_pid
         self.needles = needles
         self.samples = 0
-        self.hits: list[str] = []
+        self.hits: list[tuple[str, int]] = []
         self.children: set[int] = set()
+        self.commands: set[str] = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
@@ -89,18 +93,24 @@ class Sampler:
             return needle[:COMM_LENGTH] in data
         return needle in data
 
+    def _pids(self) -> set[int]:
+        if self.root is None:
+            return {int(name) for name in os.listdir("/proc") if name.isdigit()}
+        return self._tree() if self.samples % 5 == 0 else {self.root} | self.children
+
     def _run(self) -> None:
         while not self._stop.is_set():
-            tree = self._tree() if self.samples % 5 == 0 else {self.root} | self.children
-            sampled_root = False
-            for pid in tree:
-                if pid != self.root:
+            sampled_root = self.root is None
+            for pid in self._pids():
+                if self.root is not None and pid != self.root:
                     self.children.add(pid)
                 for place, data in self._places(pid):
                     sampled_root |= pid == self.root and place == "environ"
+                    if place == "cmdline":
+                        self.commands.add(data.replace(b"\0", b" ").decode(errors="replace").strip())
                     for needle in self.needles:
                         if self._found(place, data, needle):
-                            self.hits.append(f"{place} of pid {pid}")
+                            self.hits.append((place, pid))
             self.samples += sampled_root
             time.sleep(0.0005)
 

@@ -4,10 +4,10 @@ import json
 import os
 import subprocess
 import sys
-import threading
 import time
 
 from kcharness import EXIT_IO, EXIT_NOT_FOUND, EXIT_PARAM, MASTER_PASSWORD
+from procsampler import Sampler
 
 from ftpsupport import OTHER_PASSWORD, OTHER_USER, PASSWORD, REPORT, USER, finish
 
@@ -93,41 +93,6 @@ def test_import_netrc(kc, tmp_path):
     assert bad.returncode == EXIT_PARAM and "--protocol needs a lower-case word" in bad.stderr
 
 
-class ProcessSampler(threading.Thread):
-    """Reads /proc/*/cmdline and /proc/*/environ of every process, over and over, looking for secrets."""
-
-    def __init__(self, secrets, kc_binary):
-        super().__init__(daemon=True)
-        self.secrets = [s.encode() for s in secrets]
-        self.kc_binary = kc_binary.encode()
-        self.hits = []
-        self.kc_commands = set()
-        self.rounds = 0
-        self.done = threading.Event()
-
-    def run(self):
-        while not self.done.is_set():
-            for pid in os.listdir("/proc"):
-                if not pid.isdigit():
-                    continue
-                for name in ("cmdline", "environ"):
-                    try:
-                        with open(f"/proc/{pid}/{name}", "rb") as f:
-                            data = f.read()
-                    except OSError:
-                        continue
-                    if name == "cmdline" and data.startswith(self.kc_binary):
-                        self.kc_commands.add(data.replace(b"\0", b" ").decode(errors="replace").strip())
-                    for secret in self.secrets:
-                        if secret in data:
-                            self.hits.append((pid, name, data.split(b"\0")[0]))
-            self.rounds += 1
-
-    def stop(self):
-        self.done.set()
-        self.join(timeout=10)
-
-
 def files_containing(secret, roots, newer_than):
     """Regular files under `roots` (recursively), modified after `newer_than`, that contain `secret`."""
     found = []
@@ -153,20 +118,20 @@ def wait_until(condition, timeout=20):
 
 def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
     started = time.time() - 1
-    sampler = ProcessSampler([PASSWORD, MASTER_PASSWORD], kc.binary)
-    sampler.start()
+    sampler = Sampler(None, [PASSWORD.encode(), MASTER_PASSWORD.encode()])   # every process
+    kc_commands = lambda: {c for c in sampler.commands if c.startswith(kc.binary)}   # noqa: E731
     try:
-        # Negative control: the sampler does find a secret placed in an argv and in an environment.
+        # Positive control: the sampler does find a secret placed in an argv and in an environment.
         control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", PASSWORD],
                                    env=dict(os.environ, CONTROL=MASTER_PASSWORD))
         try:
-            wait_until(lambda: {name for _, name, _ in sampler.hits} == {"cmdline", "environ"})
+            wait_until(lambda: {place for place, _ in sampler.hits} >= {"cmdline", "environ"})
         finally:
             control.kill()
             control.wait()
-        assert {name for _, name, _ in sampler.hits} == {"cmdline", "environ"}, "the sampler cannot see secrets"
-        after_control = sampler.rounds
-        wait_until(lambda: sampler.rounds >= after_control + 2)   # no round still reading the control
+        assert {place for place, _ in sampler.hits} >= {"cmdline", "environ"}, "the sampler cannot see secrets"
+        after_control = sampler.samples
+        wait_until(lambda: sampler.samples >= after_control + 2)   # no pass still reading the control
         sampler.hits.clear()
 
         # Typed at the prompt, logged in, saved; kc holds the password while it waits at the last prompt.
@@ -175,9 +140,8 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
         child.sendline(PASSWORD)
         child.expect_exact("Save this password in the keychain? [y/N] ")
         # Wait here, kc holding the password, until the sampler has looked at kc at least once more.
-        seen_rounds = sampler.rounds
-        wait_until(lambda: sampler.rounds >= seen_rounds + 2
-                   and any(" ftp login " in command for command in sampler.kc_commands))
+        seen = sampler.samples
+        wait_until(lambda: sampler.samples >= seen + 2 and any(" ftp login " in c for c in kc_commands()))
         child.sendline("y")
         assert finish(child)[1] == 0
         # Found in the keychain, over explicit TLS too, from standard input, and handed to curl.
@@ -192,8 +156,8 @@ def test_password_never_in_any_argv_or_environment(kc, ftp_server, tmp_path):
     finally:
         sampler.stop()
     assert sampler.hits == [], f"password visible in: {sampler.hits}"
-    assert any(" ftp login " in command for command in sampler.kc_commands), sampler.kc_commands
-    assert sampler.rounds > 10
+    assert any(" ftp login " in c for c in kc_commands()), kc_commands()
+    assert sampler.samples > 10
     # Nor in a file: not in kc's home (the vault is encrypted) or its TMPDIR, nor directly in /tmp.
     secret = PASSWORD.encode()
     control = tmp_path / "control"
