@@ -51,25 +51,60 @@ public enum FrameScan: Equatable, Sendable {
 }
 
 extension RecordFrame {
-    /// A power loss zeroes whole sectors of a file that grew: the zero-fill rule's granularity.
-    public static let zeroFillGranularity = 512
+    /// A power loss zeroes whole sectors (512 bytes, at file offsets that are multiples of 512)
+    /// of a file that grew: the granularity of the zero-fill rules.
+    public static let sectorSize = 512
 
-    /// True when the complete record whose body is `body` of `file` ends the file in zero fill:
-    /// every byte from the last multiple of 512 (counted in the vault file, where `file` starts at
-    /// `fileOffset`) at or before its tag, or from its body's start if that is later, to the end
-    /// of the file is zero. A record that fails authentication and ends so is a torn tail (its tag
-    /// is zero: it never reached the disk, so it was never acknowledged).
-    public static func endsInZeroFill(_ file: UnsafeRawBufferPointer, body: Range<Int>, fileOffset: Int = 0) -> Bool {
-        guard body.upperBound == file.count, body.count >= tagLength else { return false }
+    /// True when the complete record whose body is `body` of `file` (which starts at file offset
+    /// `fileOffset` of the vault) holds the zero fill a power loss leaves in an append that did not
+    /// reach the disk whole: every byte from the start of the sector holding its tag (or from its
+    /// body, if that starts later) to the end of the file is zero; or the record ends the file and
+    /// a whole sector inside it is zero. Ciphertext holds no such run, so a record that fails
+    /// authentication and is zero-filled so is a torn tail (it never reached the disk whole, so it
+    /// was never acknowledged).
+    public static func isZeroFilled(_ file: UnsafeRawBufferPointer, body: Range<Int>, fileOffset: Int = 0) -> Bool {
+        guard body.count >= tagLength else { return false }
         let tagStart = fileOffset + body.upperBound - tagLength
-        let zeroStart = max(body.lowerBound, tagStart - tagStart % zeroFillGranularity - fileOffset)
-        return file[zeroStart..<body.upperBound].allSatisfy { $0 == 0 }
+        let zeroStart = max(body.lowerBound, tagStart - tagStart % sectorSize - fileOffset)
+        if file[zeroStart...].allSatisfy({ $0 == 0 }) { return true }
+        guard body.upperBound == file.count else { return false }
+        let recordStart = fileOffset + body.lowerBound - length
+        var sector = (recordStart + sectorSize - 1) / sectorSize * sectorSize - fileOffset
+        while sector + sectorSize <= body.upperBound {
+            if file[sector..<(sector + sectorSize)].allSatisfy({ $0 == 0 }) { return true }
+            sector += sectorSize
+        }
+        return false
+    }
+
+    /// True when a frame at `offset` that fails its checksum is zero fill: a sector starts inside
+    /// it and every byte from there to the end of the file is zero; or every byte from the frame to
+    /// the end of the sector holding its end is zero and no valid frame follows (the sector holding
+    /// the last record's frame never reached the disk, later ones of that record did).
+    static func frameIsZeroFilled(_ file: UnsafeRawBufferPointer, at offset: Int, fileOffset: Int) -> Bool {
+        func isZero(_ range: Range<Int>) -> Bool { file[range].allSatisfy { $0 == 0 } }
+        let frameEnd = offset + length
+        let boundary = (fileOffset + offset) / sectorSize * sectorSize + sectorSize - fileOffset
+        if boundary < frameEnd && isZero(boundary..<file.count) { return true }
+        let sectorEnd = min(file.count, (fileOffset + frameEnd - 1) / sectorSize * sectorSize + sectorSize - fileOffset)
+        guard isZero(offset..<sectorEnd) else { return false }
+        return !stride(from: sectorEnd, through: file.count - length, by: 1).contains { hasValidFrame(file, at: $0) }
+    }
+
+    /// A frame checksum and a possible body length at `offset` (what the salvage walk resumes at).
+    private static func hasValidFrame(_ file: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        var r = ByteReader(UnsafeRawBufferPointer(rebasing: file[offset..<(offset + length)]))
+        guard let bodyLength = try? r.u32(), (try? r.u64()) != nil, let stored = try? r.u32() else { return false }
+        return CRC32C.checksum(file[offset..<(offset + 12)]) == stored
+            && (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength))
     }
 
     /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
     /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
     /// With `expectedSequence` nil (salvage), any sequence number is accepted.
-    public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64?) throws(FormatError) -> FrameScan {
+    /// `fileOffset`: where `file` starts in the vault file (for the sector rules).
+    public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64?,
+                            fileOffset: Int = 0) throws(FormatError) -> FrameScan {
         let remaining = file.count - offset
         if remaining == 0 { return .end }
         let tail = UnsafeRawBufferPointer(rebasing: file[offset...])
@@ -79,7 +114,10 @@ extension RecordFrame {
         let bodyLength = try r.u32()
         let sequence = try r.u64()
         let stored = try r.u32()
-        guard CRC32C.checksum(tail[0..<12]) == stored else { throw .badFrameChecksum(offset: offset) }
+        guard CRC32C.checksum(tail[0..<12]) == stored else {
+            if frameIsZeroFilled(file, at: offset, fileOffset: fileOffset) { return .tornTail }
+            throw .badFrameChecksum(offset: offset)
+        }
         guard (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength)) else {
             throw .badRecordLength(offset: offset, length: bodyLength)
         }

@@ -247,7 +247,7 @@ extension Vault {
                             result.goodRecords.append(record)
                         }
                     } catch {
-                        if case .authentication = error, RecordFrame.endsInZeroFill(raw, body: body) {
+                        if case .authentication = error, RecordFrame.isZeroFilled(raw, body: body) {
                             result.tornTail = (offset, raw.count - offset)   // zero fill: never acknowledged
                             return
                         }

@@ -18,7 +18,7 @@ extension Vault {
                 while true {
                     let scan: FrameScan
                     do {
-                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: UInt64(records.count + batch.count + 1))
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: UInt64(records.count + batch.count + 1), fileOffset: base)
                     } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
                     switch scan {
                     case .end, .tornTail:
@@ -29,7 +29,7 @@ extension Vault {
                     case .record(let frame, let body):
                         let record: VaultRecord
                         do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag) } catch VaultError.recordAuthenticationFailed
-                            where RecordFrame.endsInZeroFill(raw, body: body, fileOffset: base) {
+                            where RecordFrame.isZeroFilled(raw, body: body, fileOffset: base) {
                             tornTail = (endOffset, raw.count - (endOffset - base))   // zero fill: never acknowledged
                             return
                         }

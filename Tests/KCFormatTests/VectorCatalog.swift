@@ -146,7 +146,14 @@ enum VectorCatalog {
         let page = 4096   // zero from the last page boundary inside the record to the end of the file
         let zeroFrom = (end + RecordFrame.length) / page * page + page - end
         let zeroFilled = Array(withLarge.records.last!.prefix(zeroFrom)) + [UInt8](repeating: 0, count: withLarge.records.last!.count - zeroFrom)
+        let sector = RecordFrame.sectorSize   // one whole sector inside the record zero, the ones after it written
+        let gapFrom = (end + RecordFrame.length) / sector * sector + 2 * sector - end
+        var zeroSector = withLarge.records.last!
+        zeroSector.replaceSubrange(gapFrom..<(gapFrom + sector), with: [UInt8](repeating: 0, count: sector))
         return [
+            TestVector(name: "truncated-zero-filled-sector",
+                       comment: "valid-items + a complete sixth record of 5.5 KiB ending the file, with the 512 bytes from file offset \((end + gapFrom)) (a sector) zero and the sectors after it written: it fails authentication and holds zero fill, so a torn tail",
+                       expect: .truncated, records: 5, items: [githubUpdated, ftp], warning: torn(zeroSector), bytes: std.bytes + zeroSector),
             TestVector(name: "truncated-zero-filled-record",
                        comment: "valid-items + a complete sixth record of 5.5 KiB whose bytes from file offset \((end + zeroFrom)) (a page boundary) to the end are zero: it fails authentication and ends in zero fill, so a torn tail",
                        expect: .truncated, records: 5, items: [githubUpdated, ftp], warning: torn(zeroFilled), bytes: std.bytes + zeroFilled),

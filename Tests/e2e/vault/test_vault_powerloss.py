@@ -15,9 +15,8 @@ undone (see powerloss.py). Each distinct state is written to the folders and che
 - the state takes the next write (no false rollback alarm, no leftover that blocks), after
   which `kc check` finds the vault whole and the items are the state's plus the new one.
 
-Appends use long secrets, so that a record spans several sectors and can tear. The states kc
-gets wrong today (zero-filled sectors in an unacknowledged final record) are checked apart, in
-`test_power_loss_known_bug`, marked xfail(strict): it turns red once they are fixed.
+Appends use long secrets, so that a record spans several sectors and can tear; zero-filled
+sectors in an unacknowledged final record (or batch) are a torn tail (Docs/FORMAT.md).
 KC_POWERLOSS_SEED changes the sample of random mixtures; KC_STRESS=1 takes more of them.
 The trace is complete only if no Swift file outside KCSystem changes files by itself: checked last.
 """
@@ -229,47 +228,18 @@ def report(name: str, traced: Traced, checked: Counter, outcomes: Counter, failu
            + ", 0 failed")
 
 
-# A power loss after an append made the file longer but before all its data reached the disk
-# leaves the unacknowledged end of the file with zero-filled sectors: at its end ("zero-filled"),
-# or before data that did reach the disk ("zero-filled-gap"). Either is a torn tail, not damage.
-# kc still takes some for damage: those states are checked apart, each marked as a known bug.
-KNOWN_BUGS = {
-    "zero-filled": pytest.mark.xfail(strict=True, reason="zero fill from a 512-byte boundary that runs past the end "
-                                     "of the record it starts in (a batch: later records all zero) is reported as "
-                                     "damage (errSecDecode), not as a torn tail: FORMAT.md's rule wants that record to "
-                                     "end the file"),
-    "zero-filled-gap": pytest.mark.xfail(strict=True, reason="a final record with a zero-filled sector before "
-                                         "written ones is reported as damage (errSecDecode), not as a torn tail"),
-}
-FAILING_NOW = {"zero-filled": ("import netrc",),
-               "zero-filled-gap": ("add", "update", "add (torn vault)")}
-
-
 @pytest.mark.parametrize("scenario", POWERLOSS_SCENARIOS, ids=[s.name for s in POWERLOSS_SCENARIOS])
 def test_power_loss_at_every_point(tmp_path, scenario):
     traced = trace(tmp_path, scenario)
-    classes = [c for c in CLASSES if scenario.name not in FAILING_NOW.get(c, ())]
-    checked, outcomes, failures = check_all(traced, classes)
+    checked, outcomes, failures = check_all(traced, CLASSES)
     TOTALS["states"] += sum(checked.values())
     TOTALS["generated"] += traced.generated
     TOTALS["commands"] += 1
     report(scenario.name, traced, checked, outcomes, failures)
     if TOTALS["commands"] == len(POWERLOSS_SCENARIOS):
         figure(f"[power loss] {TOTALS['states']} distinct crash states over {len(POWERLOSS_SCENARIOS)} commands "
-               f"({TOTALS['generated']} generated, seed {SEED}; the known-bug ones below apart): each opened in the "
+               f"({TOTALS['generated']} generated, seed {SEED}): each opened in the "
                f"old or the new state, the new one once acknowledged, and took the next write")
-
-
-@pytest.mark.parametrize("cls,scenario", [
-    pytest.param(cls, s, id=f"{cls}-{s.name}", marks=KNOWN_BUGS[cls])
-    for cls in KNOWN_BUGS for s in POWERLOSS_SCENARIOS if s.name in FAILING_NOW[cls]])
-def test_power_loss_known_bug(tmp_path, cls, scenario):
-    traced = trace(tmp_path, scenario)
-    checked, outcomes, failures = check_all(traced, (cls,))
-    assert checked[cls] > 0, f"{scenario.name}: no {cls} state: the bug's cases are no longer built"
-    figure(f"[power loss] known bug: {scenario.name}: {len(failures)} of {checked[cls]} {cls} crash states "
-           f"do not open without repair --salvage")
-    report(f"{scenario.name} ({cls})", traced, checked, outcomes, failures)
 
 
 # A call that changes files or folders, made without FileDescriptor or FileSystem, would not reach
