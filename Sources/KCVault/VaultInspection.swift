@@ -92,6 +92,8 @@ public struct VaultInspection {
     public var goodRecords: [VaultRecord] = []
     public var replays: [Replay] = []
     public var unreadable: [Unreadable] = []
+    /// Authentic records dropped with a batch that is broken or does not end (counted whole or not at all).
+    public var droppedFromBatches: [VaultRecord] = []
     public var problems: [Problem] = []
     public var tornTail: (offset: Int, length: Int)?
     public var fileSize = 0
@@ -99,40 +101,51 @@ public struct VaultInspection {
     /// True when every byte after the header belongs to an authenticated record in sequence.
     public var isWhole: Bool { problems.isEmpty && tornTail == nil }
 
-    /// The records lost before, between and after the kept ones. An unreadable record whose frame
-    /// claims a place before the kept record preceding it (a damaged copy) is no loss.
+    /// The records lost before, between and after the kept ones: unreadable ones, and authentic
+    /// ones dropped with their batch. An unreadable record whose frame claims a place before the
+    /// kept record preceding it (a damaged copy) is no loss.
     public var losses: [Loss] {
         var losses: [Loss] = []
         var next: UInt64 = 1
         var start = VaultHeader.length - 1
         for record in goodRecords {
             if record.sequence > next {
-                let found = unreadable(after: start, before: record.offset, claiming: next..<record.sequence)
+                let found = notKept(after: start, before: record.offset, claiming: next..<record.sequence)
                 losses.append(Self.loss(before: record.offset, sequences: next...(record.sequence - 1), found: found))
             }
             next = record.sequence + 1
             start = record.offset
         }
-        let trailing = unreadable(after: start, before: fileSize, claiming: next..<UInt64.max)
+        let trailing = notKept(after: start, before: fileSize, claiming: next..<UInt64.max)
         if !trailing.isEmpty {
-            let known = trailing.allSatisfy { $0.frame != nil }
+            let known = trailing.allSatisfy { $0.sequence != nil }
             losses.append(Self.loss(before: fileSize, sequences: known ? next...(next + UInt64(trailing.count) - 1) : nil, found: trailing))
         }
         return losses
     }
 
-    private func unreadable(after start: Int, before end: Int, claiming sequences: Range<UInt64>) -> [Unreadable] {
-        unreadable.filter { $0.offset > start && $0.offset < end && ($0.frame.map { sequences.contains($0.sequence) } ?? true) }
+    /// A record that is not kept: its (claimed) sequence number, and what it was (nil: unknown).
+    private struct NotKept {
+        var sequence: UInt64?
+        var kind: RecordKind?
     }
 
-    /// A loss of `sequences`, of which `found` left readable frames (each by its size a put or a
-    /// tombstone); records that left no frame may have been either.
-    private static func loss(before: Int, sequences: ClosedRange<UInt64>?, found: [Unreadable]) -> Loss {
-        let framed = found.filter { $0.frame != nil }
-        let allFramed = sequences.map { UInt64(framed.count) >= UInt64($0.upperBound - $0.lowerBound) + 1 } ?? false
+    private func notKept(after start: Int, before end: Int, claiming sequences: Range<UInt64>) -> [NotKept] {
+        let unread = unreadable.filter { $0.offset > start && $0.offset < end && ($0.frame.map { sequences.contains($0.sequence) } ?? true) }
+            .map { NotKept(sequence: $0.frame?.sequence, kind: $0.frame == nil ? nil : $0.hasSizeOfDeletion ? .delete : .put) }
+        let dropped = droppedFromBatches.filter { $0.offset > start && $0.offset < end && sequences.contains($0.sequence) }
+            .map { NotKept(sequence: $0.sequence, kind: $0.payload.kind) }
+        return unread + dropped
+    }
+
+    /// A loss of `sequences`, of which `found` left a trace (an unreadable frame, by its size a put
+    /// or a tombstone, or an authentic record); records that left none may have been either.
+    private static func loss(before: Int, sequences: ClosedRange<UInt64>?, found: [NotKept]) -> Loss {
+        let known = found.filter { $0.kind != nil }
+        let allKnown = sequences.map { UInt64(known.count) >= $0.upperBound - $0.lowerBound + 1 } ?? false
         return Loss(before: before, sequences: sequences,
-                    mayBeVersion: !allFramed || framed.contains { !$0.hasSizeOfDeletion },
-                    mayBeDeletion: !allFramed || framed.contains { $0.hasSizeOfDeletion })
+                    mayBeVersion: !allKnown || known.contains { $0.kind == .put },
+                    mayBeDeletion: !allKnown || known.contains { $0.kind == .delete })
     }
 
     /// The version vector of the kept records.
@@ -187,6 +200,7 @@ extension Vault {
             if let last = open.last, let expected = last.batchRemaining,
                record.batchRemaining != expected - 1 || record.sequence != last.sequence + 1 {
                 result.problems.append(.init(offset: record.offset, kind: .breaksBatch(sequence: record.sequence, batchOffset: open[0].offset, count: open.count)))
+                result.droppedFromBatches += open
                 open = []
             }
             open.append(record)
@@ -198,6 +212,7 @@ extension Vault {
         if let first = open.first {
             if result.problems.contains(where: { $0.offset > first.offset }) {
                 result.problems.append(.init(offset: first.offset, kind: .incompleteBatch(count: open.count)))
+                result.droppedFromBatches += open
             } else {
                 result.tornTail = (first.offset, bytes.count - first.offset)   // the end of the file cut the append
             }

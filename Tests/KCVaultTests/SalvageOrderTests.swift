@@ -98,4 +98,24 @@ final class SalvageOrderTests: VaultFolderTestCase {
         XCTAssertEqual(tail.losses, [VaultInspection.Loss(before: damaged.count, sequences: 4...4, mayBeVersion: false, mayBeDeletion: true)])
         XCTAssertEqual(tail.counterGaps(anchor: VersionVector([device: 5])).first?.missing, [4...5])
     }
+
+    func testABatchCutByDamageIsLostWhole() throws {
+        let (vault, ids) = try vault("ab")
+        let fields: [(tag: UInt8, value: SecureBytes)] = [(FieldTag.itemClass.rawValue, SecureBytes(copying: [1])),
+                                                         (FieldTag.secret.rawValue, SecureBytes(copying: [1]))]
+        try vault.append { _ in
+            [PendingRecord(kind: .delete, itemID: ids["a"]!, base: nil),
+             PendingRecord(kind: .put, itemID: Crypto.randomBytes(16), base: nil, fields: fields),
+             PendingRecord(kind: .put, itemID: Crypto.randomBytes(16), base: nil, fields: fields)]
+        }
+        var bytes = fileBytes()
+        let last = vault.records[4]
+        bytes[last.offset + RecordFrame.length + RecordFrame.nonceLength + 1] ^= 1
+        write(bytes)
+        let inspection = try inspect()
+        XCTAssertEqual(inspection.goodRecords.map(\.sequence), [1, 2])
+        XCTAssertEqual(inspection.droppedFromBatches.map(\.sequence), [3, 4])
+        XCTAssertEqual(inspection.losses, [VaultInspection.Loss(before: bytes.count, sequences: 3...5, mayBeVersion: true, mayBeDeletion: true)],
+                       "the dropped tombstone of a makes a's reappearance possible, whatever the damaged record's size says")
+    }
 }
