@@ -32,6 +32,7 @@ public enum CLI {
             }
         case .run(let invocation):
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
+            defer { context.reportLateWarnings() }
             do throws(KeychainError) {
                 let status = try invocation.command.handler(invocation, context)
                 warnIfSecretsAreSwappable(context)

@@ -39,14 +39,19 @@ public final class Context {
 
     /// A non-empty environment variable.
     public func environment(_ name: String) -> String? {
-        guard let value = environment[name], !value.isEmpty else { return nil }
-        return value
+        VaultLocation.variable(name, in: environment)
     }
 
     /// The vault: `--vault`, else `KC_VAULT`, else `$XDG_DATA_HOME/kc/login.kc`,
     /// else `~/.local/share/kc/login.kc`.
     public var vaultPath: String {
         VaultLocation.resolve(flag: globals.vault, environment: environment)
+    }
+
+    /// The state folder (device id, rollback anchors): `$XDG_STATE_HOME/kc`, else
+    /// `~/.local/state/kc`, found as the vault path is.
+    public var stateDirectory: String {
+        VaultLocation.stateFolder(environment: environment)
     }
 
     /// Prints `kc: warning: ...` on standard error.
@@ -71,12 +76,27 @@ public final class Context {
 
     /// Open options from the global flags.
     public var openOptions: OpenOptions {
-        OpenOptions(lockTimeout: globals.lockTimeout, acceptRollback: globals.acceptRollback)
+        OpenOptions(lockTimeout: globals.lockTimeout, stateDirectory: stateDirectory, acceptRollback: globals.acceptRollback)
     }
 
-    /// Prints the keychain's non-fatal findings (a torn tail, ...) as warnings.
+    /// Keychains opened by this command and the warnings already printed for them.
+    private var opened: [(keychain: Keychain, printed: [String])] = []
+
+    /// Prints the keychain's non-fatal findings (a torn tail, ...) as warnings, and follows it:
+    /// `reportLateWarnings` prints what its later writes find (an anchor that could not be stored).
     public func reportWarnings(of keychain: Keychain) {
-        for warning in keychain.warnings { warn(WarningWording.text(warning)) }
+        let lines = keychain.warnings.map(WarningWording.text)
+        for line in lines { warn(line) }
+        opened.append((keychain, lines))
+    }
+
+    /// Prints the warnings that appeared since `reportWarnings` (an anchor that a write could not
+    /// store); called when the command ends.
+    public func reportLateWarnings() {
+        for (keychain, printed) in opened {
+            for line in keychain.warnings.map(WarningWording.text) where !printed.contains(line) { warn(line) }
+        }
+        opened = []
     }
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.
@@ -85,22 +105,39 @@ public final class Context {
     }
 }
 
-/// Where the vault lives.
+/// Where the vault and the state folder live, from the environment (XDG base directories).
 public enum VaultLocation {
+    /// The vault: `--vault`, else `KC_VAULT`, else `$XDG_DATA_HOME/kc/login.kc`, else
+    /// `HOME/.local/share/kc/login.kc`.
     public static func resolve(flag: String?, environment: [String: String]) -> String {
-        func nonEmpty(_ name: String) -> String? {
-            guard let value = environment[name], !value.isEmpty else { return nil }
-            return value
-        }
         if let flag { return flag }
-        if let path = nonEmpty("KC_VAULT") { return path }
-        if let data = nonEmpty("XDG_DATA_HOME") { return data + "/kc/login.kc" }
-        return homeDirectory(environment) + "/.local/share/kc/login.kc"
+        if let path = variable("KC_VAULT", in: environment) { return path }
+        return baseDirectory("XDG_DATA_HOME", default: ".local/share", environment) + "/kc/login.kc"
     }
 
+    /// The state folder: `$XDG_STATE_HOME/kc`, else `HOME/.local/state/kc`.
+    public static func stateFolder(environment: [String: String]) -> String {
+        baseDirectory("XDG_STATE_HOME", default: ".local/state", environment) + "/kc"
+    }
+
+    /// An XDG base directory: the variable when it holds an absolute path (the specification
+    /// says to ignore a relative one), else `HOME/fallback`.
+    static func baseDirectory(_ name: String, default fallback: String, _ environment: [String: String]) -> String {
+        if let value = variable(name, in: environment), value.hasPrefix("/") { return value }
+        return homeDirectory(environment) + "/" + fallback
+    }
+
+    /// The home folder: `HOME` when it is an absolute path, else the user's passwd entry (cron,
+    /// `env -i` and some service managers start kc without `HOME`).
     static func homeDirectory(_ environment: [String: String]) -> String {
-        if let home = environment["HOME"], !home.isEmpty { return home }
+        if let home = variable("HOME", in: environment), home.hasPrefix("/") { return home }
         if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
         return "/"
+    }
+
+    /// A non-empty environment variable.
+    static func variable(_ name: String, in environment: [String: String]) -> String? {
+        guard let value = environment[name], !value.isEmpty else { return nil }
+        return value
     }
 }

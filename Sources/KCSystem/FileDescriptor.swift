@@ -184,6 +184,25 @@ public struct FileStatus: Sendable, Equatable {
     public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
     public var isSymbolicLink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
 
+    /// Why this file (or folder, with `directory`) cannot be trusted as the user's own: not of
+    /// the expected kind, owned by another user, or writable by group or others. Nil when it can.
+    public func ownershipProblem(directory: Bool = false) -> OwnershipProblem? {
+        if isSymbolicLink { return .symbolicLink }
+        if directory ? !isDirectory : !isRegularFile { return directory ? .notDirectory : .notRegularFile }
+        if owner != FileSystem.currentUser { return .ownedByAnotherUser(uid: owner) }
+        if permissions & 0o022 != 0 { return .writableByOthers(mode: permissions) }
+        return nil
+    }
+
     /// True when both describe the same file (same device and inode).
     public func isSameFile(as other: FileStatus) -> Bool { device == other.device && inode == other.inode }
+}
+
+/// What makes a file or folder unsafe to trust as the user's own.
+public enum OwnershipProblem: Sendable, Equatable {
+    case symbolicLink
+    case notRegularFile
+    case notDirectory
+    case ownedByAnotherUser(uid: UInt32)
+    case writableByOthers(mode: UInt32)
 }

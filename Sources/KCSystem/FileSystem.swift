@@ -15,6 +15,15 @@ public enum FileSystem {
         throw error
     }
 
+    /// `stat`: follows symbolic links. Nil when nothing is at `path`.
+    public static func status(_ path: String) throws(Errno) -> FileStatus? {
+        var st = stat()
+        if stat(path, &st) == 0 { return FileStatus(st) }
+        let error = Errno.current
+        if error == .noSuchFile { return nil }
+        throw error
+    }
+
     public static func exists(_ path: String) -> Bool {
         (try? linkStatus(path)) != nil
     }
@@ -76,12 +85,6 @@ public enum FileSystem {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
-    }
-
-    public static func environment(_ name: String) -> String? {
-        guard let value = getenv(name) else { return nil }
-        let text = String(cString: value)
-        return text.isEmpty ? nil : text
     }
 
     public static var currentUser: UInt32 { UInt32(getuid()) }

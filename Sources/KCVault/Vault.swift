@@ -24,13 +24,17 @@ public final class Vault {
     /// Set when the file ends in an incomplete record (never acknowledged; the next write removes it).
     public internal(set) var tornTail: (offset: Int, length: Int)?
     public let lockTimeout: Double?
-    let stateDirectory: String
+    let state: StateFolder
     /// Write even when the vault looks rolled back (the user accepts the older copy).
     public var acceptRollback = false
     /// Devices whose records went missing compared with the rollback anchor (empty: no rollback).
     public internal(set) var rollbackDevices: [[UInt8]] = []
-    /// Set when the rollback anchor could not be read.
-    public internal(set) var anchorDamaged = false
+    /// The anchor file, when it could not be parsed (writes are then refused unless accepted).
+    public internal(set) var damagedAnchor: String?
+    /// Why the anchor (or the path's vault id) could not be stored after the last read or write.
+    public internal(set) var anchorNotStored: VaultError?
+    /// The vault id the state folder remembers at this path, when it is not this vault's.
+    public internal(set) var previousVaultAtPath: [UInt8]?
 
     var key: SecureBytes
     /// The master password the vault was opened with, to unwrap the key again when another
@@ -43,14 +47,14 @@ public final class Vault {
     var lastTag: [UInt8] = RecordFrame.noPreviousTag
 
     init(path: String, header: VaultHeader, key: SecureBytes, descriptor: FileDescriptor, identity: FileStatus,
-         lockTimeout: Double?, stateDirectory: String) {
+         lockTimeout: Double?, state: StateFolder) {
         self.path = path
         self.header = header
         self.key = key
         self.descriptor = descriptor
         self.identity = identity
         self.lockTimeout = lockTimeout
-        self.stateDirectory = stateDirectory
+        self.state = state
         self.endOffset = VaultHeader.length
     }
 
@@ -60,7 +64,7 @@ public final class Vault {
 
     /// Opens the vault at `path`. `password` is called only after the file is found, checked
     /// and its header parsed, so a missing or damaged vault never prompts.
-    public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
+    public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
                             acceptRollback: Bool = false, password: () throws -> SecureBytes) throws -> Vault {
         var asked: SecureBytes?
         let remembered = { () throws -> SecureBytes in
@@ -83,7 +87,7 @@ public final class Vault {
                             acceptRollback: acceptRollback, password: remembered)
     }
 
-    private static func openOnce(at path: String, lockTimeout: Double?, stateDirectory: String?,
+    private static func openOnce(at path: String, lockTimeout: Double?, stateDirectory: String,
                                  acceptRollback: Bool, password: () throws -> SecureBytes) throws -> Vault {
         let (descriptor, identity, bytes, header) = try readSnapshot(path, lockTimeout: lockTimeout)
         var handedOver = false
@@ -91,7 +95,7 @@ public final class Vault {
         let secret = try password()
         let key = try unwrapKey(header: header, password: secret)
         let vault = Vault(path: path, header: header, key: key, descriptor: descriptor, identity: identity,
-                          lockTimeout: lockTimeout, stateDirectory: stateDirectory ?? DeviceIdentity.defaultStateDirectory())
+                          lockTimeout: lockTimeout, state: StateFolder(stateDirectory))
         handedOver = true
         vault.password = secret
         vault.acceptRollback = acceptRollback
@@ -101,7 +105,8 @@ public final class Vault {
         try vault.lockCurrentFile(.shared)
         defer { vault.descriptor.unlock() }
         try vault.catchUp()
-        vault.checkAnchor()
+        try vault.checkAnchor()
+        try vault.checkVaultAtPath()
         return vault
     }
 
@@ -158,7 +163,21 @@ public final class Vault {
         for _ in 0..<20 {
             if let opened = try openCheckedOnce(path) { return opened }
         }
-        throw VaultError.unsafeFile(path: path, reason: "it changed while being opened")
+        throw VaultError.unsafeFile(path: path, problem: .changedWhileOpening)
+    }
+
+    /// Refuses a vault whose folder others could rename it in: writable by group or others
+    /// without the sticky bit, or owned by another user than the user or root.
+    static func checkFolder(of path: String) throws {
+        let folder = FileSystem.directoryName(path)
+        let status: FileStatus?
+        do { status = try FileSystem.status(folder) } catch { throw VaultError.io(operation: "cannot inspect", path: folder, errno: error) }
+        guard let status else { throw VaultError.noSuchVault(path: path) }
+        let writableByOthers = status.permissions & 0o022 != 0 && status.permissions & UInt32(S_ISVTX) == 0
+        let foreign = status.owner != FileSystem.currentUser && status.owner != 0
+        if writableByOthers || foreign {
+            throw VaultError.unsafeFile(path: path, problem: .folder(path: folder, owner: status.owner, mode: status.permissions))
+        }
     }
 
     /// One attempt of `openChecked`; nil when the file at the path changed between check and open.
@@ -166,14 +185,8 @@ public final class Vault {
         let status: FileStatus?
         do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }
-        if status.isSymbolicLink { throw VaultError.unsafeFile(path: path, reason: "it is a symbolic link") }
-        guard status.isRegularFile else { throw VaultError.unsafeFile(path: path, reason: "it is not a regular file") }
-        guard status.owner == FileSystem.currentUser else {
-            throw VaultError.unsafeFile(path: path, reason: "it belongs to another user (uid \(status.owner))")
-        }
-        guard status.permissions & 0o022 == 0 else {
-            throw VaultError.unsafeFile(path: path, reason: "it is writable by other users (mode \(String(status.permissions, radix: 8))); run chmod 600")
-        }
+        if let problem = status.ownershipProblem() { throw VaultError.unsafeFile(path: path, problem: .file(problem)) }
+        try checkFolder(of: path)
         let descriptor: FileDescriptor
         do {
             descriptor = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_NOFOLLOW)
@@ -235,11 +248,11 @@ public final class Vault {
     // MARK: Rollback anchor
 
     /// Compares the records read with the anchor; raises the anchor when the vault is ahead.
-    func checkAnchor() {
+    func checkAnchor() throws {
         let vector = versionVector
-        switch RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
-        case .damaged:
-            anchorDamaged = true
+        switch try state.anchor(of: header.vaultID) {
+        case .damaged(let file):
+            damagedAnchor = file
         case .missing:
             if !vector.counters.isEmpty { raiseAnchorAfterRead(to: vector) }
         case .vector(let anchor):
@@ -250,33 +263,73 @@ public final class Vault {
 
     /// Raises the anchor to what a read saw. What was read may still be only in the page cache
     /// (a writer killed between its write and its fsync): sync it first, or a power loss could
-    /// leave the anchor ahead of the file and raise a false rollback alarm. Best effort.
+    /// leave the anchor ahead of the file and raise a false rollback alarm. A failure is kept
+    /// in `anchorNotStored` for the caller to report.
     private func raiseAnchorAfterRead(to vector: VersionVector) {
-        guard (try? descriptor.sync()) != nil else { return }
-        try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
+        do { try descriptor.sync() } catch {
+            anchorNotStored = .io(operation: "cannot sync", path: path, errno: error)
+            return
+        }
+        do { try state.storeAnchor(vector, of: header.vaultID) } catch { anchorNotStored = error }
     }
 
     /// Compares the records now read with the anchor again, without storing anything. Writers call
     /// it under the exclusive lock after catching up: the comparison made when the vault was opened
     /// may be stale (another process may have written and raised the anchor since).
-    func recheckRollback() {
-        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) {
-            rollbackDevices = versionVector.devicesBehind(anchor)
+    func recheckRollback() throws {
+        switch try state.anchor(of: header.vaultID) {
+        case .vector(let anchor): rollbackDevices = versionVector.devicesBehind(anchor); damagedAnchor = nil
+        case .damaged(let file): damagedAnchor = file
+        case .missing: damagedAnchor = nil
         }
     }
 
     /// The anchor's vector (empty when missing or damaged).
     var anchorVector: VersionVector {
-        if case .vector(let v) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: header.vaultID) { return v }
-        return VersionVector()
+        get throws {
+            if case .vector(let v) = try state.anchor(of: header.vaultID) { return v }
+            return VersionVector()
+        }
     }
 
-    /// Records the state just made durable: the anchor becomes the join of itself and the vault.
-    func advanceAnchor() throws {
-        var vector = acceptRollback ? VersionVector() : anchorVector
-        for (device, counter) in versionVector.counters { vector.raise(device, to: counter) }
-        try RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: header.vaultID)
+    /// Records the state just made durable: the anchor becomes the join of itself and the vault,
+    /// and the path is remembered as this vault's. The write already happened, so a failure is
+    /// kept in `anchorNotStored` (for the caller to report), not thrown.
+    func advanceAnchor() {
+        do {
+            var vector = acceptRollback ? VersionVector() : try anchorVector
+            for (device, counter) in versionVector.counters { vector.raise(device, to: counter) }
+            try state.storeAnchor(vector, of: header.vaultID)
+            try state.remember(header.vaultID, at: absolutePath)
+            anchorNotStored = nil
+            damagedAnchor = nil
+            previousVaultAtPath = nil
+        } catch {
+            anchorNotStored = error as? VaultError ?? .io(operation: "cannot update the rollback anchor", path: state.path, errno: .ioError)
+        }
         rollbackDevices = []
+    }
+
+    /// Compares this vault's id with the one the state folder remembers at its path: another
+    /// vault swapped in at the same path (an older `kc init`, another file of the user's) is
+    /// reported. A path seen for the first time is remembered.
+    func checkVaultAtPath() throws {
+        let remembered = try state.vaultID(at: absolutePath)
+        if let remembered, remembered != header.vaultID {
+            previousVaultAtPath = remembered
+        } else if remembered == nil {
+            do { try state.remember(header.vaultID, at: absolutePath) } catch { anchorNotStored = error }
+        }
+    }
+
+    /// The vault's path made absolute (its folder resolved), the key of `StateFolder.vaultID(at:)`.
+    var absolutePath: String {
+        let folder = FileSystem.directoryName(path)
+        guard let resolved = realpath(folder, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        let name = String(path.split(separator: "/").last ?? "")
+        return (base == "/" ? "" : base) + "/" + name
     }
 
     /// Set after following a replacement: an authentication failure then means a re-keyed vault.

@@ -24,8 +24,8 @@ extension Vault {
                 throw VaultError.recordTooLarge(bytes: size)
             }
         }
-        Vault.removeStaleTemporaries(of: path)
-        let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        removeAbandonedFiles()
+        let device = try state.deviceID()
         if tornTail != nil {
             // The cut must reach the disk before the new records do: after a power loss, records
             // written over the start of a longer torn tail, without the cut, would leave its end
@@ -40,7 +40,7 @@ extension Vault {
         }
 
         // Never reuse a record id this device already used, even in a copy that was rolled back.
-        var counter = max(versionVector[device], anchorVector[device])
+        var counter = max(versionVector[device], try anchorVector[device])
         var clock = HybridLogicalClock(after: latestTimestamp)
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
@@ -73,7 +73,7 @@ extension Vault {
         for record in written { ingest(record) }
         endOffset += bytes.count
         lastTag = tag
-        try? advanceAnchor()   // the write is durable; a stale anchor only weakens rollback detection
+        advanceAnchor()   // the write is durable: a failure to store the anchor is a warning
         return written
     }
 }

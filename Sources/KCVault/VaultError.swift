@@ -14,8 +14,20 @@ public enum VaultError: Error, Sendable {
     case corrupt(FormatError)
     /// A complete record failed authentication: tampering or damage.
     case recordAuthenticationFailed(offset: Int, sequence: UInt64)
-    /// The file is unsafe to use: a symbolic link, not a regular file, another user's, writable by others.
-    case unsafeFile(path: String, reason: String)
+    /// The vault file is unsafe to use: a symbolic link, not a regular file, another user's,
+    /// writable by others, or in a folder others can rename it in.
+    case unsafeFile(path: String, problem: VaultFileProblem)
+    /// A file or folder of the state folder is not the user's own, or is writable by others.
+    case unsafeStateFile(path: String, problem: OwnershipProblem)
+    /// The device id file does not hold a device id.
+    case deviceIDDamaged(path: String)
+    /// The rollback anchor does not parse; writes are refused unless the rollback is accepted
+    /// (replacing it could accept a rollback that happened meanwhile).
+    case anchorDamaged(path: String)
+    /// Writing a file of the state folder failed.
+    case stateFileNotWritten(StagedFile.Failure)
+    /// Writing a new vault file (creation or rewrite) failed; the vault was left as it was.
+    case vaultNotWritten(StagedFile.Failure)
     /// Another process held the lock for longer than the timeout.
     case lockTimeout(seconds: Double)
     /// A system call failed.
@@ -32,4 +44,15 @@ public enum VaultError: Error, Sendable {
     case rollback(devices: [String])
     /// A record would exceed the format's 16 MiB body limit.
     case recordTooLarge(bytes: Int)
+}
+
+/// Why a vault file is unsafe to use.
+public enum VaultFileProblem: Sendable, Equatable {
+    /// The file itself (see `OwnershipProblem`).
+    case file(OwnershipProblem)
+    /// Its folder can be written by others (group or world, without the sticky bit) or belongs to
+    /// another user (not root): they could rename or swap the vault.
+    case folder(path: String, owner: UInt32, mode: UInt32)
+    /// The file at the path kept changing while it was being opened.
+    case changedWhileOpening
 }

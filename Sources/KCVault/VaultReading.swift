@@ -96,9 +96,10 @@ extension Vault {
         try lockCurrentFile(.exclusive)
         do {
             try catchUp()
-            recheckRollback()
-            if !rollbackDevices.isEmpty && !acceptRollback {
-                throw VaultError.rollback(devices: rollbackDevices.map(\.hexString))
+            try recheckRollback()
+            if !acceptRollback {
+                if let damagedAnchor { throw VaultError.anchorDamaged(path: damagedAnchor) }
+                if !rollbackDevices.isEmpty { throw VaultError.rollback(devices: rollbackDevices.map(\.hexString)) }
             }
         } catch {
             descriptor.unlock()

@@ -7,9 +7,9 @@ import KCSystem
 
 /// Whole-file rewrites: compaction, password change, key rotation, torn-tail repair.
 /// Each runs under the exclusive lock and follows the safe-save pattern: new file in the same
-/// folder, write, fsync, read back and verify every record, keep the old file as NAME.bak,
-/// rename over, fsync the folder, then drop the backup. Writers waiting for the lock follow the
-/// new file (see `lockCurrentFile`).
+/// folder, write, fsync, read back and verify every record, lock the new file, keep the old file
+/// as NAME.kc-backup, rename over, fsync the folder, then drop the backup and only then let go of
+/// the lock. Writers waiting for the lock follow the new file (see `lockCurrentFile`).
 extension Vault {
     /// Rewrites the vault with only the live version of each item, every tombstone (they carry no
     /// secret), and a compaction marker holding the version vector, so the rollback anchor and a
@@ -37,8 +37,8 @@ extension Vault {
                     continue
                 }
             }
-            let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
-            kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], anchorVector[device]) + 1,
+            let device = try state.deviceID()
+            kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], try anchorVector[device]) + 1,
                                                after: latestTimestamp))
             return (header, key, kept)
         }
@@ -90,19 +90,29 @@ extension Vault {
     private func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
         try lockForWriting()
         defer { descriptor.unlock() }
-        Vault.removeStaleTemporaries(of: path)
+        removeAbandonedFiles()
         let before = records.count
         let (newHeader, newKey, payloads) = try build(records)
         let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads)
-        try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey)
-        // Follow our own replacement: the new file, header and key.
+        let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey)
+        // Follow our own replacement (the new file, still locked), its header and key.
         key = newKey
-        let (newDescriptor, newIdentity) = try Vault.openChecked(path)
         adopt(newDescriptor, identity: newIdentity, header: newHeader)
-        try Vault.lock(descriptor, .shared, timeout: lockTimeout)
         try catchUp()
-        try? advanceAnchor()
+        advanceAnchor()
         return (before, records.count)
+    }
+
+    /// Where a rewrite keeps the file it replaces until the new one is durable.
+    static func backupPath(of path: String) -> String { path + ".kc-backup" }
+
+    /// Removes what a rewrite killed before it finished left beside the vault (its temporary and
+    /// its backup, which would keep old secrets on disk), and nothing else: a user's own
+    /// `NAME.bak` is never touched. Called under the exclusive lock, when no rewrite of this vault
+    /// can be running (a temporary whose process still exists is left alone all the same).
+    func removeAbandonedFiles() {
+        try? FileSystem.unlink(Vault.backupPath(of: path))
+        StagedFile.removeAbandoned(besides: path)
     }
 
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
@@ -118,46 +128,32 @@ extension Vault {
         return bytes
     }
 
-    /// Safe replacement of the file at `path`: temporary file (O_EXCL, 0600), write, fsync, read
-    /// back and authenticate every record with `key`, hard-link the old file to PATH.bak,
-    /// rename over, fsync the folder, remove the backup.
-    static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes) throws {
-        let temporary = path + ".tmp-\(getpid())"
-        let backup = path + ".bak"
-        // A file with this name was left by a killed process that had our pid (no live process
-        // has it, and we hold the vault's lock): remove it, or O_EXCL would fail until someone did.
-        try? FileSystem.unlink(temporary)
+    /// Safe replacement of the file at `path` (the caller holds the current file's exclusive
+    /// lock): temporary file (O_EXCL, 0600), write, fsync, read back and authenticate every record
+    /// with `key`, take the new file's exclusive lock, keep the old file as the backup, rename
+    /// over, fsync the folder, remove the backup. Returns the new file's descriptor, still locked,
+    /// so nobody reads or writes it before it is durable.
+    static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes) throws -> (FileDescriptor, FileStatus) {
+        let staged: StagedFile
+        do { staged = try StagedFile.write(bytes, for: path) } catch { throw VaultError.vaultNotWritten(error) }
+        var handedOver = false
+        defer { if !handedOver { staged.descriptor.close() } }
+        let identity: FileStatus
         do {
-            let fd = try FileDescriptor.open(temporary, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-            defer { fd.close() }
-            _ = fchmod(fd.rawValue, 0o600)
-            try fd.write(all: bytes)
-            try fd.sync()
-            let readBack = try fd.readToEnd(from: 0)
+            let readBack = try staged.descriptor.readToEnd(from: 0)
             let header = try VaultHeader.decode(readBack)
-            let check = walk(readBack, header: header, key: key)
-            guard readBack == bytes, check.isWhole else { throw Errno.ioError }
+            guard readBack == bytes, walk(readBack, header: header, key: key).isWhole else { throw Errno.ioError }
+            try staged.descriptor.lock(.exclusive, timeout: 0)   // a new file: nobody else knows its name
+            identity = try staged.descriptor.status()
         } catch {
-            try? FileSystem.unlink(temporary)
-            throw VaultError.io(operation: "cannot write and verify", path: temporary, errno: error as? Errno ?? .ioError)
+            staged.discard()
+            throw VaultError.vaultNotWritten(.init(step: .verify, path: staged.temporaryPath, errno: error as? Errno ?? .ioError))
         }
-        try? FileSystem.unlink(backup)
-        do { try FileSystem.link(path, to: backup) } catch {
-            try? FileSystem.unlink(temporary)
-            throw VaultError.io(operation: "cannot keep a backup at", path: backup, errno: error)
+        do { try staged.publishReplacing(keepingPreviousAt: backupPath(of: path)) } catch {
+            throw VaultError.vaultNotWritten(error)
         }
-        do { try FileSystem.rename(temporary, to: path) } catch {
-            try? FileSystem.unlink(temporary)
-            throw VaultError.io(operation: "cannot replace", path: path, errno: error)
-        }
-        do { try FileSystem.syncDirectory(containing: path) } catch {
-            // The new file is in place but may not survive a crash: put the previous file back
-            // (the backup is a link to it), so the failure we report leaves the vault as it was.
-            try? FileSystem.rename(backup, to: path)
-            try? FileSystem.syncDirectory(containing: path)
-            throw VaultError.io(operation: "cannot make the new vault durable at", path: path, errno: error)
-        }
-        try? FileSystem.unlink(backup)
+        handedOver = true
+        return (staged.descriptor, identity)
     }
 
     /// Salvage under the vault's exclusive lock: reads the file, walks it with the key that
@@ -166,7 +162,7 @@ extension Vault {
     /// before letting go, so a write acknowledged meanwhile (possible when the only damage is a
     /// torn tail) cannot be left out of the rebuilt file. Writers waiting for the lock then
     /// follow the new file.
-    public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String? = nil,
+    public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
                                      password: () throws -> SecureBytes,
                                      approve: (VaultInspection, VersionVector) throws -> Void = { _, _ in }) throws -> SalvageOutcome {
         let (descriptor, _) = try openLocked(path, .exclusive, timeout: lockTimeout)
@@ -179,9 +175,8 @@ extension Vault {
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         let key = try unwrapKey(header: header, password: try password())
         let inspection = walk(bytes, header: header, key: key)
-        let states = stateDirectory ?? DeviceIdentity.defaultStateDirectory()
-        try approve(inspection, salvageAnchor(stateDirectory: states, vaultID: header.vaultID))
-        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, key: key, stateDirectory: states)
+        try approve(inspection, try salvageAnchor(stateDirectory: stateDirectory, vaultID: header.vaultID))
+        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, key: key, stateDirectory: stateDirectory)
         return SalvageOutcome(keptAs: kept, inspection: inspection, anchorStored: anchorStored)
     }
 
@@ -194,8 +189,8 @@ extension Vault {
     }
 
     /// The anchor a salvage compares with (empty when missing or damaged).
-    public static func salvageAnchor(stateDirectory: String, vaultID: [UInt8]) -> VersionVector {
-        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: vaultID) { return anchor }
+    public static func salvageAnchor(stateDirectory: String, vaultID: [UInt8]) throws(VaultError) -> VersionVector {
+        if case .vector(let anchor) = try StateFolder(stateDirectory).anchor(of: vaultID) { return anchor }
         return VersionVector()
     }
 
@@ -223,15 +218,17 @@ extension Vault {
             keptName = base + "-\(suffix)"
         }
         let vaultID = inspection.header.vaultID
-        let frontier = inspection.versionVector.joined(with: salvageAnchor(stateDirectory: stateDirectory, vaultID: vaultID))
-        let device = try DeviceIdentity.load(stateDirectory: stateDirectory)
+        let state = StateFolder(stateDirectory)
+        let frontier = inspection.versionVector.joined(with: try salvageAnchor(stateDirectory: stateDirectory, vaultID: vaultID))
+        let device = try state.deviceID()
         let latest = inspection.goodRecords.map(\.payload.timestamp).max() ?? 0
         let marker = compactionMarker(frontier: frontier, device: device, counter: frontier[device] + 1, after: latest)
         let payloads = inspection.goodRecords.map { $0.plaintextWithoutBatchMarker() } + [marker]
-        try replaceFile(at: path, with: sealedFile(header: inspection.header, key: key, payloads: payloads), verifyingWith: key)
+        let (descriptor, _) = try replaceFile(at: path, with: sealedFile(header: inspection.header, key: key, payloads: payloads), verifyingWith: key)
+        defer { descriptor.close() }   // the new file is durable: let waiting writers in once the anchor is set
         var vector = frontier
         vector.raise(device, to: frontier[device] + 1)
-        let anchorStored = (try? RollbackAnchor.store(vector, stateDirectory: stateDirectory, vaultID: vaultID)) != nil
+        let anchorStored = (try? state.storeAnchor(vector, of: vaultID)) != nil
         return (keptName, anchorStored)
     }
 

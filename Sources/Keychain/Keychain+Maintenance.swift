@@ -1,5 +1,6 @@
 import KCCrypto
 import KCFormat
+import KCSystem
 import KCVault
 
 /// One earlier or current version of an item, from the append-only log.
@@ -25,6 +26,8 @@ public struct CheckReport: Sendable {
     public var tornTail: (offset: Int, length: Int)?
     /// The number of devices whose records are missing, when the vault is older than a copy seen before.
     public var rollbackDevices: Int?
+    /// The file's permission bits when group or others can read it (a warning, not damage).
+    public var readableByOthers: UInt32?
     /// True when a read of the vault succeeds with nothing lost (a torn tail is allowed).
     public var isIntact: Bool { problems.isEmpty && badItems.isEmpty && rollbackDevices == nil }
     public var isWhole: Bool { isIntact && tornTail == nil }
@@ -62,7 +65,7 @@ extension Keychain {
     }
 
     /// Verifies every record of the vault at `path`, past damage, without writing anything.
-    public static func check(at path: String, options: OpenOptions = OpenOptions(),
+    public static func check(at path: String, options: OpenOptions,
                              password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> CheckReport {
         let inspection: VaultInspection
         do {
@@ -73,8 +76,10 @@ extension Keychain {
                                  fileSize: inspection.fileSize, problems: inspection.problems,
                                  badItems: badItems)
         report.tornTail = inspection.tornTail
-        let stateDirectory = options.stateDirectory ?? DeviceIdentity.defaultStateDirectory()
-        if case .vector(let anchor) = RollbackAnchor.load(stateDirectory: stateDirectory, vaultID: inspection.header.vaultID) {
+        if let mode = try? FileSystem.linkStatus(path)?.permissions, mode & 0o044 != 0 { report.readableByOthers = mode }
+        let anchor: StateFolder.Anchor
+        do { anchor = try StateFolder(options.stateDirectory).anchor(of: inspection.header.vaultID) } catch { throw KeychainError(error) }
+        if case .vector(let anchor) = anchor {
             let behind = VersionVector(records: inspection.goodRecords).devicesBehind(anchor)
             if !behind.isEmpty {
                 report.rollbackDevices = behind.count

@@ -51,12 +51,11 @@ public struct SalvageReport: Sendable {
 
 extension Keychain {
     /// What a salvage of the vault at `path` would keep and lose (nothing is written).
-    public static func planSalvage(at path: String, options: OpenOptions = OpenOptions(),
+    public static func planSalvage(at path: String, options: OpenOptions,
                                    password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> SalvageReport {
         do {
             let (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
-            let anchor = Vault.salvageAnchor(stateDirectory: options.stateDirectory ?? DeviceIdentity.defaultStateDirectory(),
-                                             vaultID: inspection.header.vaultID)
+            let anchor = try Vault.salvageAnchor(stateDirectory: options.stateDirectory, vaultID: inspection.header.vaultID)
             return SalvageReport(inspection, anchor: anchor)
         } catch { throw KeychainError(error) }
     }
@@ -65,7 +64,7 @@ extension Keychain {
     /// damaged file is kept as `PATH.corrupt-DATE`, whose name is returned with the report of
     /// what was done. With `confirmed`, the salvage is made only when the vault, read again under
     /// its lock, has exactly those consequences (else errSecVerifyFailed and nothing is written).
-    public static func salvage(at path: String, options: OpenOptions = OpenOptions(), confirmed: SalvageReport? = nil,
+    public static func salvage(at path: String, options: OpenOptions, confirmed: SalvageReport? = nil,
                                password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> (keptAs: String, report: SalvageReport, anchorStored: Bool) {
         do {
             var report: SalvageReport?

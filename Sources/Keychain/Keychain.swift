@@ -6,27 +6,16 @@ import KCVault
 public struct OpenOptions: Sendable {
     /// Seconds to wait for the vault lock before failing with errSecNotAvailable (nil: forever).
     public var lockTimeout: Double?
-    /// Where the device id and the rollback anchors live; nil: `$XDG_STATE_HOME/kc`.
-    public var stateDirectory: String?
+    /// The state folder: the device id, the rollback anchors and the vault id seen at each path
+    /// (see `StateFolder`). The caller decides where it is.
+    public var stateDirectory: String
     /// Allow writes to a vault older than a copy seen before (errSecVerifyFailed otherwise).
     public var acceptRollback: Bool
-    public init(lockTimeout: Double? = 10, stateDirectory: String? = nil, acceptRollback: Bool = false) {
+    public init(lockTimeout: Double? = 10, stateDirectory: String, acceptRollback: Bool = false) {
         self.lockTimeout = lockTimeout
         self.stateDirectory = stateDirectory
         self.acceptRollback = acceptRollback
     }
-}
-
-/// A non-fatal finding of a read.
-public enum KeychainWarning: Sendable, Equatable {
-    /// The vault ends in an incomplete record left by an interrupted write (never acknowledged);
-    /// the next write removes it.
-    case tornTail(offset: Int, length: Int)
-    /// The vault is older than a copy this machine has seen: records are missing from `devices`
-    /// devices. Writes are refused unless the rollback is accepted.
-    case rollback(devices: Int)
-    /// The rollback anchor is damaged; rollback detection is off until the next write replaces it.
-    case anchorDamaged
 }
 
 /// A keychain: the items of one vault file, with Keychain Services operations.
@@ -56,13 +45,13 @@ public final class Keychain {
 
     /// Creates a new vault at `path` (refusing to overwrite one) and opens it.
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate,
-                              options: OpenOptions = OpenOptions()) throws(KeychainError) -> Keychain {
+                              options: OpenOptions) throws(KeychainError) -> Keychain {
         try create(at: path, kdf: kdf, options: options) { password }
     }
 
     /// Creates a new vault at `path`, calling `password` only once the path is known to be free
     /// (an existing vault is errSecDuplicateKeychain before any prompt).
-    public static func create(at path: String, kdf: KDFParameters = .moderate, options: OpenOptions = OpenOptions(),
+    public static func create(at path: String, kdf: KDFParameters = .moderate, options: OpenOptions,
                               password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             return Keychain(vault: try Vault.create(at: path, kdf: kdf, lockTimeout: options.lockTimeout,
@@ -72,7 +61,7 @@ public final class Keychain {
 
     /// Opens the vault at `path`. The vault's existence and header are checked before
     /// `password` is called, so a missing or damaged vault never prompts.
-    public static func open(at path: String, options: OpenOptions = OpenOptions(),
+    public static func open(at path: String, options: OpenOptions,
                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
@@ -83,14 +72,9 @@ public final class Keychain {
         } catch { throw KeychainError(error) }
     }
 
-    /// Non-fatal findings of the last read.
-    public var warnings: [KeychainWarning] {
-        var result: [KeychainWarning] = []
-        if let torn = vault.tornTail { result.append(.tornTail(offset: torn.offset, length: torn.length)) }
-        if !vault.rollbackDevices.isEmpty { result.append(.rollback(devices: vault.rollbackDevices.count)) }
-        if vault.anchorDamaged { result.append(.anchorDamaged) }
-        return result
-    }
+    /// Non-fatal findings of the last read or write (a torn tail, a rollback, an anchor that could
+    /// not be stored, a vault readable by others, ...), for the front end to word.
+    public var warnings: [KeychainWarning] { vault.warnings.map(KeychainWarning.init) }
 
     /// Every live item, in creation order.
     public func allItems() throws(KeychainError) -> [Item] {

@@ -17,7 +17,10 @@ extension KeychainError {
         case .alreadyExists: return .duplicateKeychain
         case .wrongPassword, .passwordChanged: return .authFailed
         case .corrupt, .recordAuthenticationFailed, .replacedByAnotherVault: return .decode
-        case .unsafeFile, .recordTooLarge: return .param
+        case .unsafeFile, .unsafeStateFile, .recordTooLarge: return .param
+        case .deviceIDDamaged: return .decode
+        case .stateFileNotWritten, .vaultNotWritten: return .io
+        case .anchorDamaged: return .verifyFailed
         case .lockTimeout: return .notAvailable
         case .io, .keyDerivationFailed: return .io
         case .rollback: return .verifyFailed

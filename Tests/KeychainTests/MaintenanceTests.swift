@@ -51,7 +51,7 @@ final class MaintenanceTests: XCTestCase {
         XCTAssertEqual(after.map(\.modified), before.map(\.modified))
         XCTAssertEqual(after[0].secret.copyBytes(), Array("second".utf8))
         XCTAssertEqual(try open().history(Query(filters: [.service: "a"])).count, 1, "old versions are gone")
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".bak"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".kc-backup"))
         // Compaction is not a rollback, and writing continues in the new file.
         let reopened = try open()
         XCTAssertTrue(reopened.warnings.isEmpty, "\(reopened.warnings)")
@@ -148,12 +148,14 @@ extension MaintenanceTests {
     func testStaleTemporaryFilesOfDeadRewritesAreRemovedByTheNextWrite() throws {
         let keychain = try seeded()
         // A pid that cannot be running (above the kernel's pid_max) and our own, live one.
-        let dead = path + ".tmp-4194999", live = path + ".tmp-\(getpid())", unrelated = folder + "/other.tmp-1"
-        for file in [dead, live, unrelated] { XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data([1]))) }
+        let dead = path + ".kc-tmp-4194999-1a2b", live = path + ".kc-tmp-\(getpid())-1a2b", backup = path + ".kc-backup"
+        let users = [folder + "/other.kc-tmp-1-1", path + ".bak", path + ".tmp-4194999", path + ".kc-tmp-4194999-notes"]
+        for file in [dead, live, backup] + users { XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data([1]))) }
         try keychain.add(ItemAttributes(.generic, [.service: "next"]), secret: secret("n"))
         XCTAssertFalse(FileManager.default.fileExists(atPath: dead))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: backup))
         XCTAssertTrue(FileManager.default.fileExists(atPath: live))
-        XCTAssertTrue(FileManager.default.fileExists(atPath: unrelated))
+        for file in users { XCTAssertTrue(FileManager.default.fileExists(atPath: file), "\(file) is not kc's: kept") }
     }
 
     func testSalvageRefusesAVaultChangedSinceItsReportWasConfirmed() throws {

@@ -101,6 +101,10 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     if let devices = report.rollbackDevices {
         out.writeLine("rollback: the vault is older than a copy this machine has seen (records missing from \(devices) device(s))")
     }
+    if let mode = report.readableByOthers {
+        out.writeLine("permissions: \(String(mode, radix: 8)), readable by other users")
+        context.warn(WarningWording.text(.readableByOthers(mode: mode)))
+    }
     out.writeLine("status: \(report.isWhole ? "whole" : report.isIntact ? "intact, ends in a torn tail" : "NOT whole")")
     out.flush()
     if !report.problems.isEmpty {

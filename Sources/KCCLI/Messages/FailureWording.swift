@@ -1,4 +1,5 @@
 import KCFormat
+import KCSystem
 import KCVault
 import Keychain
 
@@ -70,8 +71,18 @@ struct FailureWording: Equatable {
         case .recordAuthenticationFailed(let offset, let sequence):
             self.init("record \(sequence) at offset \(offset) failed authentication: the vault was damaged or tampered with",
                       hint: "\(damaged) 'kc repair --salvage' recovers what it can")
-        case .unsafeFile(let path, let reason):
-            self.init("refusing to use \(path): \(reason)")
+        case .unsafeFile(let path, let problem):
+            self.init("refusing to use \(path): \(Self.describe(problem))")
+        case .unsafeStateFile(let path, let problem):
+            self.init("refusing to use the state folder: \(path) \(Self.describe(problem))",
+                      hint: "the device id and rollback anchors must be yours and writable by nobody else")
+        case .deviceIDDamaged(let path):
+            self.init("the device id file \(path) is damaged", hint: "remove it to make a new one")
+        case .anchorDamaged(let path):
+            self.init("the rollback anchor \(path) is damaged, so a rollback cannot be ruled out; writes are refused",
+                      hint: "if this copy of the vault is the one you mean to keep, pass --accept-rollback")
+        case .stateFileNotWritten(let failure), .vaultNotWritten(let failure):
+            self.init(Self.describe(failure))
         case .lockTimeout(let seconds):
             self.init("the vault is locked by another kc process (waited \(Self.seconds(seconds)) s)",
                       hint: "try again, or wait longer with --lock-timeout SECONDS")
@@ -103,6 +114,42 @@ struct FailureWording: Equatable {
         }
     }
 
+    static func describe(_ problem: VaultFileProblem) -> String {
+        switch problem {
+        case .file(let problem): return "it " + describe(problem)
+        case .folder(let folder, let owner, let mode):
+            let whose = owner == FileSystem.currentUser ? "" : ", owner uid \(owner)"
+            return "its folder \(folder) lets other users rename or replace it (mode \(String(mode, radix: 8))\(whose))"
+        case .changedWhileOpening: return "it changed while being opened"
+        }
+    }
+
+    static func describe(_ problem: OwnershipProblem) -> String {
+        switch problem {
+        case .symbolicLink: return "is a symbolic link"
+        case .notRegularFile: return "is not a regular file"
+        case .notDirectory: return "is not a folder"
+        case .ownedByAnotherUser(let uid): return "belongs to another user (uid \(uid))"
+        case .writableByOthers(let mode): return "is writable by other users (mode \(String(mode, radix: 8))); run chmod go-w"
+        }
+    }
+
+    /// "cannot write PATH: ERROR", with the step that failed.
+    static func describe(_ failure: StagedFile.Failure) -> String {
+        let step: String
+        switch failure.step {
+        case .create: step = "cannot create"
+        case .write: step = "cannot write"
+        case .sync: step = "cannot sync"
+        case .verify: step = "cannot verify what was written to"
+        case .link: step = "cannot create"
+        case .keepPrevious: step = "cannot keep the previous file as"
+        case .rename: step = "cannot replace"
+        case .syncFolder: step = "cannot make durable the folder of"
+        }
+        return "\(step) \(failure.path): \(failure.errno)"
+    }
+
     /// "10" for whole seconds, "0.5" otherwise.
     static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
@@ -119,8 +166,15 @@ enum WarningWording {
         case .rollback(let devices):
             return "the vault is older than a copy this machine has seen (records missing from \(devices) device(s)); "
                 + "writes are refused unless --accept-rollback"
-        case .anchorDamaged:
-            return "the rollback anchor for this vault is damaged; rollback detection is off until the next write replaces it"
+        case .anchorDamaged(let path):
+            return "the rollback anchor \(path) is damaged, so a rollback cannot be ruled out; writes are refused unless --accept-rollback"
+        case .anchorNotStored(let reason):
+            return "the rollback anchor could not be stored, so rollback detection is weaker until it can: \(FailureWording(reason).message)"
+        case .anotherVaultAtPath(let previous):
+            return "this is not the vault this machine last saw at this path (that was vault \(previous.hexString.prefix(16))...): "
+                + "check that the file was not swapped"
+        case .readableByOthers(let mode):
+            return "the vault can be read by other users (mode \(String(mode, radix: 8))), who could try to guess its password offline; run chmod 600"
         }
     }
 }

@@ -190,8 +190,8 @@ def test_kill9_loop(tmp_path):
     kills = sum(w.kills for w in workers)
     acks = sum(w.acknowledged for w in workers)
     left = leftovers(kc.vault.parent)
-    # Killed rewrites may leave NAME.bak (the previous file, old secrets and password) and
-    # NAME.tmp-PID; the next write, under the exclusive lock, removes them.
+    # Killed rewrites may leave NAME.kc-backup (the previous file, old secrets and password) and
+    # NAME.kc-tmp-PID-RANDOM; the next write, under the exclusive lock, removes them.
     kc.put("final-write", "final")
     assert leftovers(kc.vault.parent) == [], f"stale files after the next write: {leftovers(kc.vault.parent)}"
 
@@ -223,11 +223,11 @@ def test_stale_temporary_files_do_not_block_rewrites(tmp_path):
     # A rewrite killed before its rename leaves the temporary file: learn its name for pid 1.
     killed = kc.run(["compact"], fault="rename:1:exit-before", wrapper=in_namespace)
     assert killed.returncode == SEAM_EXIT, killed
-    named_by_pid = [name for name in leftovers(folder) if name.endswith("1") or "1." in name]
+    named_by_pid = [name for name in leftovers(folder) if ".kc-tmp-1-" in name]
     assert len(named_by_pid) == 1, f"no one temporary file named after pid 1: {leftovers(folder)}"
-    before, after = named_by_pid[0].rsplit("1", 1)
+    before, after = named_by_pid[0].split(".kc-tmp-1-")
     for pid in range(1, 1001):
-        (folder / f"{before}{pid}{after}").touch()
+        (folder / f"{before}.kc-tmp-{pid}-{after}").touch()
     for args in (["compact"], ["passwd", "--new-password-file", str(kc.password_file)],
                  ["passwd", "--rotate-key", "--new-password-file", str(kc.password_file)]):
         kc.ok(args, wrapper=in_namespace)

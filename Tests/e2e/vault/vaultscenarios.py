@@ -216,7 +216,7 @@ class Lab:
         expected[("generic", "probe", "acct")] = "probe"
         if items != expected:
             return f"after the next write the items are {items}, expected {expected}"
-        stale = [n for n in os.listdir(kc.vault.parent) if n.endswith(".bak") or ".tmp-" in n]
+        stale = [n for n in os.listdir(kc.vault.parent) if n.endswith(".kc-backup") or ".kc-tmp-" in n]
         if stale:
             return f"the next write left the crashed command's files: {stale}"
         return None

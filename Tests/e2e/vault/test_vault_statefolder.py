@@ -1,0 +1,142 @@
+"""The state folder (device id, rollback anchors, vault ids by path): where it is without HOME,
+whose it must be, and what happens when its files are damaged or cannot be written."""
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kcformat import vault_id
+from kcharness import EXIT_PARAM, EXIT_VERIFY_FAILED, KC_BIN
+from vaultkit import Kc
+
+NOBODY = 65534
+
+
+def bare_env(kc: Kc, **extra) -> dict:
+    """What cron or `env -i` gives kc: no HOME, no XDG variables, no PATH."""
+    env = {"KC_VAULT": str(kc.vault), "KC_MASTER_PASSWORD_FILE": str(kc.password_file)}
+    env.update(extra)
+    return env
+
+
+def run_bare(kc: Kc, cwd: Path, *args, input: str = "", **extra) -> subprocess.CompletedProcess:
+    return subprocess.run([KC_BIN, *args], input=input.encode(), capture_output=True, cwd=cwd,
+                          env=bare_env(kc, **extra), timeout=120, start_new_session=True)
+
+
+class PasswdStateFolder:
+    """The state folder of the passwd entry's home (what kc uses without HOME). The test removes
+    what it added there: its vault's anchor, and its line in vault-paths."""
+
+    def __init__(self):
+        self.folder = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".local" / "state" / "kc"
+        self.paths = self.folder / "vault-paths"
+        self.saved = self.paths.read_bytes() if self.paths.exists() else None
+
+    def restore(self, vault: Path) -> None:
+        anchor = self.folder / "anchors" / vault_id(vault.read_bytes())
+        if anchor.exists():
+            anchor.unlink()
+        if self.saved is None:
+            if self.paths.exists():
+                self.paths.unlink()
+        else:
+            self.paths.write_bytes(self.saved)
+
+
+def test_without_home_the_state_folder_is_the_users_and_rollback_is_detected(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    here, there = tmp_path / "cron-1", tmp_path / "cron-2"
+    here.mkdir()
+    there.mkdir()
+    state = PasswdStateFolder()
+    try:
+        older = kc.vault.read_bytes()
+        r = run_bare(kc, here, "add", "generic", "-s", "b", "-a", "acct", "--password-stdin", input="y")
+        assert r.returncode == 0, r
+        # An older copy put back; the next command runs from another folder (another cron job).
+        kc.vault.write_bytes(older)
+        r = run_bare(kc, there, "add", "generic", "-s", "c", "-a", "acct", "--password-stdin", input="z")
+        assert r.returncode == EXIT_VERIFY_FAILED, r
+        assert b"older than a copy this machine has seen" in r.stderr, r
+        # A relative XDG_STATE_HOME is ignored (XDG base directory specification).
+        r = run_bare(kc, there, "find", "generic", "-s", "a", XDG_STATE_HOME="relative-state")
+        assert r.returncode == 0 and b"older than a copy" in r.stderr, r
+        assert (state.folder / "anchors" / vault_id(kc.vault.read_bytes())).exists()
+    finally:
+        state.restore(kc.vault)
+    for folder in (here, there):
+        assert os.listdir(folder) == [], f"kc wrote into the current folder {folder}: {os.listdir(folder)}"
+
+
+def test_state_folder_of_another_user_or_writable_by_others_is_refused(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    state = kc.state / "kc"
+    anchor = kc.anchor_files()[0]
+    cases = [
+        ("folder of another user", lambda: os.chown(state, NOBODY, NOBODY), lambda: os.chown(state, 0, 0)),
+        ("folder writable by the group", lambda: os.chmod(state, 0o770), lambda: os.chmod(state, 0o700)),
+        ("anchor of another user", lambda: os.chown(anchor, NOBODY, NOBODY), lambda: os.chown(anchor, 0, 0)),
+        ("device id writable by others", lambda: os.chmod(state / "device-id", 0o666), lambda: os.chmod(state / "device-id", 0o600)),
+    ]
+    for name, spoil, mend in cases:
+        before = anchor.read_bytes()
+        spoil()
+        r = kc.run(["add", "generic", "-s", name, "-a", "acct", "--password-stdin"], input="s")
+        mend()
+        assert r.returncode == EXIT_PARAM, f"{name}: {r}"
+        assert "state folder" in r.stderr, f"{name}: {r}"
+        assert anchor.read_bytes() == before, name
+    assert set(kc.items()) == {("generic", "a", "acct")}
+
+
+def test_damaged_anchor_is_reported_and_not_overwritten(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    anchor = kc.anchor_files()[0]
+    anchor.write_bytes(b"not an anchor\n")
+    r = kc.ok(["find", "generic", "-s", "a", "-w"])
+    assert "rollback anchor" in r.stderr and "damaged" in r.stderr, r
+    r = kc.run(["add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y")
+    assert r.returncode == EXIT_VERIFY_FAILED and "damaged" in r.stderr, r
+    assert anchor.read_bytes() == b"not an anchor\n", "a write replaced the damaged anchor"
+    kc.ok(["--accept-rollback", "add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y")
+    assert anchor.read_bytes() != b"not an anchor\n"
+    assert kc.ok(["add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="z").stderr == ""
+
+
+def test_failed_anchor_write_is_reported(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    anchor = kc.anchor_files()[0]
+    before = anchor.read_bytes()
+    # The add's first rename is the anchor's (an append renames nothing): make it fail.
+    r = kc.run(["add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y", fault="rename:1:EIO")
+    assert r.returncode == 0, r
+    assert "rollback anchor could not be stored" in r.stderr, r
+    assert anchor.read_bytes() == before
+    assert set(kc.items()) == {("generic", "a", "acct"), ("generic", "b", "acct")}
+
+
+def test_another_vault_swapped_in_at_the_same_path_is_reported(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    other = kc.vault.parent / "work.kc"
+    kc.ok(["--vault", other, "init", "--kdf-ops", "1", "--kdf-memory", "8K"])
+    kc.ok(["--vault", other, "add", "generic", "-s", "w", "-a", "acct", "--password-stdin"], input="w")
+    assert kc.ok(["find", "generic", "-s", "a"]).stderr == ""
+    os.rename(other, kc.vault)
+    r = kc.ok(["find", "generic", "-s", "w"])
+    assert "not the vault this machine last saw at this path" in r.stderr, r
