@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystemShim
 
 /// An owned-by-caller file descriptor with EINTR-safe, typed-error operations.
 /// Opening, closing and the mutating steps (write, fsync, ftruncate) pass through the test-only
@@ -137,25 +138,16 @@ public struct FileDescriptor: Sendable, Equatable {
 
     public enum LockKind: Sendable { case shared, exclusive }
 
-    /// Takes a `flock` lock, waiting at most `timeout` seconds (nil waits forever).
-    /// Throws `Errno.wouldBlock` when the timeout passes.
+    /// Takes a `flock` lock, waiting at most `timeout` seconds (nil waits forever). The wait is
+    /// blocking, in the kernel's queue of waiters, not polling: a waiter gets the lock as soon as
+    /// it is let go. Throws `Errno.wouldBlock` when the timeout passes.
     public func lock(_ kind: LockKind, timeout: Double?) throws(Errno) {
         let op = kind == .shared ? LOCK_SH : LOCK_EX
         guard let timeout else {
             _ = try retryingOnInterrupt { flock(rawValue, op) }
             return
         }
-        var waited = 0.0
-        var pause = 0.001
-        while true {
-            if flock(rawValue, op | LOCK_NB) == 0 { return }
-            let error = Errno.current
-            if error != .wouldBlock && error != .interrupted { throw error }
-            if waited >= timeout { throw Errno.wouldBlock }
-            usleep(useconds_t(pause * 1_000_000))
-            waited += pause
-            pause = min(pause * 2, 0.05)
-        }
+        if kc_flock_waiting(rawValue, op, timeout) != 0 { throw Errno.current }
     }
 
     public func unlock() {
@@ -180,9 +172,9 @@ public struct FileStatus: Sendable, Equatable {
     }
 
     public var permissions: UInt32 { mode & 0o7777 }
-    public var isRegularFile: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFREG) }
-    public var isDirectory: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFDIR) }
-    public var isSymbolicLink: Bool { mode & UInt32(S_IFMT) == UInt32(S_IFLNK) }
+    public var isRegularFile: Bool { mode & UInt32(Glibc.S_IFMT) == UInt32(Glibc.S_IFREG) }
+    public var isDirectory: Bool { mode & UInt32(Glibc.S_IFMT) == UInt32(Glibc.S_IFDIR) }
+    public var isSymbolicLink: Bool { mode & UInt32(Glibc.S_IFMT) == UInt32(Glibc.S_IFLNK) }
 
     /// Why this file (or folder, with `directory`) cannot be trusted as the user's own: not of
     /// the expected kind, owned by another user, or writable by group or others. Nil when it can.
