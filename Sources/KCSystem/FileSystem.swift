@@ -8,17 +8,13 @@ import CSystemShim
 public enum FileSystem {
     /// `lstat`: does not follow a final symbolic link. Nil when nothing is at `path`.
     public static func linkStatus(_ path: String) throws(Errno) -> FileStatus? {
-        var st = stat()
-        if lstat(path, &st) == 0 { return FileStatus(st) }
-        let error = Errno.current
-        if error == .noSuchFile { return nil }
-        throw error
+        try status(path, followingLinks: false)
     }
 
-    /// `stat`: follows symbolic links. Nil when nothing is at `path`.
-    public static func status(_ path: String) throws(Errno) -> FileStatus? {
+    /// `stat` (or `lstat` without `followingLinks`). Nil when nothing is at `path`.
+    public static func status(_ path: String, followingLinks: Bool = true) throws(Errno) -> FileStatus? {
         var st = stat()
-        if stat(path, &st) == 0 { return FileStatus(st) }
+        if (followingLinks ? stat(path, &st) : lstat(path, &st)) == 0 { return FileStatus(st) }
         let error = Errno.current
         if error == .noSuchFile { return nil }
         throw error

@@ -2,13 +2,10 @@ import Foundation
 import XCTest
 @testable import KCSystem
 
-/// A waiter blocks in the kernel's queue and gets the lock as soon as it is let go (a poller
+/// Lock waits: a waiter blocks in the kernel's queue and gets the lock as soon as it is let go (a poller
 /// would notice only at its next poll, tens of milliseconds later).
-final class LockWaitTests: XCTestCase {
+extension FileDescriptorTests {
     func testWaiterGetsTheLockWithinMillisecondsOfItsRelease() throws {
-        var template = Array("/tmp/kc-lockwait-XXXXXX".utf8CString)
-        let folder = String(cString: mkdtemp(&template)!)
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/lock"
         var delays: [Double] = []
         for _ in 0..<9 {
@@ -34,9 +31,6 @@ final class LockWaitTests: XCTestCase {
     }
 
     func testZeroTimeoutTriesOnceAndANegativeOneToo() throws {
-        var template = Array("/tmp/kc-lockwait-XXXXXX".utf8CString)
-        let folder = String(cString: mkdtemp(&template)!)
-        defer { _ = try? FileManager.default.removeItem(atPath: folder) }
         let holder = try FileDescriptor.open(folder + "/lock", O_RDWR | O_CREAT)
         let waiter = try FileDescriptor.open(folder + "/lock", O_RDWR)
         defer { holder.close(); waiter.close() }
