@@ -15,7 +15,7 @@ extension Vault {
     @discardableResult
     public func append(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
         try lockForWriting()
-        defer { descriptor.unlock() }
+        defer { file.unlock() }
         let pending = try decide(records)
         if pending.isEmpty { return [] }
         for record in pending {
@@ -24,9 +24,10 @@ extension Vault {
                 throw VaultError.recordTooLarge(bytes: size)
             }
         }
-        removeAbandonedFiles()
-        let device = try state.deviceID()
-        if tornTail != nil {
+        file.removeAbandonedFiles()
+        let device = try anchors.state.deviceID()
+        let descriptor = file.descriptor, endOffset = log.endOffset
+        if log.tornTail != nil {
             // The cut must reach the disk before the new records do: after a power loss, records
             // written over the start of a longer torn tail, without the cut, would leave its end
             // behind them as damage.
@@ -36,15 +37,15 @@ extension Vault {
             } catch {
                 throw VaultError.io(operation: "cannot remove the torn tail of", path: path, errno: error)
             }
-            tornTail = nil
+            log.tornTail = nil
         }
 
         // Never reuse a record id this device already used, even in a copy that was rolled back.
         var counter = max(versionVector[device], try anchorVector[device])
-        var clock = HybridLogicalClock(after: latestTimestamp)
+        var clock = HybridLogicalClock(after: log.latestTimestamp)
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
-        var tag = lastTag
+        var tag = log.lastTag
         for (index, var record) in pending.enumerated() {
             if pending.count > 1 {
                 // Mark the batch, so a reader never shows part of it (see FieldTag.batchRemaining).
@@ -54,7 +55,7 @@ extension Vault {
             }
             counter += 1
             let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
-            let sequence = UInt64(records.count + written.count + 1)
+            let sequence = log.nextSequence + UInt64(written.count)
             let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
             let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0) }
@@ -70,9 +71,7 @@ extension Vault {
             try? descriptor.sync()
             throw VaultError.io(operation: "cannot write", path: path, errno: error)
         }
-        for record in written { ingest(record) }
-        endOffset += bytes.count
-        lastTag = tag
+        log.commit(written, end: endOffset + bytes.count, tag: tag)
         advanceAnchor()   // the write is durable: a failure to store the anchor is a warning
         return written
     }

@@ -180,7 +180,7 @@ extension Vault {
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
     public static func inspect(at path: String, lockTimeout: Double? = 10, password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
-        let (descriptor, _, bytes, header) = try readSnapshot(path, lockTimeout: lockTimeout)
+        let (descriptor, _, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
         descriptor.close()
         let key = try unwrapKey(header: header, password: try password())
         return (walk(bytes, header: header, key: key), key)

@@ -9,42 +9,40 @@ extension Vault {
     /// any corruption. The records of a multi-record append count only once all of them are read:
     /// an incomplete final batch is a torn tail, so a reader sees the old state or the new one.
     func replay(_ bytes: [UInt8], base: Int = 0) throws {
-        tornTail = nil
-        var batch: [(record: VaultRecord, end: Int, tag: [UInt8])] = []
-        var chainTag = lastTag
-        var offset = endOffset
+        log.tornTail = nil
+        var batch: [VaultRecord] = []
+        var chainTag = log.lastTag
+        var offset = log.endOffset
         let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
             Result {
                 while true {
                     let scan: FrameScan
                     do {
-                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: UInt64(records.count + batch.count + 1), fileOffset: base)
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(batch.count), fileOffset: base)
                     } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
                     switch scan {
                     case .end, .tornTail:
                         if scan == .tornTail || !batch.isEmpty {
-                            tornTail = (endOffset, raw.count - (endOffset - base))
+                            log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))
                         }
                         return
                     case .record(let frame, let body):
                         let record: VaultRecord
                         do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag) } catch VaultError.recordAuthenticationFailed
                             where RecordFrame.isZeroFilled(raw, body: body, fileOffset: base) {
-                            tornTail = (endOffset, raw.count - (endOffset - base))   // zero fill: never acknowledged
+                            log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))   // zero fill: never acknowledged
                             return
                         }
                         chainTag = RecordSeal.tag(of: raw, endingAt: body.upperBound)
                         offset = base + body.upperBound
                         let remaining = record.batchRemaining
-                        if let expected = batch.last?.record.batchRemaining, remaining != expected - 1 {
+                        if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
                             throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(record.offset) breaks the batch before it"))
                         }
-                        batch.append((record, offset, chainTag))
+                        batch.append(record)
                         if remaining ?? 0 == 0 {
-                            for entry in batch { ingest(entry.record) }
+                            log.commit(batch, end: offset, tag: chainTag)
                             batch = []
-                            endOffset = offset
-                            lastTag = chainTag
                         }
                     }
                 }
@@ -69,23 +67,14 @@ extension Vault {
     /// Reads what other processes appended since this vault was read (shared lock).
     public func refresh() throws {
         try lockCurrentFile(.shared)
-        defer { descriptor.unlock() }
+        defer { file.unlock() }
         try catchUp()
     }
 
     /// Takes `kind` of lock on the file now at the path, following a file that a compaction or
     /// password change put in place of the one this vault opened.
     func lockCurrentFile(_ kind: FileDescriptor.LockKind) throws {
-        while true {
-            try Vault.lock(descriptor, kind, timeout: lockTimeout)
-            let current: FileStatus?
-            do { current = try FileSystem.linkStatus(path) } catch {
-                descriptor.unlock()
-                throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
-            }
-            guard let current else { descriptor.unlock(); throw VaultError.noSuchVault(path: path) }
-            if current.isSameFile(as: identity) { return }
-            descriptor.unlock()
+        while try !file.lockIfCurrent(kind) {
             try switchToReplacement()
         }
     }
@@ -96,13 +85,9 @@ extension Vault {
         try lockCurrentFile(.exclusive)
         do {
             try catchUp()
-            try recheckRollback()
-            if !acceptRollback {
-                if let damagedAnchor { throw VaultError.anchorDamaged(path: damagedAnchor) }
-                if !rollbackDevices.isEmpty { throw VaultError.rollback(devices: rollbackDevices.map(\.hexString)) }
-            }
+            try anchors.checkWritable(versionVector, vaultID: header.vaultID)
         } catch {
-            descriptor.unlock()
+            file.unlock()
             throw error
         }
     }
@@ -114,10 +99,10 @@ extension Vault {
             return
         }
         let tail: [UInt8]
-        do { tail = try descriptor.readToEnd(from: endOffset) } catch {
+        do { tail = try file.descriptor.readToEnd(from: log.endOffset) } catch {
             throw VaultError.io(operation: "cannot read", path: path, errno: error)
         }
-        do { try replay(tail, base: endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
+        do { try replay(tail, base: log.endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
             if keyMayHaveChanged { throw VaultError.replacedByAnotherVault(path: path) }
             throw VaultError.recordAuthenticationFailed(offset: offset, sequence: sequence)
         }
@@ -129,12 +114,13 @@ extension Vault {
     /// That happens when the file is overwritten in place (`cp older.kc login.kc`, a sync tool),
     /// not by kc, which only appends or renames a new file over the path.
     private func wasRewrittenInPlace() throws -> Bool {
+        let descriptor = file.descriptor, end = log.endOffset
         do {
             let size = try descriptor.status().size
-            if size < endOffset { return true }
+            if size < end { return true }
             if try descriptor.read(count: VaultHeader.length, at: 0) != header.encoded() { return true }
-            if endOffset > VaultHeader.length {
-                return try descriptor.read(count: RecordFrame.tagLength, at: endOffset - RecordFrame.tagLength) != lastTag
+            if end > VaultHeader.length {
+                return try descriptor.read(count: RecordFrame.tagLength, at: end - RecordFrame.tagLength) != log.lastTag
             }
             return false
         } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
@@ -157,7 +143,7 @@ extension Vault {
     /// another vault, or one sealed under another key, is refused.
     private func rereadFromStart() throws {
         let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        do { bytes = try file.descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         guard newHeader.vaultID == header.vaultID, let newKey = try key(of: newHeader) else {
@@ -165,9 +151,7 @@ extension Vault {
         }
         header = newHeader
         key = newKey
-        resetRecords()
-        endOffset = VaultHeader.length
-        lastTag = RecordFrame.noPreviousTag
+        log.reset()
         do { try replay(bytes) } catch VaultError.recordAuthenticationFailed {
             throw VaultError.replacedByAnotherVault(path: path)
         }
@@ -178,7 +162,7 @@ extension Vault {
     /// this vault was opened with; without one, a re-keyed file is refused by `catchUp`. A file of
     /// another vault is refused.
     private func switchToReplacement() throws {
-        let (newDescriptor, newIdentity) = try Vault.openChecked(path)
+        let (newDescriptor, newIdentity) = try VaultFile.openChecked(path)
         let headerBytes: [UInt8]
         do { headerBytes = try newDescriptor.read(count: VaultHeader.length, at: 0) } catch {
             newDescriptor.close()

@@ -37,9 +37,9 @@ extension Vault {
                     continue
                 }
             }
-            let device = try state.deviceID()
+            let device = try anchors.state.deviceID()
             kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], try anchorVector[device]) + 1,
-                                               after: latestTimestamp))
+                                               after: log.latestTimestamp))
             return (header, key, kept)
         }
     }
@@ -61,6 +61,9 @@ extension Vault {
     /// new password (records untouched, the old password stops opening the new file). With
     /// `rotateKey` a new vault key is made and every record sealed again under it.
     public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool = false) throws {
+        if let kdf, !kdf.isWithinBounds {
+            throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
+        }
         try exclusively { records in
             let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
             let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
@@ -73,14 +76,14 @@ extension Vault {
     @discardableResult
     public func removeTornTail() throws -> Int {
         try lockCurrentFile(.exclusive)
-        defer { descriptor.unlock() }
+        defer { file.unlock() }
         try catchUp()
-        guard let torn = tornTail else { return 0 }
+        guard let torn = log.tornTail else { return 0 }
         do {
-            try descriptor.truncate(to: endOffset)
-            try descriptor.sync()
+            try file.descriptor.truncate(to: log.endOffset)
+            try file.descriptor.sync()
         } catch { throw VaultError.io(operation: "cannot truncate", path: path, errno: error) }
-        tornTail = nil
+        log.tornTail = nil
         return torn.length
     }
 
@@ -89,8 +92,8 @@ extension Vault {
     @discardableResult
     private func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
         try lockForWriting()
-        defer { descriptor.unlock() }
-        removeAbandonedFiles()
+        defer { file.unlock() }
+        file.removeAbandonedFiles()
         let before = records.count
         let (newHeader, newKey, payloads) = try build(records)
         let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads)
@@ -101,18 +104,6 @@ extension Vault {
         try catchUp()
         advanceAnchor()
         return (before, records.count)
-    }
-
-    /// Where a rewrite keeps the file it replaces until the new one is durable.
-    static func backupPath(of path: String) -> String { path + ".kc-backup" }
-
-    /// Removes what a rewrite killed before it finished left beside the vault (its temporary and
-    /// its backup, which would keep old secrets on disk), and nothing else: a user's own
-    /// `NAME.bak` is never touched. Called under the exclusive lock, when no rewrite of this vault
-    /// can be running (a temporary whose process still exists is left alone all the same).
-    func removeAbandonedFiles() {
-        try? FileSystem.unlink(Vault.backupPath(of: path))
-        StagedFile.removeAbandoned(besides: path)
     }
 
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
@@ -149,7 +140,7 @@ extension Vault {
             staged.discard()
             throw VaultError.vaultNotWritten(.init(step: .verify, path: staged.temporaryPath, errno: error as? Errno ?? .ioError))
         }
-        do { try staged.publishReplacing(keepingPreviousAt: backupPath(of: path)) } catch {
+        do { try staged.publishReplacing(keepingPreviousAt: VaultFile.backupPath(of: path)) } catch {
             throw VaultError.vaultNotWritten(error)
         }
         handedOver = true
@@ -165,7 +156,7 @@ extension Vault {
     public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
                                      password: () throws -> SecureBytes,
                                      approve: (VaultInspection, VersionVector) throws -> Void = { _, _ in }) throws -> SalvageOutcome {
-        let (descriptor, _) = try openLocked(path, .exclusive, timeout: lockTimeout)
+        let (descriptor, _) = try VaultFile.openLocked(path, .exclusive, timeout: lockTimeout)
         defer { descriptor.close() }   // also releases the lock
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch {

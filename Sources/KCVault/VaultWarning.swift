@@ -23,10 +23,10 @@ extension Vault {
         var result: [VaultWarning] = []
         if let torn = tornTail { result.append(.tornTail(offset: torn.offset, length: torn.length)) }
         if !rollbackDevices.isEmpty { result.append(.rollback(devices: rollbackDevices)) }
-        if let damagedAnchor { result.append(.anchorDamaged(path: damagedAnchor)) }
-        if let anchorNotStored { result.append(.anchorNotStored(anchorNotStored)) }
-        if let previousVaultAtPath { result.append(.anotherVaultAtPath(previousID: previousVaultAtPath)) }
-        if identity.permissions & 0o044 != 0 { result.append(.readableByOthers(mode: identity.permissions)) }
+        if let file = anchors.damagedAnchor { result.append(.anchorDamaged(path: file)) }
+        if let reason = anchors.notStored { result.append(.anchorNotStored(reason)) }
+        if let previous = anchors.previousVaultAtPath { result.append(.anotherVaultAtPath(previousID: previous)) }
+        if file.permissions & 0o044 != 0 { result.append(.readableByOthers(mode: file.permissions)) }
         return result
     }
 }

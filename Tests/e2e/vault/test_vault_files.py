@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from kcharness import EXIT_PARAM, KC_BIN
+from kcharness import EXIT_DECODE, EXIT_PARAM, KC_BIN
 from vaultkit import Kc
 
 NOBODY = 65534
@@ -117,3 +117,21 @@ def test_vault_in_a_sticky_shared_folder_is_accepted(tmp_path):
     kc.ok(["--vault", vault, "init", "--kdf-ops", "1", "--kdf-memory", "8K"])
     kc.ok(["--vault", vault, "add", "generic", "-s", "a", "--password-stdin"], input="x")
     assert kc.ok(["--vault", vault, "find", "generic", "-s", "a", "-w"]).stdout_bytes == b"x\n"
+
+
+def test_a_large_file_that_is_not_a_vault_is_refused_before_it_is_read(tmp_path):
+    """The header is checked before the rest of the file is read: `--vault` naming a large file
+    that is not a vault costs one header read, not the whole file (counted with strace)."""
+    kc = Kc(tmp_path)
+    big = kc.home / "big.kc"
+    with open(big, "wb") as f:
+        f.write(b"not a vault\n" * 100)
+        f.truncate(64 << 20)   # sparse: 64 MiB that cost no disk
+    os.chmod(big, 0o600)
+    trace = tmp_path / "trace"
+    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=pread64", "-o", str(trace), KC_BIN, "--vault", str(big),
+                        "find", "generic", "-s", "x"], env=kc.environment(), cwd=kc.home, capture_output=True, timeout=120)
+    assert r.returncode == EXIT_DECODE, r
+    read = sum(int(line.rsplit("=", 1)[1].split()[0]) for line in trace.read_text().splitlines()
+               if "pread64(" in line and "=" in line and not line.rstrip().endswith("?"))
+    assert 0 < read <= 4096, f"kc read {read} bytes of a file whose header is not a vault's"

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCFormat
+import KCSystem
+
+/// The rollback policy of an open vault: how its version vector compares with this machine's
+/// rollback anchor (see `StateFolder`), when the anchor is raised, and what the vault may write.
+struct AnchorPolicy {
+    let state: StateFolder
+    /// Write even when the vault looks rolled back (the user accepts the older copy).
+    var acceptRollback: Bool
+    /// Devices whose records went missing compared with the anchor (empty: no rollback).
+    private(set) var rollbackDevices: [[UInt8]] = []
+    /// The anchor file, when it could not be parsed (writes are then refused unless accepted).
+    private(set) var damagedAnchor: String?
+    /// Why the anchor (or the path's vault id) could not be stored after the last read or write.
+    private(set) var notStored: VaultError?
+    /// The vault id the state folder remembers at this path, when it is not this vault's.
+    private(set) var previousVaultAtPath: [UInt8]?
+
+    /// After a read: compares `vector` with the anchor, and raises the anchor when the vault is
+    /// ahead. What was read may still be only in the page cache (a writer killed between its
+    /// write and its fsync): `sync` makes it durable first, or a power loss could leave the anchor
+    /// ahead of the file and raise a false rollback alarm. A failure to store is kept in `notStored`.
+    mutating func check(_ vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) throws {
+        switch try state.anchor(of: vaultID) {
+        case .damaged(let file):
+            damagedAnchor = file
+        case .missing:
+            if !vector.counters.isEmpty { raise(to: vector, vaultID: vaultID, sync: sync) }
+        case .vector(let anchor):
+            rollbackDevices = vector.devicesBehind(anchor)
+            if rollbackDevices.isEmpty && vector != anchor { raise(to: vector, vaultID: vaultID, sync: sync) }
+        }
+    }
+
+    private mutating func raise(to vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) {
+        do { try sync() } catch { notStored = .io(operation: "cannot sync", path: state.path, errno: error); return }
+        do { try state.storeAnchor(vector, of: vaultID) } catch { notStored = error }
+    }
+
+    /// Before a write, under the exclusive lock and caught up: compares with the anchor again
+    /// (another process may have raised it since the open) and refuses a rolled-back vault, or
+    /// one whose anchor is damaged, unless the rollback is accepted.
+    mutating func checkWritable(_ vector: VersionVector, vaultID: [UInt8]) throws {
+        switch try state.anchor(of: vaultID) {
+        case .vector(let anchor): rollbackDevices = vector.devicesBehind(anchor); damagedAnchor = nil
+        case .damaged(let file): damagedAnchor = file
+        case .missing: damagedAnchor = nil
+        }
+        if acceptRollback { return }
+        if let damagedAnchor { throw VaultError.anchorDamaged(path: damagedAnchor) }
+        if !rollbackDevices.isEmpty { throw VaultError.rollback(devices: rollbackDevices.map(\.hexString)) }
+    }
+
+    /// The anchor's vector (empty when missing or damaged).
+    func anchorVector(of vaultID: [UInt8]) throws -> VersionVector {
+        if case .vector(let vector) = try state.anchor(of: vaultID) { return vector }
+        return VersionVector()
+    }
+
+    /// After a durable write: the anchor becomes the join of itself and `vector` (`vector` alone
+    /// when the rollback was accepted), and `path` is remembered as this vault's. The write
+    /// already happened, so a failure is kept in `notStored`, not thrown.
+    mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String) {
+        do {
+            var joined = acceptRollback ? VersionVector() : try anchorVector(of: vaultID)
+            for (device, counter) in vector.counters { joined.raise(device, to: counter) }
+            try state.storeAnchor(joined, of: vaultID)
+            try state.remember(vaultID, at: Self.absolute(path))
+            notStored = nil
+            damagedAnchor = nil
+            previousVaultAtPath = nil
+        } catch {
+            notStored = error as? VaultError ?? .io(operation: "cannot update the rollback anchor", path: state.path, errno: .ioError)
+        }
+        rollbackDevices = []
+    }
+
+    /// Compares `vaultID` with the one the state folder remembers at `path`: another vault
+    /// swapped in at the same path (an older `kc init`, another file of the user's) is reported.
+    /// A path seen for the first time is remembered.
+    mutating func checkPath(_ path: String, vaultID: [UInt8]) throws {
+        let absolute = Self.absolute(path)
+        let remembered = try state.vaultID(at: absolute)
+        if let remembered, remembered != vaultID {
+            previousVaultAtPath = remembered
+        } else if remembered == nil {
+            do { try state.remember(vaultID, at: absolute) } catch { notStored = error }
+        }
+    }
+
+    /// `path` made absolute, its folder resolved (the key of `StateFolder.vaultID(at:)`).
+    static func absolute(_ path: String) -> String {
+        guard let resolved = realpath(FileSystem.directoryName(path), nil) else { return path }
+        defer { free(resolved) }
+        let folder = String(cString: resolved)
+        return (folder == "/" ? "" : folder) + "/" + String(path.split(separator: "/").last ?? "")
+    }
+}
