@@ -72,7 +72,7 @@ public enum ManPage {
         t += ".TP\n.I $XDG_DATA_HOME/kc/login.kc\n"
         t += escape("The default vault (~/.local/share/kc/login.kc when XDG_DATA_HOME is not set); its folder has mode 0700, the file 0600.") + "\n"
         t += ".TP\n.I $XDG_STATE_HOME/kc/\n"
-        t += escape("Per-machine state, outside the vault: the device id of this machine and, for each vault, the highest record counters seen (rollback detection).") + "\n"
+        t += escape("Per-machine state, outside the vault: the device id of this machine, for each vault the highest record counters seen (rollback detection), and the vault id last seen at each vault path. It and its files must belong to the user and be writable by nobody else.") + "\n"
         t += ".SH SEE ALSO\nsecurity(1) on macOS; the README and Docs/FORMAT.md of kc.\n"
         return t
     }
@@ -80,9 +80,9 @@ public enum ManPage {
     static let environment: [(String, String)] = [
         ("KC_VAULT", "The vault path, when --vault is not given."),
         ("KC_MASTER_PASSWORD_FILE", "A file holding the master password (mode 0600 or stricter, owned by the user), when --master-password-fd is not given."),
-        ("XDG_DATA_HOME", "The base of the default vault path, $XDG_DATA_HOME/kc/login.kc."),
-        ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors."),
-        ("HOME", "The default vault is ~/.local/share/kc/login.kc when XDG_DATA_HOME is not set."),
+        ("XDG_DATA_HOME", "The base of the default vault path, $XDG_DATA_HOME/kc/login.kc (ignored unless it is an absolute path)."),
+        ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors (ignored unless it is an absolute path)."),
+        ("HOME", "The default vault is ~/.local/share/kc/login.kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
     ]
 
     private static func optionItem(_ option: OptionSpec) -> String {
