@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 
-from kcharness import EXIT_DECODE, EXIT_PARAM, KC_BIN
+from kcharness import EXIT_DECODE, EXIT_PARAM
 from vaultkit import Kc
 
 NOBODY = 65534
@@ -44,9 +43,8 @@ def test_rewritten_file_is_locked_until_its_folder_is_synced(tmp_path):
     for i in range(3):
         kc.put(f"s{i}", "x")
     old = os.stat(kc.vault).st_ino
-    p = subprocess.Popen(["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=3000000:when=2",
-                          KC_BIN, "compact"], env=kc.environment(), cwd=kc.home, stdin=subprocess.DEVNULL,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    p = kc.popen(["compact"], stdin=subprocess.DEVNULL,
+                 wrapper=["strace", "-f", "-qq", "-o", "/dev/null", "-e", "trace=fsync", "-e", "inject=fsync:delay_enter=3000000:when=2"])
     deadline = time.monotonic() + 60
     while os.stat(kc.vault).st_ino == old:
         assert p.poll() is None and time.monotonic() < deadline, "the compaction ended before the rename was seen"
@@ -129,8 +127,8 @@ def test_a_large_file_that_is_not_a_vault_is_refused_before_it_is_read(tmp_path)
         f.truncate(64 << 20)   # sparse: 64 MiB that cost no disk
     os.chmod(big, 0o600)
     trace = tmp_path / "trace"
-    r = subprocess.run(["strace", "-f", "-qq", "-e", "trace=pread64", "-o", str(trace), KC_BIN, "--vault", str(big),
-                        "find", "generic", "-s", "x"], env=kc.environment(), cwd=kc.home, capture_output=True, timeout=120)
+    r = kc.run(["--vault", big, "find", "generic", "-s", "x"],
+               wrapper=["strace", "-f", "-qq", "-e", "trace=pread64", "-o", trace])
     assert r.returncode == EXIT_DECODE, r
     read = sum(int(line.rsplit("=", 1)[1].split()[0]) for line in trace.read_text().splitlines()
                if "pread64(" in line and "=" in line and not line.rstrip().endswith("?"))

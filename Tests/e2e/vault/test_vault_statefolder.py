@@ -4,29 +4,23 @@ from __future__ import annotations
 
 import os
 import pwd
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from kcformat import vault_id
-from kcharness import EXIT_PARAM, EXIT_VERIFY_FAILED, KC_BIN
+from kcharness import EXIT_PARAM, EXIT_VERIFY_FAILED
 from vaultkit import Kc
 
 NOBODY = 65534
 
 
-def bare_env(kc: Kc, **extra) -> dict:
-    """What cron or `env -i` gives kc: no HOME, no XDG variables, no PATH."""
-    env = {"KC_VAULT": str(kc.vault), "KC_MASTER_PASSWORD_FILE": str(kc.password_file)}
-    env.update(extra)
-    return env
-
-
-def run_bare(kc: Kc, cwd: Path, *args, input: str = "", **extra) -> subprocess.CompletedProcess:
-    return subprocess.run([KC_BIN, *args], input=input.encode(), capture_output=True, cwd=cwd,
-                          env=bare_env(kc, **extra), timeout=120, start_new_session=True)
+def run_bare(kc: Kc, cwd: Path, *args, input: str = "", **extra):
+    """kc as cron or `env -i` start it: no HOME, no XDG variables, no PATH; only the vault and the
+    password file named (and `extra`)."""
+    keep = {"KC_VAULT": str(kc.vault), "KC_MASTER_PASSWORD_FILE": str(kc.password_file), **extra}
+    return kc.run(list(args), input=input, cwd=str(cwd), env=keep,
+                  unset=tuple(name for name in kc.environment() if name not in keep))
 
 
 class PasswdStateFolder:
@@ -65,10 +59,10 @@ def test_without_home_the_state_folder_is_the_users_and_rollback_is_detected(tmp
         kc.vault.write_bytes(older)
         r = run_bare(kc, there, "add", "generic", "-s", "c", "-a", "acct", "--password-stdin", input="z")
         assert r.returncode == EXIT_VERIFY_FAILED, r
-        assert b"older than a copy this machine has seen" in r.stderr, r
+        assert "older than a copy this machine has seen" in r.stderr, r
         # A relative XDG_STATE_HOME is ignored (XDG base directory specification).
         r = run_bare(kc, there, "find", "generic", "-s", "a", XDG_STATE_HOME="relative-state")
-        assert r.returncode == 0 and b"older than a copy" in r.stderr, r
+        assert r.returncode == 0 and "older than a copy" in r.stderr, r
         assert (state.folder / "anchors" / vault_id(kc.vault.read_bytes())).exists()
     finally:
         state.restore(kc.vault)
