@@ -3,7 +3,7 @@ import re
 
 import pexpect
 
-from kcharness import EXIT_NO_SUCH_KEYCHAIN, EXIT_PARAM, assert_failure
+from kcharness import EXIT_DUPLICATE_KEYCHAIN, EXIT_NO_SUCH_KEYCHAIN, EXIT_PARAM, assert_failure
 
 
 def test_missing_vault_hint_names_every_way_to_choose_a_vault(kc):
@@ -51,7 +51,7 @@ def test_init_over_a_vault_is_refused_before_any_prompt_in_the_one_wording(kc_re
     child = kc.spawn(["init", "--kdf-ops", "2", "--kdf-memory", "64M"], unset=("KC_MASTER_PASSWORD_FILE",))
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 48, child.before
+    assert child.exitstatus == EXIT_DUPLICATE_KEYCHAIN, child.before
     assert child.before.splitlines() == [
         f"kc: error: a vault already exists at {kc.vault_path}; it was left untouched (errSecDuplicateKeychain)",
         "kc: hint: use it as it is, or choose another path with --vault PATH"]

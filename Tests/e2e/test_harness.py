@@ -96,3 +96,16 @@ def test_summary_catches_every_failure_it_must():
     summary = REPO / "Tests" / "summary.py"
     result = subprocess.run([sys.executable, str(summary), "--self-test"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "every rule caught its failure" in result.stdout, result.stdout + result.stderr
+
+
+BARE_EXIT = re.compile(r"(returncode|exitstatus|status|rc)\s*[=!]=\s*[1-9]\d*\b(?!\.)|assert_failure\(.*\"errSec\w+\",\s*\d+\)")
+
+
+def test_exit_statuses_are_named_in_every_test():
+    """Tests compare exit statuses with the EXIT_* names, never with bare numbers (0 aside)."""
+    here = Path(__file__).resolve().parent
+    bare = [f"{path.relative_to(here)}:{n}: {line.strip()}"
+            for path in sorted(here.rglob("*.py")) if path.name not in ("kcharness.py", "test_harness.py")
+            for n, line in enumerate(path.read_text().splitlines(), 1) if BARE_EXIT.search(line)]
+    assert bare == [], "use the EXIT_* names of kcharness.py:\n" + "\n".join(bare)
+    assert BARE_EXIT.search('assert r.returncode == 44') and BARE_EXIT.search('assert_failure(r, "errSecParam", 2)')

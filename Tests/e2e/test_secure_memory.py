@@ -4,7 +4,7 @@ import os
 import resource
 import subprocess
 
-from kcharness import Result
+from kcharness import EXIT_NOT_FOUND, Result
 
 WARNING = "kc: warning: secrets could not be locked in memory (mlock: "
 
@@ -35,6 +35,6 @@ def test_mlock_failure_is_one_warning_and_not_fatal(kc_ready):
     assert result.stderr.splitlines() == [line for line in result.stderr.splitlines() if line.startswith(WARNING)]
     # A failing command still ends with its error line, the warning before it.
     failed = run_unlockable(kc, ["find", "generic", "-s", "nothing.example"])
-    assert failed.returncode == 44, failed
+    assert failed.returncode == EXIT_NOT_FOUND, failed
     lines = failed.stderr.splitlines()
     assert lines[0].startswith(WARNING) and lines[-1].endswith("(errSecItemNotFound)"), lines

@@ -39,7 +39,7 @@ def test_netrc_refuses_a_terminal_unless_forced(kc):
     kc.save_internet(HOST, USER, PASSWORD)
     child = kc.spawn(["netrc"])
     rest, status = finish(child)
-    assert status == 2
+    assert status == EXIT_PARAM
     assert "terminal" in rest and "s3cret" not in rest
     child = kc.spawn(["netrc", "--force"])
     rest, status = finish(child)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pexpect
 
-from kcharness import EXIT_DECODE
+from kcharness import EXIT_DECODE, EXIT_VERIFY_FAILED
 from kcformat import FRAME_LENGTH, frames
 from vaultkit import Kc, figure, leftovers
 
@@ -194,4 +194,4 @@ def test_zero_filled_acknowledged_record_shows_as_rollback(tmp_path):
     _zero_filled_final_record(kc)
     assert kc.run(["repair", "--yes"]).returncode == 0
     r = kc.run(["add", "generic", "-s", "after.com", "-a", "acct", "--password-stdin"], input="after-secret")
-    assert r.returncode == 32 and "older than a copy this machine has seen" in r.stderr, str(r)
+    assert r.returncode == EXIT_VERIFY_FAILED and "older than a copy this machine has seen" in r.stderr, str(r)
