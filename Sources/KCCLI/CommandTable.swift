@@ -1,8 +1,10 @@
 /// The one command table: parsing, `kc help`, the man page and the completions all read it.
 ///
-/// Each group of commands lives in its own file so that groups can grow independently:
-/// `coreCommands` (Commands/CoreCommands.swift), `vaultCommands` (Commands/VaultCommands.swift),
-/// `ftpCommands` (Commands/FTPCommands.swift).
+/// Each group's specs live in one file, its handlers beside it:
+/// `coreCommands` (Commands/CoreCommands.swift; handlers in InitCommand.swift and ItemCommands.swift),
+/// `vaultCommands` (Commands/VaultCommands.swift; VaultMaintenance.swift and RepairSalvage.swift),
+/// `ftpCommands` (Commands/FTPCommands.swift; FTPLoginCommand.swift and NetrcCommands.swift).
+/// The Argon2id options of init and passwd are in KDFOptions.swift.
 public enum CommandTable {
     /// Every command, in the order help lists them.
     public static let all: [CommandSpec] = coreCommands + vaultCommands + ftpCommands + [helpCommand] + hiddenCommands

@@ -18,8 +18,6 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let ioError = Errno(rawValue: EIO)
     public static let permissionDenied = Errno(rawValue: EACCES)
     public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
-    public static let isDirectory = Errno(rawValue: EISDIR)
-    public static let notDirectory = Errno(rawValue: ENOTDIR)
 
     /// The system's text for this error, e.g. "No space left on device".
     public var description: String { String(cString: strerror(rawValue)) }

@@ -164,11 +164,10 @@ public struct FileStatus: Sendable, Equatable {
     public let mode: UInt32
     public let owner: UInt32
     public let size: Int
-    public let linkCount: UInt64
 
     init(_ st: stat) {
         device = UInt64(st.st_dev); inode = UInt64(st.st_ino); mode = UInt32(st.st_mode)
-        owner = UInt32(st.st_uid); size = Int(st.st_size); linkCount = UInt64(st.st_nlink)
+        owner = UInt32(st.st_uid); size = Int(st.st_size)
     }
 
     public var permissions: UInt32 { mode & 0o7777 }

@@ -19,12 +19,6 @@ private func primaryKeyText(_ itemClass: ItemClass) -> String {
 
 let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match attribute values case-insensitively.")
 
-/// --kdf-ops and --kdf-memory (init and passwd); the defaults say what applies without them.
-func kdfOptions(defaultOps: String, defaultMemory: String) -> [OptionSpec] {
-    [.value("kdf-ops", valueName: "N", help: "Argon2id passes (1 to 20; default \(defaultOps))."),
-     .value("kdf-memory", valueName: "SIZE", help: "Argon2id memory, e.g. 64M, 256M, 1G (8K to 4G; default \(defaultMemory)).")]
-}
-
 let initCommand = CommandSpec(
     "init", abstract: "Create a new, empty vault.",
     discussion: """

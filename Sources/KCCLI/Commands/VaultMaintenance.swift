@@ -1,0 +1,135 @@
+import KCCrypto
+import KCFormat
+import KCSystem
+import Keychain
+
+// Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
+
+func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = context.vaultPath
+    let report = try Keychain.check(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in
+        try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    }
+    let out = context.output
+    out.writeLine("vault: \(path)")
+    out.writeLine("size: \(report.fileSize) bytes")
+    out.writeLine("kdf: Argon2id, \(report.kdf.opsLimit) pass\(report.kdf.opsLimit == 1 ? "" : "es"), \(ByteSize.describe(report.kdf.memoryLimit))")
+    out.writeLine("records: \(report.records)")
+    out.writeLine("items: \(report.items)")
+    for problem in report.problems { out.writeLine("damaged: \(ProblemWording.text(problem))") }
+    for record in report.badItems { out.writeLine("not an item: \(FailureWording.notAnItem(record))") }
+    if let torn = report.tornTail {
+        out.writeLine("torn tail: incomplete final record: \(torn.length) bytes at offset \(torn.offset) (never acknowledged; 'kc repair' removes it)")
+    }
+    if let devices = report.rollbackDevices {
+        out.writeLine("rollback: the vault is older than a copy this machine has seen (records missing from \(devices) device(s))")
+    }
+    if let mode = report.readableByOthers {
+        out.writeLine("permissions: \(String(mode, radix: 8)), readable by other users")
+        context.warn(WarningWording.text(.readableByOthers(mode: mode)))
+    }
+    out.writeLine("status: \(report.isWhole ? "whole" : report.isIntact ? "intact, ends in a torn tail" : "NOT whole")")
+    out.flush()
+    if !report.problems.isEmpty {
+        throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s))",
+                            hint: "'kc repair --salvage' keeps every record that still authenticates")
+    }
+    if !report.badItems.isEmpty {
+        throw KeychainError(.decode, "\(report.badItems.count) record(s) authenticate but hold no valid item; no item of this vault can be read",
+                            hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
+    }
+    if report.rollbackDevices != nil {
+        throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
+                            hint: "restore the newer copy, or pass --accept-rollback to write to this one")
+    }
+    return 0
+}
+
+func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = context.vaultPath
+    let askPassword = { () throws(KeychainError) -> SecureBytes in
+        try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    }
+    if invocation.flag("salvage") {
+        return try runSalvage(invocation, context, password: try askPassword())
+    }
+    let keychain = try context.openKeychain()
+    guard let torn = keychain.tornTail else {
+        context.notice("no torn tail to remove")
+        return 0
+    }
+    try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
+    let removed = try keychain.removeTornTail()
+    context.notice("removed \(removed) bytes of torn tail")
+    return 0
+}
+
+func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let keychain = try context.openKeychain()
+    let counts = try keychain.compact()
+    context.notice("compacted \(context.vaultPath): \(counts.before) records -> \(counts.after)")
+    return 0
+}
+
+func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let requested = try kdfParameters(invocation)   // checks the flags before any prompt
+    let keychain = try context.openKeychain()
+    var kdf = keychain.kdf
+    if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
+    if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
+    if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
+    let newPassword = try NewPassword.obtain(invocation, context)
+    try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key"))
+    context.notice(invocation.flag("rotate-key")
+        ? "changed the master password and replaced the vault key"
+        : "changed the master password")
+    return 0
+}
+
+func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+    let filters = try ItemOptions.attributes(invocation, itemClass)
+    guard !filters.isEmpty else {
+        throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
+    }
+    let keychain = try context.openKeychain()
+    let versions = try keychain.history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")))
+    for (index, version) in versions.enumerated() {
+        if index > 0 { context.output.writeLine() }
+        context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
+        context.output.writeLine("written: \(ISO8601.string(millisecondsSince1970: version.written))")
+        for (name, value) in ItemPrinter.fields(version.item) where name != "id" && name != "class" {
+            context.output.writeLine("\(name): \(Printable.text(value))")
+        }
+        if invocation.flag("password") {
+            context.output.write("password: ")
+            context.output.write(secret: version.item.secret)
+            context.output.writeLine()
+        }
+    }
+    return 0
+}
+
+/// Asks `question` on the terminal unless --yes; no means errSecUserCanceled.
+func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(KeychainError) {
+    if invocation.flag("yes") { return }
+    let terminal = try context.terminal(hint: "pass --yes to confirm without a terminal")
+    guard try terminal.confirm(prompt: question) else { throw KeychainError(.userCanceled, "nothing was changed") }
+}
+
+/// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
+enum NewPassword {
+    static func obtain(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> SecureBytes {
+        let source: SecretSource
+        if let text = invocation.value("new-password-fd") {
+            guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
+            source = .descriptor(FileDescriptor(rawValue: fd), what: "the new master password from descriptor \(fd)")
+        } else if let path = invocation.value("new-password-file") {
+            source = .file(path: path, what: "the new master password file")
+        } else {
+            source = .terminal(prompt: "New master password: ", confirm: "Retype the new master password: ",
+                               hint: "give the new password with --new-password-fd N or --new-password-file PATH")
+        }
+        return try source.read(context)
+    }
+}
+
