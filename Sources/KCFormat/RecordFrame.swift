@@ -52,57 +52,75 @@ public enum FrameScan: Equatable, Sendable {
 
 extension RecordFrame {
     /// A power loss zeroes whole sectors (512 bytes, at file offsets that are multiples of 512)
-    /// of a file that grew: the granularity of the zero-fill rules.
+    /// of a file that grew: the granularity of the zero-fill rule.
     public static let sectorSize = 512
+    /// The fewest zero bytes of one lost sector that show zero fill: as many as a tag, which no
+    /// sealed record holds in a row (its frame has at most 9 zero bytes in a row, its body none).
+    public static let zeroFillEvidence = tagLength
 
-    /// True when the complete record whose body is `body` of `file` (which starts at file offset
-    /// `fileOffset` of the vault) holds the zero fill a power loss leaves in an append that did not
-    /// reach the disk whole: every byte from the start of the sector holding its tag (or from its
-    /// body, if that starts later) to the end of the file is zero; or the record ends the file and
-    /// a whole sector inside it is zero. Ciphertext holds no such run, so a record that fails
-    /// authentication and is zero-filled so is a torn tail (it never reached the disk whole, so it
-    /// was never acknowledged).
-    public static func isZeroFilled(_ file: UnsafeRawBufferPointer, body: Range<Int>, fileOffset: Int = 0) -> Bool {
-        guard body.count >= tagLength else { return false }
-        let tagStart = fileOffset + body.upperBound - tagLength
-        let zeroStart = max(body.lowerBound, tagStart - tagStart % sectorSize - fileOffset)
-        if file[zeroStart...].allSatisfy({ $0 == 0 }) { return true }
-        guard body.upperBound == file.count else { return false }
-        let recordStart = fileOffset + body.lowerBound - length
-        var sector = (recordStart + sectorSize - 1) / sectorSize * sectorSize - fileOffset
-        while sector + sectorSize <= body.upperBound {
-            if file[sector..<(sector + sectorSize)].allSatisfy({ $0 == 0 }) { return true }
-            sector += sectorSize
+    /// True when the record at `offset` of `file`, which does not read, starts a zero-filled
+    /// tail (Docs/FORMAT.md, "Reading rules"): a power loss after the file grew and before that
+    /// append's data reached the disk. `recordEnd` is the end of its body when its frame checks
+    /// and its body does not authenticate, nil when its frame checksum is wrong. Both must hold:
+    /// - a lost sector meets the part that does not read (the frame, or the body): a sector (512
+    ///   bytes, counted in the vault file, where `file` starts at `fileOffset`) with at least 16
+    ///   bytes from `offset` on, all zero up to the sector's end or the file's;
+    /// - no record that could be read follows it: no later frame checks, fits in the file and
+    ///   has no lost sector in its body. A record written whole has none, so the tail holds no
+    ///   record that reached the disk whole.
+    public static func startsZeroFilledTail(_ file: UnsafeRawBufferPointer, at offset: Int, recordEnd: Int?,
+                                            fileOffset: Int = 0) -> Bool {
+        let damaged = recordEnd.map { (offset + length)..<$0 } ?? offset..<(offset + length)
+        guard hasLostSector(file, meeting: damaged, from: offset, fileOffset: fileOffset) else { return false }
+        return !((recordEnd ?? offset + 1)..<file.count).contains { later in
+            guard let end = self.recordEnd(file, at: later) else { return false }
+            return !hasLostSector(file, meeting: (later + length)..<end, from: later, fileOffset: fileOffset)
+        }
+    }
+
+    /// True when a sector meeting `damaged` has at least `zeroFillEvidence` bytes from `start` on,
+    /// all zero up to the end of the sector or of the file.
+    private static func hasLostSector(_ file: UnsafeRawBufferPointer, meeting damaged: Range<Int>, from start: Int,
+                                      fileOffset: Int) -> Bool {
+        let g = sectorSize
+        var sector = (fileOffset + damaged.lowerBound) / g * g - fileOffset
+        while sector < min(damaged.upperBound, file.count) {
+            let part = max(sector, start)..<min(sector + g, file.count)
+            if part.count >= zeroFillEvidence, file[part].allSatisfy({ $0 == 0 }) { return true }
+            sector += g
         }
         return false
     }
 
-    /// True when a frame at `offset` that fails its checksum is zero fill: a sector starts inside
-    /// it and every byte from there to the end of the file is zero; or every byte from the frame to
-    /// the end of the sector holding its end is zero and no valid frame follows (the sector holding
-    /// the last record's frame never reached the disk, later ones of that record did).
-    static func frameIsZeroFilled(_ file: UnsafeRawBufferPointer, at offset: Int, fileOffset: Int) -> Bool {
-        func isZero(_ range: Range<Int>) -> Bool { file[range].allSatisfy { $0 == 0 } }
-        let frameEnd = offset + length
-        let boundary = (fileOffset + offset) / sectorSize * sectorSize + sectorSize - fileOffset
-        if boundary < frameEnd && isZero(boundary..<file.count) { return true }
-        let sectorEnd = min(file.count, (fileOffset + frameEnd - 1) / sectorSize * sectorSize + sectorSize - fileOffset)
-        guard isZero(offset..<sectorEnd) else { return false }
-        return !stride(from: sectorEnd, through: file.count - length, by: 1).contains { hasValidFrame(file, at: $0) }
+    /// True when a frame at `offset` of `file` checks (its checksum and length) and its record
+    /// fits in the file, whatever its sequence number: a record could be read there.
+    public static func holdsRecord(_ file: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        recordEnd(file, at: offset) != nil
     }
 
-    /// A frame checksum and a possible body length at `offset` (what the salvage walk resumes at).
-    private static func hasValidFrame(_ file: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        var r = ByteReader(UnsafeRawBufferPointer(rebasing: file[offset..<(offset + length)]))
-        guard let bodyLength = try? r.u32(), (try? r.u64()) != nil, let stored = try? r.u32() else { return false }
-        return CRC32C.checksum(file[offset..<(offset + 12)]) == stored
-            && (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength))
+    /// Where the record whose frame is at `offset` ends, when that frame checks and the record fits.
+    private static func recordEnd(_ file: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        guard offset >= 0, file.count - offset >= length else { return nil }
+        let (frame, checks) = read(UnsafeRawBufferPointer(rebasing: file[offset...]))
+        let end = offset + length + Int(frame.bodyLength)
+        return checks && frame.hasPossibleLength && end <= file.count ? end : nil
     }
+
+    /// The frame at the start of `tail` (at least `length` bytes) and whether its checksum is right.
+    private static func read(_ tail: UnsafeRawBufferPointer) -> (frame: RecordFrame, checks: Bool) {
+        var r = ByteReader(tail)
+        // At least 16 bytes are there: these reads cannot fail.
+        let bodyLength = (try? r.u32()) ?? 0, sequence = (try? r.u64()) ?? 0, stored = (try? r.u32()) ?? 0
+        return (RecordFrame(bodyLength: bodyLength, sequence: sequence), CRC32C.checksum(tail[0..<12]) == stored)
+    }
+
+    private var hasPossibleLength: Bool { (RecordFrame.minimumBodyLength...RecordFrame.maximumBodyLength).contains(Int(bodyLength)) }
 
     /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
     /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
     /// With `expectedSequence` nil (salvage), any sequence number is accepted.
-    /// `fileOffset`: where `file` starts in the vault file (for the sector rules).
+    /// A frame whose checksum is wrong because zero fill reached it is a torn tail (see
+    /// `startsZeroFilledTail`); sectors are counted in the vault file, where `file` starts at `fileOffset`.
     public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64?,
                             fileOffset: Int = 0) throws(FormatError) -> FrameScan {
         let remaining = file.count - offset
@@ -110,22 +128,17 @@ extension RecordFrame {
         let tail = UnsafeRawBufferPointer(rebasing: file[offset...])
         if remaining < length { return .tornTail }
         if tail.allSatisfy({ $0 == 0 }) { return .tornTail }   // zero fill left by a crash before fsync
-        var r = ByteReader(tail)
-        let bodyLength = try r.u32()
-        let sequence = try r.u64()
-        let stored = try r.u32()
-        guard CRC32C.checksum(tail[0..<12]) == stored else {
-            if frameIsZeroFilled(file, at: offset, fileOffset: fileOffset) { return .tornTail }
+        let (frame, checks) = read(tail)
+        guard checks else {
+            if startsZeroFilledTail(file, at: offset, recordEnd: nil, fileOffset: fileOffset) { return .tornTail }
             throw .badFrameChecksum(offset: offset)
         }
-        guard (minimumBodyLength...maximumBodyLength).contains(Int(bodyLength)) else {
-            throw .badRecordLength(offset: offset, length: bodyLength)
-        }
-        if let expectedSequence, sequence != expectedSequence {
-            throw .badSequence(offset: offset, expected: expectedSequence, found: sequence)
+        guard frame.hasPossibleLength else { throw .badRecordLength(offset: offset, length: frame.bodyLength) }
+        if let expectedSequence, frame.sequence != expectedSequence {
+            throw .badSequence(offset: offset, expected: expectedSequence, found: frame.sequence)
         }
         let bodyStart = offset + length
-        guard file.count - bodyStart >= Int(bodyLength) else { return .tornTail }
-        return .record(RecordFrame(bodyLength: bodyLength, sequence: sequence), body: bodyStart..<(bodyStart + Int(bodyLength)))
+        guard file.count - bodyStart >= Int(frame.bodyLength) else { return .tornTail }
+        return .record(frame, body: bodyStart..<(bodyStart + Int(frame.bodyLength)))
     }
 }

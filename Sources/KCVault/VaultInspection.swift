@@ -262,7 +262,7 @@ extension Vault {
                             result.goodRecords.append(record)
                         }
                     } catch {
-                        if case .authentication = error, RecordFrame.isZeroFilled(raw, body: body) {
+                        if case .authentication = error, RecordFrame.startsZeroFilledTail(raw, at: offset, recordEnd: body.upperBound) {
                             result.tornTail = (offset, raw.count - offset)   // zero fill: never acknowledged
                             return
                         }
@@ -285,7 +285,7 @@ extension Vault {
     private static func nextPlausibleFrame(_ raw: UnsafeRawBufferPointer, after offset: Int) -> Int? {
         var candidate = offset + 1
         while candidate + RecordFrame.length <= raw.count {
-            if case .record? = try? RecordFrame.scan(raw, at: candidate, expectedSequence: nil) { return candidate }
+            if RecordFrame.holdsRecord(raw, at: candidate) { return candidate }
             candidate += 1
         }
         return nil

@@ -29,7 +29,7 @@ extension Vault {
                     case .record(let frame, let body):
                         let record: VaultRecord
                         do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag) } catch VaultError.recordAuthenticationFailed
-                            where RecordFrame.isZeroFilled(raw, body: body, fileOffset: base) {
+                            where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base) {
                             log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))   // zero fill: never acknowledged
                             return
                         }

@@ -24,7 +24,7 @@ struct TestVector {
 /// Every vector of Docs/vectors, built deterministically (see VectorGeneratorTests).
 enum VectorCatalog {
     static func all() throws -> [TestVector] {
-        try valid() + truncated() + header() + records() + payloads() + batches() + items()
+        try valid() + truncated() + zeroFill() + header() + records() + payloads() + batches() + items()
     }
 
     // MARK: The standard vault: 5 records, 2 live items

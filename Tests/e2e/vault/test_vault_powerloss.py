@@ -228,10 +228,21 @@ def report(name: str, traced: Traced, checked: Counter, outcomes: Counter, failu
            + ", 0 failed")
 
 
+# A power loss after an append made the file longer but before all its data reached the disk
+# leaves the unacknowledged end of the file with zero-filled sectors: at its end ("zero-filled"),
+# or before data that did reach the disk ("zero-filled-gap"). Either is a torn tail, not damage
+# (FORMAT.md, "Reading rules"). These commands build such states (or that rule would go untested):
+# the zero fill of an import runs past the record it starts in; an append's gap lies in its record.
+ZERO_FILL_STATES = {"import netrc": ("zero-filled",), "add": ("zero-filled-gap",), "update": ("zero-filled-gap",),
+                    "add (torn vault)": ("zero-filled-gap",)}
+
+
 @pytest.mark.parametrize("scenario", POWERLOSS_SCENARIOS, ids=[s.name for s in POWERLOSS_SCENARIOS])
 def test_power_loss_at_every_point(tmp_path, scenario):
     traced = trace(tmp_path, scenario)
     checked, outcomes, failures = check_all(traced, CLASSES)
+    for cls in ZERO_FILL_STATES.get(scenario.name, ()):
+        assert checked[cls] > 0, f"{scenario.name}: no {cls} state: the zero-fill cases are no longer built"
     TOTALS["states"] += sum(checked.values())
     TOTALS["generated"] += traced.generated
     TOTALS["commands"] += 1
