@@ -54,8 +54,8 @@ extension RecordFrame {
     /// A power loss zeroes whole sectors (512 bytes, at file offsets that are multiples of 512)
     /// of a file that grew: the granularity of the zero-fill rule.
     public static let sectorSize = 512
-    /// The fewest zero bytes of one lost sector that show zero fill: as many as a tag, which no
-    /// sealed record holds in a row (its frame has at most 9 zero bytes in a row, its body none).
+    /// The fewest zero bytes of one lost sector that show zero fill: as many as a tag. In a record
+    /// written whole, 16 such bytes take a zero length field or at least 5 zero random bytes.
     public static let zeroFillEvidence = tagLength
 
     /// True when the record at `offset` of `file`, which does not read, starts a zero-filled
