@@ -44,8 +44,10 @@ build() {
       swift build "${spm[@]}" --target KCCLI
       local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
       local modules=(KCCLI Keychain KCFTP KCVault KCCrypto KCFormat KCSystem CCurl)
-      local objects=() m
-      for m in "${modules[@]}"; do objects+=("$bin/$m.build"/*.o); done
+      local objects=() m f
+      for m in "${modules[@]}"; do   # the objects of today's sources only (a deleted file's object stays behind)
+        for f in $(find "Sources/$m" -name '*.swift' -o -name '*.c'); do objects+=("$bin/$m.build/$(basename "$f").o"); done
+      done
       "$SWIFTC" "${FLAGS[@]}" -I "$bin/Modules" \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap -Xcc -fmodule-map-file=Sources/CSystemShim/module.modulemap \
         -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" \
