@@ -129,8 +129,10 @@ public struct StagedFile {
 }
 
 extension FileSystem {
-    /// Writes `contents` to `path` atomically, replacing what is there (see `StagedFile`).
+    /// Writes `contents` to `path` atomically, replacing what is there (see `StagedFile`), after
+    /// removing the temporaries of `path` that killed processes left.
     public static func writeAtomically(_ contents: [UInt8], to path: String) throws(StagedFile.Failure) {
+        StagedFile.removeAbandoned(besides: path)
         let staged = try StagedFile.write(contents, for: path)
         defer { staged.descriptor.close() }
         try staged.publishReplacing()
