@@ -26,6 +26,9 @@ public struct SalvageReport: Sendable {
 
     /// Records the rebuilt vault keeps (before the salvage's own marker).
     public var keptRecords: Int
+    /// Kept records that authenticate but are not items: the salvaged vault keeps them as they
+    /// are, so its items still cannot be read (as `Keychain.check` reports them).
+    public var badItems: [NotAnItem]
     /// Each damaged region, as `Keychain.check` describes it.
     public var problems: [VaultInspection.Problem]
     /// True when the file ends in a torn tail (never acknowledged; not a loss).
@@ -84,7 +87,8 @@ extension Keychain {
 extension SalvageReport {
     init(_ inspection: VaultInspection, anchor: VersionVector) {
         let kept = inspection.goodRecords
-        let live = LiveIndex.tolerant(kept).index.all
+        let (index, badItems) = LiveIndex.tolerant(kept)
+        let live = index.all
         let losses = inspection.losses
         var offsetOf: [RecordID: Int] = [:]
         var latestAttributes: [[UInt8]: ItemAttributes] = [:]
@@ -98,6 +102,7 @@ extension SalvageReport {
             }
         }
         keptRecords = kept.count
+        self.badItems = badItems
         problems = inspection.problems
         tornTail = inspection.tornTail != nil
         lost = losses.map { ($0.sequences, $0.mayBeVersion, $0.mayBeDeletion) }

@@ -8,6 +8,8 @@ func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: Se
     let path = context.vaultPath
     let plan = try Keychain.planSalvage(at: path, options: context.openOptions) { password }
     if plan.isWhole {
+        for record in plan.badItems { context.notice("not an item: \(FailureWording.notAnItem(record))") }
+        guard plan.badItems.isEmpty else { throw notItems(plan.badItems.count) }
         context.notice("the vault is whole; nothing to salvage")
         return 0
     }
@@ -27,6 +29,7 @@ enum SalvageWording {
     static func lines(_ plan: SalvageReport, path: String) -> [String] {
         var lines = ["salvage keeps the \(plan.keptRecords) record(s) of \(path) that authenticate, in order; the damaged file is kept beside it"]
         lines += plan.problems.map { "damaged: \(ProblemWording.text($0))" }
+        lines += plan.badItems.map { "kept as it is, so still unreadable: \(FailureWording.notAnItem($0))" }
         if plan.tornTail { lines.append("dropped: an incomplete final record (never acknowledged)") }
         for loss in plan.lost {
             let what = loss.sequences.map(records) ?? "an unknown number of records"

@@ -25,7 +25,8 @@ let repairCommand = CommandSpec(
     beside it as NAME.corrupt-DATE; the only copy is never destroyed. First lists, item by item, what the \
     salvage loses: unreadable records, items they may have changed or deleted, records left out, missing \
     device counters. Asks for confirmation on the terminal unless --yes; afterwards this machine takes the \
-    salvaged vault as its newest copy.
+    salvaged vault as its newest copy. Records that authenticate but are not items are kept as they are: \
+    when they are the vault's only problem, --salvage fails as check does (errSecDecode, exit 93).
     """,
     options: [
         .flag("salvage", help: "Rebuild the vault from the records that still authenticate, in order."),

@@ -34,15 +34,19 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s))",
                             hint: "'kc repair --salvage' keeps every record that still authenticates")
     }
-    if !report.badItems.isEmpty {
-        throw KeychainError(.decode, "\(report.badItems.count) record(s) authenticate but hold no valid item; no item of this vault can be read",
-                            hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
-    }
+    if !report.badItems.isEmpty { throw notItems(report.badItems.count) }
     if report.rollbackDevices != nil {
         throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
                             hint: "restore the newer copy, or pass --accept-rollback to write to this one")
     }
     return 0
+}
+
+/// The failure of `kc check`, and of a salvage that would change nothing, when `count` records
+/// authenticate but are not items (a salvage keeps them as they are).
+func notItems(_ count: Int) -> KeychainError {
+    KeychainError(.decode, "\(count) record(s) authenticate but hold no valid item; no item of this vault can be read",
+                  hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
 }
 
 func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {

@@ -42,7 +42,7 @@ enum ItemPrinter {
         for (index, item) in items.enumerated() {
             out.write("  {")
             out.write(fields(item).map { name, value in
-                "\(JSON.quoted(name)): " + (name == "port" && isNumber(value) ? value : JSON.quoted(value))
+                "\(JSON.quoted(name)): " + (name == "port" ? value : JSON.quoted(value))
             }.joined(separator: ", "))
             if withSecrets { writeSecretField(item.secret, to: out) }
             out.write(index + 1 < items.count ? "},\n" : "}\n")
@@ -81,9 +81,5 @@ enum ItemPrinter {
             }
             out.writeLine(line)
         }
-    }
-
-    private static func isNumber(_ value: String) -> Bool {
-        !value.isEmpty && value.count <= 9 && value.allSatisfy { $0.isASCII && $0.isNumber }
     }
 }

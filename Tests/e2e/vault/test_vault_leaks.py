@@ -237,6 +237,31 @@ def test_modes_under_umask_000(tmp_path):
            f"(vault, salvage copy, device id, rollback anchor)")
 
 
+def refuse_unsafe(kc, what):
+    """Checks that list, add and compact each refuse the vault, leaving its file as it was; returns
+    the first error line."""
+    real = kc.vault
+    digest = sha256(real) if real.exists() and not real.is_symlink() else None
+    for args, stdin in ((("list",), None), (("add", "generic", "-s", "b", "-a", "acct", "--password-stdin"), "x"),
+                        (("compact",), None)):
+        r = kc.run(args, input=stdin)
+        assert r.returncode != 0 and "kc: error:" in r.stderr and "refusing" in r.stderr, f"{what}: kc {args[0]} was not refused: {r}"
+        if digest:
+            assert sha256(real) == digest, f"{what}: kc {args[0]} changed the file"
+    return r.stderr.strip().splitlines()[0]
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to give the vault to another user")
+def test_vault_of_another_user_refused(tmp_path):
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "secret-a")
+    os.chown(kc.vault, 65534, 65534)
+    refuse_unsafe(kc, "owned by nobody")
+    os.chown(kc.vault, os.getuid(), os.getgid())
+    assert kc.items() == {("generic", "a", "acct"): "secret-a"}
+
+
 def test_unsafe_vault_files_refused(tmp_path):
     kc = Kc(tmp_path)
     kc.create()
@@ -244,23 +269,13 @@ def test_unsafe_vault_files_refused(tmp_path):
     real = kc.vault
     refused = []
     def refuse(what):
-        digest = sha256(real) if real.exists() and not real.is_symlink() else None
-        for args, stdin in ((("list",), None), (("add", "generic", "-s", "b", "-a", "acct", "--password-stdin"), "x"),
-                            (("compact",), None)):
-            r = kc.run(args, input=stdin)
-            assert r.returncode != 0 and "kc: error:" in r.stderr and "refusing" in r.stderr, f"{what}: kc {args[0]} was not refused: {r}"
-            if digest:
-                assert sha256(real) == digest, f"{what}: kc {args[0]} changed the file"
         refused.append(what)
-        return r.stderr.strip().splitlines()[0]
+        return refuse_unsafe(kc, what)
     messages = []
     for mode in (0o620, 0o660, 0o602, 0o666):
         os.chmod(real, mode)
         messages.append(refuse(f"mode {oct(mode)}"))
     os.chmod(real, 0o600)
-    os.chown(real, 65534, 65534)
-    messages.append(refuse("owned by nobody"))
-    os.chown(real, os.getuid(), os.getgid())
     target = real.with_name("elsewhere.kc")
     os.rename(real, target)
     os.symlink(target, real)
