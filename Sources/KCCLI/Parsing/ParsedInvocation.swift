@@ -34,7 +34,10 @@ public struct ParsedInvocation: Sendable {
     }
 
     /// True when any of the named options was given.
-    public func hasAny(_ longs: [String]) -> Bool { longs.contains { optionValues[$0] != nil } }
+    public func hasAny(_ longs: [String]) -> Bool {
+        longs.forEach(checkDeclared)
+        return longs.contains { optionValues[$0] != nil }
+    }
 
     private func checkDeclared(_ long: String) {
         assert(command.option(long: long) != nil, "kc \(command.name) has no option --\(long)")
