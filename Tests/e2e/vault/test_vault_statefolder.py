@@ -3,7 +3,7 @@ whose it must be, and what happens when its files are damaged or cannot be writt
 from __future__ import annotations
 
 import os
-import pwd
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,32 +15,30 @@ from vaultkit import Kc
 NOBODY = 65534
 
 
-def run_bare(kc: Kc, cwd: Path, *args, input: str = "", **extra):
+def run_bare(kc: Kc, cwd: Path, *args, input: str = "", wrapper=(), **extra):
     """kc as cron or `env -i` start it: no HOME, no XDG variables, no PATH; only the vault and the
     password file named (and `extra`)."""
     keep = {"KC_VAULT": str(kc.vault), "KC_MASTER_PASSWORD_FILE": str(kc.password_file), **extra}
-    return kc.run(list(args), input=input, cwd=str(cwd), env=keep,
+    return kc.run(list(args), input=input, cwd=str(cwd), env=keep, wrapper=wrapper,
                   unset=tuple(name for name in kc.environment() if name not in keep))
 
 
-class PasswdStateFolder:
-    """The state folder of the passwd entry's home (what kc uses without HOME). The test removes
-    what it added there: its vault's anchor, and its line in vault-paths."""
-
-    def __init__(self):
-        self.folder = Path(pwd.getpwuid(os.getuid()).pw_dir) / ".local" / "state" / "kc"
-        self.paths = self.folder / "vault-paths"
-        self.saved = self.paths.read_bytes() if self.paths.exists() else None
-
-    def restore(self, vault: Path) -> None:
-        anchor = self.folder / "anchors" / vault_id(vault.read_bytes())
-        if anchor.exists():
-            anchor.unlink()
-        if self.saved is None:
-            if self.paths.exists():
-                self.paths.unlink()
-        else:
-            self.paths.write_bytes(self.saved)
+def private_passwd_home(tmp_path: Path) -> tuple[tuple, Path]:
+    """A wrapper that runs kc in its own user and mount namespaces, where the passwd entry of its
+    uid (root there) names a home inside `tmp_path`: what kc writes without HOME stays in the test,
+    never in the real home's state folder. Returns the wrapper and that home."""
+    home = tmp_path / "passwd-home"
+    home.mkdir(mode=0o700)
+    passwd = tmp_path / "passwd"
+    passwd.write_text(f"root:x:0:0:root:{home}:/bin/sh\n")
+    wrapper = ("/usr/bin/unshare", "--user", "--map-root-user", "--mount", "--",
+               "/bin/sh", "-c", 'mount --bind "$0" /etc/passwd && exec "$@"', str(passwd))
+    probe = subprocess.run([*wrapper, "/bin/sh", "-c", "getent passwd 0 | cut -d: -f6"],
+                           capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no unprivileged mount namespace here: {probe.stderr.strip()}")
+    assert probe.stdout.strip() == str(home), probe  # control: the namespace really sees that home
+    return wrapper, home
 
 
 def test_without_home_the_state_folder_is_the_users_and_rollback_is_detected(tmp_path):
@@ -50,22 +48,20 @@ def test_without_home_the_state_folder_is_the_users_and_rollback_is_detected(tmp
     here, there = tmp_path / "cron-1", tmp_path / "cron-2"
     here.mkdir()
     there.mkdir()
-    state = PasswdStateFolder()
-    try:
-        older = kc.vault.read_bytes()
-        r = run_bare(kc, here, "add", "generic", "-s", "b", "-a", "acct", "--password-stdin", input="y")
-        assert r.returncode == 0, r
-        # An older copy put back; the next command runs from another folder (another cron job).
-        kc.vault.write_bytes(older)
-        r = run_bare(kc, there, "add", "generic", "-s", "c", "-a", "acct", "--password-stdin", input="z")
-        assert r.returncode == EXIT_VERIFY_FAILED, r
-        assert "older than a copy this machine has seen" in r.stderr, r
-        # A relative XDG_STATE_HOME is ignored (XDG base directory specification).
-        r = run_bare(kc, there, "find", "generic", "-s", "a", XDG_STATE_HOME="relative-state")
-        assert r.returncode == 0 and "older than a copy" in r.stderr, r
-        assert (state.folder / "anchors" / vault_id(kc.vault.read_bytes())).exists()
-    finally:
-        state.restore(kc.vault)
+    wrapper, home = private_passwd_home(tmp_path)
+    older = kc.vault.read_bytes()
+    r = run_bare(kc, here, "add", "generic", "-s", "b", "-a", "acct", "--password-stdin", input="y", wrapper=wrapper)
+    assert r.returncode == 0, r
+    anchor = home / ".local" / "state" / "kc" / "anchors" / vault_id(older)
+    assert anchor.exists(), f"no anchor in the passwd entry's home: {sorted(home.rglob('*'))}"
+    # An older copy put back; the next command runs from another folder (another cron job).
+    kc.vault.write_bytes(older)
+    r = run_bare(kc, there, "add", "generic", "-s", "c", "-a", "acct", "--password-stdin", input="z", wrapper=wrapper)
+    assert r.returncode == EXIT_VERIFY_FAILED, r
+    assert "older than a copy this machine has seen" in r.stderr, r
+    # A relative XDG_STATE_HOME is ignored (XDG base directory specification).
+    r = run_bare(kc, there, "find", "generic", "-s", "a", XDG_STATE_HOME="relative-state", wrapper=wrapper)
+    assert r.returncode == 0 and "older than a copy" in r.stderr, r
     for folder in (here, there):
         assert os.listdir(folder) == [], f"kc wrote into the current folder {folder}: {os.listdir(folder)}"
 
