@@ -1,4 +1,4 @@
-"""Fixtures for the issue-3 vault tests; figures are printed in pytest's terminal summary."""
+"""Fixtures for the vault tests; figures are printed in pytest's terminal summary."""
 from __future__ import annotations
 
 import sys

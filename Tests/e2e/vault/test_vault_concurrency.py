@@ -78,7 +78,7 @@ def test_concurrent_adds_with_readers(tmp_path):
     assert items == expected
     report = kc.check()
     assert report.whole and report.records == WRITERS * ADDS + 1, str(report.raw)
-    figure(f"[6] concurrency: {WRITERS} processes x {ADDS} concurrent `kc add` with {READERS} readers: "
+    figure(f"[concurrency] concurrency: {WRITERS} processes x {ADDS} concurrent `kc add` with {READERS} readers: "
            f"exactly {WRITERS * ADDS} items (each with its secret), {sum(reads)} reads with 0 reader errors "
            f"and counts never going down, {report.records} contiguous records, in {elapsed:.0f} s; the longest "
            f"`kc add` (its lock wait included) took {max(longest):.1f} s")
@@ -143,7 +143,7 @@ def test_lock_timeout_and_release(tmp_path):
         reader.kill()
         reader.wait()
     kc.ok(["delete", "generic", "-s", "z", "-a", "acct"])
-    figure(f"[6] lock timeout: with the lock held elsewhere a writer with --lock-timeout 1 failed after ~1 s with "
+    figure(f"[concurrency] lock timeout: with the lock held elsewhere a writer with --lock-timeout 1 failed after ~1 s with "
            f"errSecNotAvailable (exit 53: \"{writer_message}\"), the default gave up after {default_seconds:.1f} s, "
            f"readers wait for writers and writers for readers; killing the holder let the waiting writer "
            f"finish {freed:.2f} s later")
@@ -175,7 +175,7 @@ def test_write_during_salvage_is_not_lost(tmp_path):
     assert items.get(("generic", "during", "acct")) == "acknowledged-during-salvage", \
         f"repair --salvage lost a write acknowledged while it ran: {sorted(items)}"
     assert kc.check().whole
-    figure(f"[6] repair --salvage vs a concurrent writer: a write started while salvage held the vault's lock "
+    figure(f"[concurrency] repair --salvage vs a concurrent writer: a write started while salvage held the vault's lock "
            f"(paused at its first write) waited {r.seconds:.1f} s and was kept")
 
 
@@ -216,5 +216,5 @@ def test_write_during_salvage_confirmation_is_not_lost(tmp_path):
     assert items.get(("generic", "during", "acct")) == "acknowledged-during-salvage", \
         f"an acknowledged write was lost by repair --salvage: {sorted(items)}"
     assert kc.check().whole
-    figure("[6] repair --salvage vs a concurrent writer: a write acknowledged while salvage waited for confirmation "
+    figure("[concurrency] repair --salvage vs a concurrent writer: a write acknowledged while salvage waited for confirmation "
            "was kept, and the salvage then succeeded (exit 0, \"salvaged\")")

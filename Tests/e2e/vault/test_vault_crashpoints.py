@@ -55,8 +55,8 @@ def test_crash_at_every_io_point(tmp_path, scenario):
     TOTALS["old"] += outcomes["old"]
     TOTALS["new"] += outcomes["new"]
     TOTALS["scenarios"] += 1
-    figure(f"[2] crash points: {scenario.name}: {steps} I/O steps, {points} crashes "
+    figure(f"[crash points] crash points: {scenario.name}: {steps} I/O steps, {points} crashes "
            f"(before and after each): {outcomes['old']} old state, {outcomes['new']} new state, 0 neither")
     if TOTALS["scenarios"] == len(SCENARIOS):
-        figure(f"[2] crash points: {TOTALS['points']} crashes over {len(SCENARIOS)} mutating commands: "
+        figure(f"[crash points] crash points: {TOTALS['points']} crashes over {len(SCENARIOS)} mutating commands: "
                f"old or new state opened and took the next write in 100% ({TOTALS['old']} old, {TOTALS['new']} new), never neither")

@@ -137,7 +137,7 @@ def test_truncation_sample(tmp_path, reference):
         assert report.whole and report.records == whole, f"after repair of a cut at {length}: {report.raw}"
         assert kc.folder() == ["login.kc"], kc.folder()
         repaired += not at_boundary
-    figure(f"[3] truncation through the binary: {len(lengths)} cut lengths of a {len(data)}-byte, {RECORDS}-record vault: "
+    figure(f"[truncation] truncation through the binary: {len(lengths)} cut lengths of a {len(data)}-byte, {RECORDS}-record vault: "
            f"{header_errors} header cuts -> errSecDecode, {clean} cuts at record boundaries and {torn} mid-record cuts "
            f"-> exactly the items of the whole records before the cut; file byte-identical after reading; "
            f"`kc repair` restored the exact prefix of whole records {repaired}/{torn} times")
@@ -169,7 +169,7 @@ def test_cut_at_a_boundary_or_older_copy_is_a_rollback(tmp_path, reference):
     r = kc.run(["--accept-rollback", "add", "generic", "-s", "x", "-a", "acct", "--password-stdin"], input="x")
     assert r.returncode == 0, f"--accept-rollback: {r}"
     assert kc.run(["list"]).stderr == "", "after accepting the rollback the anchor should follow the vault"
-    figure("[3] rollback: a cut exactly at a record boundary and an older copy of the vault were both detected "
+    figure("[truncation] rollback: a cut exactly at a record boundary and an older copy of the vault were both detected "
            "through the anchor (warning on read; add, compact, passwd refused with errSecVerifyFailed, file unchanged); "
            "--accept-rollback writes")
 
@@ -197,7 +197,7 @@ def test_bit_flip_sample(tmp_path, reference):
         seen = read_and_write_fail(kc, bytes(flipped), {EXIT_DECODE, EXIT_AUTH_FAILED} if in_header else {EXIT_DECODE},
                                    f"bit {bit} of byte {byte}")
         as_wrong_password += EXIT_AUTH_FAILED in seen
-    figure(f"[4] bit flips through the binary: {len(positions)} single-bit flips of a {len(data)}-byte vault "
+    figure(f"[bit flips] bit flips through the binary: {len(positions)} single-bit flips of a {len(data)}-byte vault "
            f"({header} in the header, every record's frame and body hit): 100% detected by read, write and check "
            f"({len(positions) - as_wrong_password} as errSecDecode, {as_wrong_password} header flips as errSecAuthFailed), "
            f"no item printed, file byte-identical, nothing left beside it")
@@ -271,7 +271,7 @@ def test_structural_tampering(tmp_path, reference):
         read_and_write_fail(kc, tampered, {EXIT_DECODE, EXIT_AUTH_FAILED}, case)
         r = kc.run(["list"])
         auth += r.returncode == EXIT_AUTH_FAILED
-    figure(f"[5] structural tampering through the binary: {len(cases)} record cases (swapped, duplicated, removed, "
+    figure(f"[tampering] structural tampering through the binary: {len(cases)} record cases (swapped, duplicated, removed, "
            f"reordered, spliced from another vault with the same password; raw and with frames renumbered) and "
            f"{len(header_cases)} header edits with the checksum recomputed: 100% detected "
            f"({auth} as a wrong password, the rest errSecDecode), file byte-identical; removing the last record "
@@ -305,5 +305,5 @@ def test_header_transplant_after_passwd(tmp_path):
     place(world, transplanted)
     r, items = world.try_items()
     assert items is None and r.returncode == EXIT_DECODE, f"after --rotate-key the old key must not open the records: {r}"
-    figure("[5] passwd vs passwd --rotate-key: after passwd an old header with the old password still opens the new "
+    figure("[tampering] passwd vs passwd --rotate-key: after passwd an old header with the old password still opens the new "
            "file's records (same vault key); after passwd --rotate-key it fails (errSecDecode)")

@@ -105,7 +105,7 @@ def test_disk_full_on_a_small_tmpfs(tmp_path, small_tmpfs):
     kc.ok(["compact"])
     assert kc.check().whole
     assert kc.items() == acknowledged
-    figure(f"[7] disk full (64 KiB tmpfs holding the vault and state): {successes} adds still fitted, {failures} adds and "
+    figure(f"[disk full] disk full (64 KiB tmpfs holding the vault and state): {successes} adds still fitted, {failures} adds and "
            f"compact/passwd/passwd --rotate-key failed with a clear error (e.g. \"{sorted(messages)[0]}\"), "
            f"no success message; the failed adds left the vault byte-identical {unchanged} times and with only an "
            f"unacknowledged torn tail {torn} times (items unchanged), compact and passwd left it byte-identical and "
@@ -180,7 +180,7 @@ def test_injected_enospc_and_eio(tmp_path, scenario):
     assert sum(counts.values()) > 0, "no step was reached: a build without the fault seam?"
     assert not problems, f"{scenario.name}:\n" + "\n".join(problems)
     cut = counts.get("repair: tail already cut when its fsync failed", 0)
-    figure(f"[7] injected I/O errors: {scenario.name}: ENOSPC and EIO on each of its writes and fsyncs: "
+    figure(f"[disk full] injected I/O errors: {scenario.name}: ENOSPC and EIO on each of its writes and fsyncs: "
            f"{counts['failed cleanly']} failed with an error and the vault unchanged"
            f"{f' (in {cut} of them only the unacknowledged torn tail was already cut)' if cut else ''}, "
            f"{counts['succeeded (step outside the vault)']} succeeded because the failed step was outside the vault "

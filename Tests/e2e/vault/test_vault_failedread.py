@@ -106,7 +106,7 @@ def test_never_write_after_a_failed_read(tmp_path):
     kc.vault.write_bytes(good)
     kc.vault.chmod(0o600)
     assert kc.items() == {("generic", "alpha", "acct"): "secret-alpha", ("generic", "bravo", "acct"): "secret-bravo-2"}
-    figure(f"[8] never write after a failed read: {sum(totals.values())} runs, each of the {len(COMMANDS)} commands once "
+    figure(f"[failed reads] never write after a failed read: {sum(totals.values())} runs, each of the {len(COMMANDS)} commands once "
            f"under each of {len(totals)} conditions ({', '.join(f'{what}: {n}' for what, n in totals.items())}): "
            "every run failed with an error line, and left the vault and every file of the data and state folders "
            "byte-identical, with nothing added or removed")

@@ -44,7 +44,7 @@ def test_wrong_password_costs_the_full_derivation(tmp_path):
     # vault whose KDF costs nothing.
     assert right > baseline + 0.05, f"ops 3 / 64 MiB should be measurable: right {right:.3f} s, baseline {baseline:.3f} s"
     assert wrong >= 0.6 * right, f"a wrong password was cheaper than a right one: {wrong:.3f} s vs {right:.3f} s"
-    figure(f"[11] KDF cost: Argon2id ops 3 / 64 MiB, median of {RUNS}: right password {right * 1000:.0f} ms, wrong password "
+    figure(f"[kdf] KDF cost: Argon2id ops 3 / 64 MiB, median of {RUNS}: right password {right * 1000:.0f} ms, wrong password "
            f"{wrong * 1000:.0f} ms (ratio {wrong / right:.2f}), against {baseline * 1000:.0f} ms for a vault with the minimum KDF")
 
 
@@ -81,6 +81,6 @@ def test_out_of_bounds_header_is_refused_before_deriving(tmp_path):
     kc.vault.write_bytes(patch_header(good, ops=2))
     r = kc.run(["list"])
     assert r.returncode == EXIT_AUTH_FAILED, str(r)
-    figure(f"[11] KDF bounds: {len(cases)} headers asking for opslimit > 20, < 1, memory > 4 GiB or < 8 KiB (checksum "
+    figure(f"[kdf] KDF bounds: {len(cases)} headers asking for opslimit > 20, < 1, memory > 4 GiB or < 8 KiB (checksum "
            f"recomputed) refused with errSecDecode before any prompt or derivation (slowest {slowest * 1000:.0f} ms), "
            f"file unchanged")

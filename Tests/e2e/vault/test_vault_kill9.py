@@ -198,7 +198,7 @@ def test_kill9_loop(tmp_path):
     elapsed = time.monotonic() - start
     key_checks = sum(w.checks for w in workers)
     unambiguous = sum(w.unambiguous for w in workers)
-    figure(f"[1] kill -9: {kills} kills during add/update/delete/compact/passwd ({WORKERS} parallel writers, "
+    figure(f"[kill -9] kill -9: {kills} kills during add/update/delete/compact/passwd ({WORKERS} parallel writers, "
            f"{acks} acknowledged commands, {rounds} rounds of {ROUND_OPS} commands per writer): 0 lost acknowledged "
            f"changes in {key_checks} per-key checks against the model, {100 * unambiguous // max(key_checks, 1)}% of them "
            f"unambiguous (exactly one value allowed; the rest allowed the values a killed command may or may not have left) "

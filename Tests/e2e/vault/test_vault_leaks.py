@@ -60,7 +60,7 @@ def test_sampler_sees_a_canary_wherever_proc_shows_one(tmp_path):
     c = canary()
     sampler = sampled_control(INVISIBLE, c, tmp_path)
     assert sampler.samples > 50 and sampler.hits == [], sampler.hits
-    figure(f"[9] /proc sampler controls: a canary in the {', '.join(SAMPLER_CONTROLS)} was seen each time; "
+    figure(f"[leaks] /proc sampler controls: a canary in the {', '.join(SAMPLER_CONTROLS)} was seen each time; "
            f"one set with setenv after start was not (/proc shows the environment as exec placed it)")
 
 
@@ -155,7 +155,7 @@ def test_canary_never_in_cmdline_or_environ(tmp_path):
         master = new_master
     channels += ["stdin", "fd"]
     assert samples > 50, f"only {samples} samples of kc's /proc entries: the sampler saw too little to prove anything"
-    figure(f"[9] no secret in /proc: canaries given by {', '.join(channels)} (master password, item secret, new master "
+    figure(f"[leaks] no secret in /proc: canaries given by {', '.join(channels)} (master password, item secret, new master "
            f"password): {samples} samples of the {Sampler.PLACES} of kc and any child ({len(children)} children "
            f"seen), canary found 0 times; never echoed on the terminal")
 
@@ -202,7 +202,7 @@ def test_core_dumps_disabled(tmp_path):
     control_note = (f"a control process with core dumps allowed did leave one (core_pattern '{pattern}')" if control_core
                     else f"note: a control process with core dumps allowed left none either here (core_pattern '{pattern}'), "
                          f"so only RLIMIT_CORE 0 and WCOREDUMP are evidence")
-    figure(f"[9] core dumps: RLIMIT_CORE 0/0 in /proc/PID/limits while kc waits at a prompt; SIGABRT killed kc: "
+    figure(f"[leaks] core dumps: RLIMIT_CORE 0/0 in /proc/PID/limits while kc waits at a prompt; SIGABRT killed kc: "
            f"no core dumped, no core file; {control_note}")
 
 
@@ -232,7 +232,7 @@ def test_modes_under_umask_000(tmp_path):
             checked.append(path)
     names = {p.name for p in checked}
     assert "login.kc" in names and "device-id" in names and any(n.startswith("login.kc.corrupt-") for n in names)
-    figure(f"[9] modes under umask 000: {sum(p.is_file() for p in checked)} files 0600 and {sum(p.is_dir() for p in checked)} "
+    figure(f"[leaks] modes under umask 000: {sum(p.is_file() for p in checked)} files 0600 and {sum(p.is_dir() for p in checked)} "
            f"folders 0700 after init, add, update, compact, passwd, passwd --rotate-key, repair --salvage "
            f"(vault, salvage copy, device id, rollback anchor)")
 
@@ -284,7 +284,7 @@ def test_unsafe_vault_files_refused(tmp_path):
     os.rename(target, real)
     assert kc.items() == {("generic", "a", "acct"): "secret-a"}
     example = re.sub(r"/\S+/", ".../", messages[-1])
-    figure(f"[9] unsafe files refused: {', '.join(refused)} (by list, add and compact; e.g. \"{example}\")")
+    figure(f"[leaks] unsafe files refused: {', '.join(refused)} (by list, add and compact; e.g. \"{example}\")")
 
 
 def test_no_files_in_tmpdir(tmp_path):
@@ -320,7 +320,7 @@ def test_no_files_in_tmpdir(tmp_path):
         left = os.listdir(kc.tmpdir)
         assert left == [], f"kc {' '.join(args)} left {left} in $TMPDIR"
         assert leftovers(kc.vault.parent) == [], f"kc {' '.join(args)} left files beside the vault"
-    figure(f"[9] $TMPDIR: {len(commands)} commands (every item command, check, compact, passwd, repair, history, netrc "
+    figure(f"[leaks] $TMPDIR: {len(commands)} commands (every item command, check, compact, passwd, repair, history, netrc "
            f"printing its line, help; each with its expected exit status) left 0 files in $TMPDIR and 0 beside the vault")
 
 
@@ -371,5 +371,5 @@ def test_canary_never_in_output_of_failing_commands(tmp_path):
     child.close()
     assert child.exitstatus != 0 and c.encode() not in screen, screen
     failing += 1
-    figure(f"[9] failing commands: {failing} failures handed a canary secret (argv, stdin, password files, wrong password, "
+    figure(f"[leaks] failing commands: {failing} failures handed a canary secret (argv, stdin, password files, wrong password, "
            f"lock timeout, prompt mismatch): the canary appeared 0 times on stderr or stdout")

@@ -56,7 +56,7 @@ def test_replayed_records_are_left_out(tmp_path):
     assert kc.check().whole
     kc.put("after.com", "after-secret")
     assert [n for n in leftovers(kc.vault.parent) if ".corrupt-" not in n] == []
-    figure("[M1] salvage of a vault with two records replayed at its end: the replayed older version of "
+    figure("[salvage] salvage of a vault with two records replayed at its end: the replayed older version of "
            "x.com was left out (and named), x.com kept its current secret, a write afterwards worked")
 
 
@@ -102,7 +102,7 @@ def test_lost_update_and_tombstone_are_named_before_confirmation(tmp_path):
     items = kc.items()
     assert items[("generic", "c.com", "acct")] == "C-secret"
     assert set(items) == {X, DEL, ("generic", "c.com", "acct")}, items
-    figure("[M1] salvage of a vault whose update and tombstone records were damaged: before confirming it "
+    figure("[salvage] salvage of a vault whose update and tombstone records were damaged: before confirming it "
            "named x.com (may go back), del.com (may reappear) and the missing device counters 3-4, "
            "not c.com; answering no left the file byte-identical")
 
@@ -141,7 +141,7 @@ def test_writes_work_after_salvage(tmp_path):
     assert report.whole and not report.rollback, str(report.raw)
     r = kc.run(["repair", "--salvage", "--yes"])
     assert r.returncode == 0 and "nothing to salvage" in r.stderr, str(r)
-    figure("[L3] after a confirmed salvage that lost the last record (counter 3 of this device, which the rollback "
+    figure("[salvage] after a confirmed salvage that lost the last record (counter 3 of this device, which the rollback "
            "anchor had seen), the next write succeeded and kc check called the vault whole, with no rollback")
 
 
@@ -182,7 +182,7 @@ def test_zero_filled_final_record_is_a_torn_tail(tmp_path):
     assert len(kc.vault.read_bytes()) == offset
     kc.put("after.com", "after-secret")
     assert kc.check().whole
-    figure(f"[L9] a final record of {len(data) - offset} bytes with its last page zero-filled read as a torn tail "
+    figure(f"[torn tail] a final record of {len(data) - offset} bytes with its last page zero-filled read as a torn tail "
            f"(items before it shown, kc check: torn tail), and plain kc repair removed it")
 
 
