@@ -88,22 +88,21 @@ public struct CurlFTPTransport: FTPTransport {
         let greeting: FTPReply
         switch raw.receiveReply(timeout: options.timeout) {
         case .success(let reply): greeting = reply
-        case .failure(let why): return silent(target, why, waitingFor: "an FTP greeting", options: options)
+        case .failure(let why): return silent(target, why, awaited: .greeting, options: options)
         }
         guard greeting.code == 220 else { return unavailable(target, greeting) }
         guard raw.send(Array("AUTH TLS\r\n".utf8), timeout: options.timeout) else {
-            return .network("\(target.displayHost) closed the connection before AUTH TLS")
+            return .closed(host: target.displayHost, awaited: nil)
         }
         let answer: FTPReply
         switch raw.receiveReply(timeout: options.timeout) {
         case .success(let reply): answer = reply
-        case .failure(let why): return silent(target, why, waitingFor: "an answer to AUTH TLS", options: options)
+        case .failure(let why): return silent(target, why, awaited: .authTLSAnswer, options: options)
         }
         guard answer.code == 234 else {
-            return .other("\(target.displayHost) does not offer TLS (AUTH TLS answered '\(answer.summary)'); "
-                          + "kc does not fall back to clear text")
+            return .noTLS(host: target.displayHost, reply: answer.summary)
         }
-        guard let fd = raw.socket else { return .network("lost the connection to \(target.displayHost)") }
+        guard let fd = raw.socket else { return .lostConnection(host: target.displayHost, awaited: nil) }
         let tls: CurlSession
         do throws(FTPFailure) {
             tls = try CurlSession(url: "https://\(target.urlHost):\(target.port)/", protocols: "https", options: options)
@@ -115,20 +114,20 @@ public struct CurlFTPTransport: FTPTransport {
         return handshake == CURLE_OK ? nil : failure(handshake, session: tls, target: target, options: options)
     }
 
-    private func silent(_ target: FTPTarget, _ why: CurlSession.ReceiveFailure, waitingFor what: String,
+    private func silent(_ target: FTPTarget, _ why: CurlSession.ReceiveFailure, awaited: FTPFailure.Awaited,
                         options: FTPConnectionOptions) -> FTPFailure {
         switch why {
-        case .timedOut: return .network("no answer from \(target.displayHost) within \(options.timeout) s (waiting for \(what))")
-        case .closed: return .network("\(target.displayHost) closed the connection (waiting for \(what))")
-        case .failed: return .network("lost the connection to \(target.displayHost) (waiting for \(what))")
+        case .timedOut: return .noAnswer(host: target.displayHost, seconds: options.timeout, awaited: awaited)
+        case .closed: return .closed(host: target.displayHost, awaited: awaited)
+        case .failed: return .lostConnection(host: target.displayHost, awaited: awaited)
         }
     }
 
     private func unavailable(_ target: FTPTarget, _ reply: FTPReply) -> FTPFailure {
-        .network("\(target.displayHost) is not available: '\(reply.summary)'")
+        .unavailable(host: target.displayHost, reply: reply.summary)
     }
 
-    /// Maps a libcurl failure to a network, trust or other failure, with one clear line.
+    /// Maps a libcurl failure to why the connection failed.
     private func failure(_ code: CURLcode, session: CurlSession, target: FTPTarget,
                          options: FTPConnectionOptions) -> FTPFailure {
         let host = target.displayHost
@@ -136,26 +135,26 @@ public struct CurlFTPTransport: FTPTransport {
         if let busy = session.replies.last(where: { $0.code == 421 }) { return unavailable(target, busy) }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST:
-            return .network("cannot resolve host name '\(target.host)'")
+            return .unknownHost(target.host)
         case CURLE_COULDNT_CONNECT:
             var osError = 0
             _ = kc_curl_getinfo_long(session.handle, CURLINFO_OS_ERRNO, &osError)
             let reason = osError != 0 ? String(cString: strerror(Int32(osError))) : detail
-            return .network("cannot connect to \(target.urlHost) port \(target.port): \(reason)")
+            return .cannotConnect(host: target.urlHost, port: target.port, reason: reason)
         case CURLE_OPERATION_TIMEDOUT:
-            return .network("no answer from \(host) within \(options.timeout) s")
+            return .noAnswer(host: host, seconds: options.timeout, awaited: nil)
         case CURLE_PEER_FAILED_VERIFICATION:
-            return .untrusted("the TLS certificate of \(host) is not trusted: \(detail)")
+            return .untrusted(host: host, detail: detail)
         case CURLE_SSL_CACERT_BADFILE:
-            return .other("cannot use CA file '\(options.caFile ?? "")': \(detail)")
+            return .unusableCAFile(path: options.caFile ?? "", detail: detail)
         case CURLE_USE_SSL_FAILED:
-            return .other("\(host) does not offer TLS; kc does not fall back to clear text")
+            return .noTLS(host: host, reply: nil)
         case CURLE_SSL_CONNECT_ERROR:
-            return .network("TLS handshake with \(host) failed: \(detail)")
+            return .handshakeFailed(host: host, detail: detail)
         case CURLE_GOT_NOTHING, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_WEIRD_SERVER_REPLY:
-            return .network("\(host) closed the connection or answered unexpectedly: \(detail)")
+            return .unexpectedAnswer(host: host, detail: detail)
         default:
-            return .network("connection to \(host) failed: \(detail)")
+            return .connectionFailed(host: host, detail: detail)
         }
     }
 }

@@ -22,7 +22,7 @@ final class CurlSession {
     /// libcurl must be loaded (`CurlLibrary.load()`, done by `CurlFTPTransport.init`).
     init(url: String, protocols: String, options: FTPConnectionOptions) throws(FTPFailure) {
         guard (try? CurlLibrary.load()) != nil, let handle = kc_curl_easy_init() else {
-            throw .other("libcurl could not create a session")
+            throw .noSession
         }
         self.handle = handle
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -85,7 +85,7 @@ final class CurlSession {
     func check(_ option: CURLoption, _ code: CURLcode) throws(FTPFailure) {
         guard code == CURLE_OK else {
             let name = Self.optionNames[option.rawValue] ?? "\(option.rawValue)"
-            throw .other("libcurl refused option \(name): \(String(cString: kc_curl_easy_strerror(code)))")
+            throw .refusedOption(option: name, detail: String(cString: kc_curl_easy_strerror(code)))
         }
     }
 

@@ -17,19 +17,59 @@ public struct FTPConnectionOptions: Sendable {
     }
 }
 
-/// Why a connection or login did not succeed.
+/// Why a connection or login did not succeed, as data (KCCLI words it). `host` is the host as
+/// shown to the user (with its port when not the default); `detail` is libcurl's or the
+/// system's own text.
 public enum FTPFailure: Error, Equatable, Sendable {
-    /// DNS, refused or dropped connection, timeout, a 421 "service not available" reply.
-    case network(String)
+    /// What kc was waiting for when the server fell silent or the connection ended.
+    public enum Awaited: Sendable, Equatable { case greeting, authTLSAnswer }
+
+    /// The host name does not resolve.
+    case unknownHost(String)
+    /// The TCP connection was refused or failed (`reason`: the system's error).
+    case cannotConnect(host: String, port: Int, reason: String)
+    /// No answer within `seconds` (while waiting for `awaited`, when known).
+    case noAnswer(host: String, seconds: Int, awaited: Awaited?)
+    /// The server closed the connection (while waiting for `awaited`; nil: before AUTH TLS was sent).
+    case closed(host: String, awaited: Awaited?)
+    /// The connection broke (while waiting for `awaited`, when known).
+    case lostConnection(host: String, awaited: Awaited?)
+    /// The server answered that it is not available (a 421 reply, or a greeting other than 220).
+    case unavailable(host: String, reply: String)
+    /// The server closed the connection or answered something libcurl did not expect.
+    case unexpectedAnswer(host: String, detail: String)
+    /// The TLS handshake failed.
+    case handshakeFailed(host: String, detail: String)
+    /// Any other libcurl failure to connect.
+    case connectionFailed(host: String, detail: String)
     /// The server's certificate could not be verified.
-    case untrusted(String)
-    /// Anything else (e.g. the server refused AUTH TLS, an unreadable CA file, libcurl refused an option).
-    case other(String)
+    case untrusted(host: String, detail: String)
+    /// The server does not offer TLS (its answer to AUTH TLS, when there was one); kc never falls
+    /// back to clear text.
+    case noTLS(host: String, reply: String?)
+    /// The CA file given could not be used.
+    case unusableCAFile(path: String, detail: String)
+    /// libcurl could not create a session.
+    case noSession
+    /// libcurl refused an option kc sets (`option`: its name, with the libcurl version it needs).
+    case refusedOption(option: String, detail: String)
 
     /// The Keychain Services result: errSecNotTrusted for an untrusted certificate, else errSecIO.
     public var status: KeychainStatus {
         if case .untrusted = self { return .notTrusted }
         return .io
+    }
+
+    /// True for failures of the network or the server (the host, its port or its state), as
+    /// opposed to trust, TLS policy or the local set-up.
+    public var isNetwork: Bool {
+        switch self {
+        case .unknownHost, .cannotConnect, .noAnswer, .closed, .lostConnection, .unavailable, .unexpectedAnswer,
+             .handshakeFailed, .connectionFailed:
+            return true
+        case .untrusted, .noTLS, .unusableCAFile, .noSession, .refusedOption:
+            return false
+        }
     }
 }
 

@@ -19,8 +19,12 @@ final class CurlLibraryTests: XCTestCase {
         // Port 1 on the loopback is closed: easy_init, setopt, perform, getinfo and strerror all run.
         let transport = try CurlFTPTransport()
         let failure = transport.probe(try FTPTarget.parse("ftp://127.0.0.1:1"), options: FTPConnectionOptions(timeout: 5))
-        guard case .network(let why)? = failure else { return XCTFail("expected a network failure, got \(String(describing: failure))") }
-        XCTAssertTrue(why.hasPrefix("cannot connect to 127.0.0.1 port 1: "), why)
+        guard case .cannotConnect(let host, let port, let reason)? = failure else {
+            return XCTFail("expected a refused connection, got \(String(describing: failure))")
+        }
+        XCTAssertEqual(host, "127.0.0.1")
+        XCTAssertEqual(port, 1)
+        XCTAssertFalse(reason.isEmpty)
     }
 }
 
@@ -37,8 +41,8 @@ final class CurlSessionOptionTests: XCTestCase {
         try CurlLibrary.load()
         XCTAssertThrowsError(try CurlSession(url: "ftp://127.0.0.1:1/", protocols: "no-such-protocol",
                                              options: FTPConnectionOptions())) { error in
-            guard case .other(let why) = error as? FTPFailure else { return XCTFail("\(error)") }
-            XCTAssertTrue(why.hasPrefix("libcurl refused option CURLOPT_PROTOCOLS_STR (libcurl 7.85 or later): "), why)
+            guard case .refusedOption(let option, _) = error as? FTPFailure else { return XCTFail("\(error)") }
+            XCTAssertEqual(option, "CURLOPT_PROTOCOLS_STR (libcurl 7.85 or later)")
         }
         XCTAssertNoThrow(try CurlSession(url: "ftp://127.0.0.1:1/", protocols: "ftp", options: FTPConnectionOptions()))
     }

@@ -171,7 +171,8 @@ final class FTPLoginFlowTests: XCTestCase {
 
     func testProbeFailuresComeBeforeLookupAndPrompts() {
         let cases: [(FTPFailure, KeychainStatus)] = [
-            (.network("cannot connect"), .io), (.untrusted("self-signed"), .notTrusted), (.other("no TLS"), .io),
+            (.cannotConnect(host: "ftp.example.com", port: 21, reason: "refused"), .io),
+            (.untrusted(host: "ftp.example.com", detail: "self-signed"), .notTrusted), (.noTLS(host: "ftp.example.com", reply: nil), .io),
         ]
         for (failure, expected) in cases {
             log = EventLog()
@@ -185,7 +186,7 @@ final class FTPLoginFlowTests: XCTestCase {
 
     func testNetworkFailureDuringLoginIsIOAndSavesNothing() {
         let store = MemoryStore(log: log)
-        let transport = ScriptedTransport(log: log, logins: [.failed(.network("closed"))])
+        let transport = ScriptedTransport(log: log, logins: [.failed(.closed(host: "ftp.example.com", awaited: nil))])
         let prompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "pw")])
         let result = run("ftp://deploy@ftp.example.com", save: .yes, transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(status(result), .io)

@@ -33,7 +33,7 @@ final class ScriptedTransport: FTPTransport {
         logins.append((user, text))
         guard !loginResults.isEmpty else {
             XCTFail("unexpected login attempt #\(logins.count) as \(user)")
-            return .failed(.other("unscripted"))
+            return .failed(.noSession)
         }
         return loginResults.removeFirst()
     }

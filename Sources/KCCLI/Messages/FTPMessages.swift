@@ -62,15 +62,43 @@ enum FTPMessages {
     }
 
     private static func connectionError(_ failure: FTPFailure, caFile: String?) -> KeychainError {
-        switch failure {
-        case .network(let why):
-            return KeychainError(.io, why, hint: "check the host name and port, and that the server is running")
-        case .untrusted(let why):
+        if failure.isNetwork {
+            return KeychainError(failure.status, text(failure), hint: "check the host name and port, and that the server is running")
+        }
+        if case .untrusted = failure {
             let hint = caFile == nil ? "pass the issuing CA with --cafile FILE (or --insecure to skip verification)"
                                      : "--cafile trusts only the CAs in \(caFile!): pass the one that issued the server's certificate"
-            return KeychainError(.notTrusted, why, hint: hint)
-        case .other(let why):
-            return KeychainError(.io, why)
+            return KeychainError(failure.status, text(failure), hint: hint)
+        }
+        return KeychainError(failure.status, text(failure))
+    }
+
+    /// The line that says why a connection failed.
+    static func text(_ failure: FTPFailure) -> String {
+        func waiting(_ awaited: FTPFailure.Awaited?) -> String {
+            switch awaited {
+            case nil: return ""
+            case .greeting: return " (waiting for an FTP greeting)"
+            case .authTLSAnswer: return " (waiting for an answer to AUTH TLS)"
+            }
+        }
+        switch failure {
+        case .unknownHost(let host): return "cannot resolve host name '\(host)'"
+        case .cannotConnect(let host, let port, let reason): return "cannot connect to \(host) port \(port): \(reason)"
+        case .noAnswer(let host, let seconds, let awaited): return "no answer from \(host) within \(seconds) s\(waiting(awaited))"
+        case .closed(let host, nil): return "\(host) closed the connection before AUTH TLS"
+        case .closed(let host, let awaited): return "\(host) closed the connection\(waiting(awaited))"
+        case .lostConnection(let host, let awaited): return "lost the connection to \(host)\(waiting(awaited))"
+        case .unavailable(let host, let reply): return "\(host) is not available: '\(reply)'"
+        case .unexpectedAnswer(let host, let detail): return "\(host) closed the connection or answered unexpectedly: \(detail)"
+        case .handshakeFailed(let host, let detail): return "TLS handshake with \(host) failed: \(detail)"
+        case .connectionFailed(let host, let detail): return "connection to \(host) failed: \(detail)"
+        case .untrusted(let host, let detail): return "the TLS certificate of \(host) is not trusted: \(detail)"
+        case .noTLS(let host, let reply):
+            return "\(host) does not offer TLS\(reply.map { " (AUTH TLS answered '\($0)')" } ?? ""); kc does not fall back to clear text"
+        case .unusableCAFile(let path, let detail): return "cannot use CA file '\(path)': \(detail)"
+        case .noSession: return "libcurl could not create a session"
+        case .refusedOption(let option, let detail): return "libcurl refused option \(option): \(detail)"
         }
     }
 
