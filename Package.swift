@@ -24,11 +24,11 @@ let package = Package(
         .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: strict + faultSeam),
         .target(name: "KCCrypto", dependencies: ["CSodium"], swiftSettings: strict),
         .target(name: "KCFormat", swiftSettings: strict),
-        .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict + faultSeam),
+        .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
         .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCVault", "KCCrypto", "KCSystem", "KCFormat"],
-                swiftSettings: strict + faultSeam),
+                swiftSettings: strict),
         .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
 
