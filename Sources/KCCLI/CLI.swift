@@ -7,8 +7,8 @@ public enum CLI {
     /// Runs kc with `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String],
                            environment: [String: String] = Context.processEnvironment(),
-                           output: OutputStream = .standardOutput(),
-                           errors: OutputStream = .standardError()) -> Int32 {
+                           output: Output = .standardOutput(),
+                           errors: Output = .standardError()) -> Int32 {
         defer {
             output.flush()
             errors.flush()
@@ -48,7 +48,7 @@ public enum CLI {
 
     /// `kc: error: MESSAGE (errSecName)` and, when there is one, `kc: hint: HINT`; an ambiguous
     /// match first lists the matches.
-    public static func report(_ error: KeychainError, to errors: OutputStream) {
+    public static func report(_ error: KeychainError, to errors: Output) {
         if case .ambiguousMatch(let items) = error.reason {
             errors.writeLine(StatusLine.text(.notice, "\(items.count) items match:"))
             ItemPrinter.writeTable(items, to: errors)
@@ -64,12 +64,12 @@ public enum CLI {
     }
 
     /// A usage error: errSecParam; returns its exit status.
-    static func report(_ error: ParseError, to errors: OutputStream) -> Int32 {
+    static func report(_ error: ParseError, to errors: Output) -> Int32 {
         report(FailureWording(error.detail, hint: error.hint), .param, to: errors)
         return KeychainStatus.param.exitCode
     }
 
-    private static func report(_ wording: FailureWording, _ status: KeychainStatus, to errors: OutputStream) {
+    private static func report(_ wording: FailureWording, _ status: KeychainStatus, to errors: Output) {
         errors.writeLine(StatusLine.text(.error, wording.message) + " (\(status.name))")
         if let hint = wording.hint { errors.writeLine(StatusLine.text(.hint, hint)) }
     }

@@ -11,12 +11,12 @@ public final class Context {
     public let globals: GlobalOptions
     public let environment: [String: String]
     /// Standard output: results only.
-    public let output: OutputStream
+    public let output: Output
     /// Standard error: warnings, errors and short confirmations.
-    public let errors: OutputStream
+    public let errors: Output
 
     public init(globals: GlobalOptions, environment: [String: String],
-                output: OutputStream, errors: OutputStream) {
+                output: Output, errors: Output) {
         self.globals = globals
         self.environment = environment
         self.output = output

@@ -31,7 +31,7 @@ final class FormattingTests: XCTestCase {
     }
 
     func testJSONSecretWrittenFromSecureMemory() {
-        let out = OutputStream()
+        let out = Output()
         let secret = SecureBytes(copying: Array("p\"w\\\n✓".utf8))
         secret.withUnsafeBytes { JSON.writeQuoted($0, to: out) }
         out.flush()

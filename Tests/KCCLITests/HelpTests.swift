@@ -45,7 +45,7 @@ final class HelpTests: XCTestCase {
     }
 
     func testHelpCommandAndHelpFlagPrintTheSameText() {
-        let viaCommand = OutputStream(), viaFlag = OutputStream(), errors = OutputStream()
+        let viaCommand = Output(), viaFlag = Output(), errors = Output()
         XCTAssertEqual(CLI.run(["help", "find", "generic"], environment: [:], output: viaCommand, errors: errors), 0)
         XCTAssertEqual(CLI.run(["find", "generic", "--help"], environment: [:], output: viaFlag, errors: errors), 0)
         XCTAssertEqual(viaCommand.capturedText, viaFlag.capturedText)
@@ -54,15 +54,15 @@ final class HelpTests: XCTestCase {
     }
 
     func testUsageErrorFormat() {
-        let output = OutputStream(), errors = OutputStream()
+        let output = Output(), errors = Output()
         XCTAssertEqual(CLI.run(["lst"], environment: [:], output: output, errors: errors), 2)
         XCTAssertEqual(errors.capturedText, "kc: error: unknown command 'lst' (errSecParam)\nkc: hint: did you mean 'list'?\n")
         XCTAssertEqual(output.capturedText, "")
     }
 
     func testVersion() {
-        let output = OutputStream()
-        XCTAssertEqual(CLI.run(["--version"], environment: [:], output: output, errors: OutputStream()), 0)
+        let output = Output()
+        XCTAssertEqual(CLI.run(["--version"], environment: [:], output: output, errors: Output()), 0)
         XCTAssertEqual(output.capturedText, "kc \(KCVersion.current)\n")
     }
 

@@ -17,7 +17,7 @@ enum ItemPrinter {
     }
 
     /// `name: value` lines, items separated by a blank line. Never the secret.
-    static func writeHuman(_ items: [Item], to out: OutputStream) {
+    static func writeHuman(_ items: [Item], to out: Output) {
         for (index, item) in items.enumerated() {
             if index > 0 { out.writeLine() }
             for (name, value) in fields(item) { out.writeLine("\(name): \(Printable.text(value))") }
@@ -25,7 +25,7 @@ enum ItemPrinter {
     }
 
     /// Only the secrets, each as raw bytes followed by a newline (as `security -w`).
-    static func writeSecrets(_ items: [Item], to out: OutputStream) {
+    static func writeSecrets(_ items: [Item], to out: Output) {
         for item in items {
             out.write(secret: item.secret)
             out.write("\n")
@@ -33,7 +33,7 @@ enum ItemPrinter {
     }
 
     /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
-    static func writeJSON(_ items: [Item], withSecrets: Bool, to out: OutputStream) {
+    static func writeJSON(_ items: [Item], withSecrets: Bool, to out: Output) {
         if items.isEmpty {
             out.writeLine("[]")
             return
@@ -51,7 +51,7 @@ enum ItemPrinter {
     }
 
     /// `, "password": "..."` for UTF-8 secrets, else `, "passwordBase64": "..."`.
-    static func writeSecretField(_ secret: SecureBytes, to out: OutputStream) {
+    static func writeSecretField(_ secret: SecureBytes, to out: Output) {
         if secret.isValidUTF8 {
             out.write(", \"password\": ")
             secret.withUnsafeBytes { JSON.writeQuoted($0, to: out) }
@@ -65,7 +65,7 @@ enum ItemPrinter {
     }
 
     /// The `list` table: class, label, service or server, account, modified.
-    static func writeTable(_ items: [Item], to out: OutputStream) {
+    static func writeTable(_ items: [Item], to out: Output) {
         let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"]
         let rows = items.map { item -> [String] in
             let place = item.itemClass == .generic ? item.attributes[.service] : item.attributes[.server]

@@ -35,7 +35,7 @@ public enum JSON {
 
     /// Writes the escaped form of valid UTF-8 bytes (a secret) to `out`, quotes included,
     /// straight from `bytes` without collecting them in a Swift buffer.
-    static func writeQuoted(_ bytes: UnsafeRawBufferPointer, to out: OutputStream) {
+    static func writeQuoted(_ bytes: UnsafeRawBufferPointer, to out: Output) {
         out.write("\"")
         var runStart = 0
         for i in 0..<bytes.count {

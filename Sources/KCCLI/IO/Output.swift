@@ -6,7 +6,7 @@ import KCSystem
 
 /// A buffered writer to a file descriptor (standard output or error), or to memory for tests.
 /// Secrets are written straight from secure memory with `write(secret:)`, never buffered.
-public final class OutputStream {
+public final class Output {
     private let descriptor: FileDescriptor?
     private var buffer: [UInt8] = []
     /// What was written, when capturing (tests).
@@ -18,8 +18,8 @@ public final class OutputStream {
     /// A stream that keeps what is written in `captured`.
     public init() { self.descriptor = nil }
 
-    public static func standardOutput() -> OutputStream { OutputStream(descriptor: .standardOutput) }
-    public static func standardError() -> OutputStream { OutputStream(descriptor: .standardError) }
+    public static func standardOutput() -> Output { Output(descriptor: .standardOutput) }
+    public static func standardError() -> Output { Output(descriptor: .standardError) }
 
     public var capturedText: String { String(decoding: captured, as: UTF8.self) }
 
