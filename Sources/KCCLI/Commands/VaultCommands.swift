@@ -42,7 +42,7 @@ let compactCommand = CommandSpec(
     file's blocks may still be on the disk, and in snapshots and backups, until they are overwritten. Item ids, \
     dates and listing order are kept; deleted items keep a tombstone without any secret, so a later merge \
     cannot bring them back. The rewrite is safe: new file, fsync, read back and verify, rename over the old \
-    one (kept as NAME.bak until the new one verified), fsync the folder. Other kc processes wait for the \
+    one (kept as NAME.kc-backup until the new one is durable), fsync the folder. Other kc processes wait for the \
     lock and then continue in the new file.
     """,
     examples: ["kc compact"],
