@@ -1,5 +1,5 @@
 /// Why bytes are not a valid kc vault. Every reject rule of Docs/FORMAT.md has a case.
-public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum FormatError: Error, Equatable, Sendable {
     /// Fewer bytes than the structure needs.
     case truncated
     /// The file does not start with the kc magic.
@@ -23,23 +23,33 @@ public enum FormatError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A record whose sequence number is not the next one.
     case badSequence(offset: Int, expected: UInt64, found: UInt64)
     /// A record's decrypted payload is malformed.
-    case badPayload(String)
+    case badPayload(PayloadProblem)
+}
 
-    public var description: String {
-        switch self {
-        case .truncated: return "unexpected end of data"
-        case .badMagic: return "not a kc vault (bad magic)"
-        case .unsupportedVersion(let v): return "unsupported vault format version \(v)"
-        case .badHeaderLength(let n): return "bad header length \(n)"
-        case .badHeaderChecksum: return "vault header is damaged (checksum mismatch)"
-        case .unsupportedKDF(let a): return "unsupported key-derivation algorithm \(a)"
-        case .kdfOutOfBounds(let ops, let mem):
-            return "key-derivation parameters out of bounds (opslimit \(ops), memlimit \(mem) bytes)"
-        case .reservedNotZero: return "reserved header bytes are not zero"
-        case .badFrameChecksum(let o): return "record frame at offset \(o) is damaged (checksum mismatch)"
-        case .badRecordLength(let o, let n): return "record at offset \(o) has an impossible length \(n)"
-        case .badSequence(let o, let e, let f): return "record at offset \(o) has sequence \(f), expected \(e)"
-        case .badPayload(let why): return "malformed record payload: \(why)"
-        }
-    }
+/// Which payload rule of Docs/FORMAT.md a decrypted payload breaks.
+public enum PayloadProblem: Equatable, Sendable {
+    /// Shorter than the fixed part.
+    case shorterThanFixedPart
+    /// A payload version this kc does not read.
+    case unsupportedVersion(UInt8)
+    /// An unknown record kind.
+    case unknownKind(UInt8)
+    /// A device counter of zero.
+    case zeroCounter
+    /// A device id of zero.
+    case zeroDevice
+    /// A base record id with only its device or only its counter set.
+    case halfSetBase
+    /// An item id that does not fit the record kind (zero for a put or tombstone, set for a marker).
+    case itemIDDoesNotFitKind
+    /// A field header cut short by the end of the payload.
+    case truncatedFieldHeader
+    /// A field whose length runs past the end of the payload.
+    case fieldRunsPast(tag: UInt8)
+    /// A non-repeatable field that appears twice.
+    case repeatedField(tag: UInt8)
+    /// A batch field whose value is not its fixed length.
+    case badBatchLength(Int)
+    /// A frontier entry whose value is not a record id.
+    case badFrontierLength(Int)
 }

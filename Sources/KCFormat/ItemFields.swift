@@ -1,5 +1,5 @@
 /// Why a put record is not an item (Docs/FORMAT.md, "Item encoding").
-public enum ItemFormatError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum ItemFormatError: Error, Equatable, Sendable {
     /// No class field (tag 1).
     case missingClass
     /// A class field that is not one byte holding 1 or 2.
@@ -10,16 +10,6 @@ public enum ItemFormatError: Error, Equatable, Sendable, CustomStringConvertible
     case notUTF8(tag: UInt8)
     /// A port above 65535.
     case portOutOfRange(UInt64)
-
-    public var description: String {
-        switch self {
-        case .missingClass: return "it has no class field"
-        case .badClass(let bytes): return "its class field holds \(bytes.isEmpty ? "nothing" : bytes.hexString), not 01 or 02"
-        case .badLength(let tag, let length): return "its field \(tag) has \(length) bytes"
-        case .notUTF8(let tag): return "its field \(tag) is not valid UTF-8"
-        case .portOutOfRange(let port): return "its port \(port) is above 65535"
-        }
-    }
 }
 
 /// The item a put record holds, decoded by the format's rules alone: the class, the attributes of

@@ -101,40 +101,40 @@ public struct RecordPayload: Equatable, Sendable {
     /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges.
     public static func decode(_ plain: UnsafeRawBufferPointer) throws(FormatError) -> RecordPayload {
         var r = ByteReader(plain)
-        guard plain.count >= fixedLength else { throw .badPayload("shorter than its fixed part") }
+        guard plain.count >= fixedLength else { throw .badPayload(.shorterThanFixedPart) }
         let version = try r.u8()
-        guard version == Self.version else { throw .badPayload("unsupported payload version \(version)") }
+        guard version == Self.version else { throw .badPayload(.unsupportedVersion(version)) }
         let rawKind = try r.u8()
-        guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload("unknown record kind \(rawKind)") }
+        guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload(.unknownKind(rawKind)) }
         let itemID = try r.bytes(idLength)
         let device = try r.bytes(idLength)
         let counter = try r.u64()
         let timestamp = try r.u64()
         let baseDevice = try r.bytes(idLength)
         let baseCounter = try r.u64()
-        guard counter > 0 else { throw .badPayload("device counter is zero") }
+        guard counter > 0 else { throw .badPayload(.zeroCounter) }
         let zeroID = [UInt8](repeating: 0, count: idLength)
-        guard device != zeroID else { throw .badPayload("device id is zero") }
-        guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload("half-set base record id") }
-        guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload("item id does not fit the record kind") }
+        guard device != zeroID else { throw .badPayload(.zeroDevice) }
+        guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload(.halfSetBase) }
+        guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload(.itemIDDoesNotFitKind) }
         var fields: [PayloadField] = []
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
         while r.remaining > 0 {
-            guard r.remaining >= fieldHeaderLength else { throw .badPayload("truncated field header") }
+            guard r.remaining >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
             let tag = try r.u8()
             let length = Int(try r.u32())
-            guard length <= r.remaining else { throw .badPayload("field \(tag) runs past the payload") }
+            guard length <= r.remaining else { throw .badPayload(.fieldRunsPast(tag: tag)) }
             if tag != FieldTag.frontier.rawValue {
                 let bit: UInt128 = 1 << (tag & 127)
                 let already = tag < 128 ? seen.low & bit : seen.high & bit
-                guard already == 0 else { throw .badPayload("field \(tag) appears twice") }
+                guard already == 0 else { throw .badPayload(.repeatedField(tag: tag)) }
                 if tag < 128 { seen.low |= bit } else { seen.high |= bit }
             }
             if tag == FieldTag.batchRemaining.rawValue && length != batchValueLength {
-                throw .badPayload("batch field of \(length) bytes, expected \(batchValueLength)")
+                throw .badPayload(.badBatchLength(length))
             }
             if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
-                throw .badPayload("frontier entry of \(length) bytes, expected \(idLength + 8)")
+                throw .badPayload(.badFrontierLength(length))
             }
             fields.append(PayloadField(tag: tag, range: try r.skip(length)))
         }

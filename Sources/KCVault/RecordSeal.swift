@@ -39,7 +39,7 @@ struct RecordSeal {
         do {
             let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0) }
             return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
-        } catch { throw .payload(error as? FormatError ?? .badPayload("\(error)")) }
+        } catch { throw .payload(error as? FormatError ?? .truncated) }
     }
 
     /// The tag of the record whose body ends at `end` of `file`.

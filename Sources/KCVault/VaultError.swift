@@ -12,6 +12,10 @@ public enum VaultError: Error, Sendable {
     case wrongPassword
     /// The bytes are not a valid vault (header or record framing), with the offset where known.
     case corrupt(FormatError)
+    /// A record authenticates but its payload breaks a payload rule.
+    case badRecordPayload(sequence: UInt64, offset: Int, FormatError)
+    /// A record authenticates but does not continue the batch before it.
+    case brokenBatch(sequence: UInt64, offset: Int)
     /// A complete record failed authentication: tampering or damage.
     case recordAuthenticationFailed(offset: Int, sequence: UInt64)
     /// The vault file is unsafe to use: a symbolic link, not a regular file, another user's,

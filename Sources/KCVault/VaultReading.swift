@@ -37,7 +37,7 @@ extension Vault {
                         offset = base + body.upperBound
                         let remaining = record.batchRemaining
                         if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
-                            throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(record.offset) breaks the batch before it"))
+                            throw VaultError.brokenBatch(sequence: frame.sequence, offset: record.offset)
                         }
                         batch.append(record)
                         if remaining ?? 0 == 0 {
@@ -56,10 +56,7 @@ extension Vault {
         do { return try recordSeal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag) } catch {
             switch error {
             case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
-            case .payload(let reason):
-                let why: String
-                if case .badPayload(let text) = reason { why = text } else { why = "\(reason)" }
-                throw VaultError.corrupt(.badPayload("record \(frame.sequence) at offset \(offset): \(why)"))
+            case .payload(let reason): throw VaultError.badRecordPayload(sequence: frame.sequence, offset: offset, reason)
             }
         }
     }

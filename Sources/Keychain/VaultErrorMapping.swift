@@ -16,7 +16,7 @@ extension KeychainError {
         case .noSuchVault: return .noSuchKeychain
         case .alreadyExists: return .duplicateKeychain
         case .wrongPassword, .passwordChanged: return .authFailed
-        case .corrupt, .recordAuthenticationFailed, .replacedByAnotherVault: return .decode
+        case .corrupt, .badRecordPayload, .brokenBatch, .recordAuthenticationFailed, .replacedByAnotherVault: return .decode
         case .unsafeFile, .unsafeStateFile, .recordTooLarge: return .param
         case .deviceIDDamaged: return .decode
         case .stateFileNotWritten, .vaultNotWritten: return .io

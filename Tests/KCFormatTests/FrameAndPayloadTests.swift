@@ -93,10 +93,9 @@ final class FrameAndPayloadTests: XCTestCase {
 
     func decode(_ bytes: [UInt8]) throws -> RecordPayload { try bytes.withUnsafeBytes { try RecordPayload.decode($0) } }
 
-    func assertBad(_ bytes: [UInt8], _ reason: String, file: StaticString = #filePath, line: UInt = #line) {
+    func assertBad(_ bytes: [UInt8], _ problem: PayloadProblem, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertThrowsError(try decode(bytes), file: file, line: line) { error in
-            guard case .badPayload(let why) = error as? FormatError else { return XCTFail("\(error)", file: file, line: line) }
-            XCTAssertTrue(why.contains(reason), "\(why) does not say \(reason)", file: file, line: line)
+            XCTAssertEqual(error as? FormatError, .badPayload(problem), file: file, line: line)
         }
     }
 
@@ -133,25 +132,25 @@ final class FrameAndPayloadTests: XCTestCase {
     }
 
     func testPayloadRejects() {
-        for n in [0, 1, 73] { assertBad(Array(payload().prefix(n)), "fixed part") }
-        assertBad(payload { $0.version = 0 }, "payload version 0")
-        assertBad(payload { $0.version = 2 }, "payload version 2")
-        for kind: UInt8 in [0, 4, 255] { assertBad(payload { $0.kind = kind }, "unknown record kind \(kind)") }
-        assertBad(payload { $0.counter = 0 }, "counter is zero")
-        assertBad(payload { $0.device = [UInt8](repeating: 0, count: 16) }, "device id is zero")
-        assertBad(payload { $0.baseCounter = 1 }, "half-set base")
-        assertBad(payload { $0.baseDevice = self.device }, "half-set base")
-        assertBad(payload { $0.itemID = [UInt8](repeating: 0, count: 16) }, "item id")
-        assertBad(payload { $0.kind = 2; $0.itemID = [UInt8](repeating: 0, count: 16) }, "item id")
-        assertBad(payload { $0.kind = 3 }, "item id")
-        assertBad(payload { $0.fields.append((2, [1])) }, "field 2 appears twice")
-        assertBad(payload { $0.fields.append((200, [])); $0.fields.append((200, [])) }, "field 200 appears twice")
+        for n in [0, 1, 73] { assertBad(Array(payload().prefix(n)), .shorterThanFixedPart) }
+        assertBad(payload { $0.version = 0 }, .unsupportedVersion(0))
+        assertBad(payload { $0.version = 2 }, .unsupportedVersion(2))
+        for kind: UInt8 in [0, 4, 255] { assertBad(payload { $0.kind = kind }, .unknownKind(kind)) }
+        assertBad(payload { $0.counter = 0 }, .zeroCounter)
+        assertBad(payload { $0.device = [UInt8](repeating: 0, count: 16) }, .zeroDevice)
+        assertBad(payload { $0.baseCounter = 1 }, .halfSetBase)
+        assertBad(payload { $0.baseDevice = self.device }, .halfSetBase)
+        assertBad(payload { $0.itemID = [UInt8](repeating: 0, count: 16) }, .itemIDDoesNotFitKind)
+        assertBad(payload { $0.kind = 2; $0.itemID = [UInt8](repeating: 0, count: 16) }, .itemIDDoesNotFitKind)
+        assertBad(payload { $0.kind = 3 }, .itemIDDoesNotFitKind)
+        assertBad(payload { $0.fields.append((2, [1])) }, .repeatedField(tag: 2))
+        assertBad(payload { $0.fields.append((200, [])); $0.fields.append((200, [])) }, .repeatedField(tag: 200))
         let full = payload()
-        for cut in 1...4 { assertBad(Array(full.dropLast(6 + cut)), "truncated field header") }
-        for cut in 1...6 { assertBad(Array(full.dropLast(cut)), "field 16 runs past the payload") }
-        assertBad(full + [7], "truncated field header")
-        assertBad(full + [7, 0, 0, 0], "truncated field header")
-        assertBad(full + [7, 1, 0, 0, 0], "runs past the payload")
-        assertBad(full + [7, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2], "runs past the payload")
+        for cut in 1...4 { assertBad(Array(full.dropLast(6 + cut)), .truncatedFieldHeader) }
+        for cut in 1...6 { assertBad(Array(full.dropLast(cut)), .fieldRunsPast(tag: 16)) }
+        assertBad(full + [7], .truncatedFieldHeader)
+        assertBad(full + [7, 0, 0, 0], .truncatedFieldHeader)
+        assertBad(full + [7, 1, 0, 0, 0], .fieldRunsPast(tag: 7))
+        assertBad(full + [7, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2], .fieldRunsPast(tag: 7))
     }
 }

@@ -53,7 +53,7 @@ struct FailureWording: Equatable {
 
     /// "record N at offset O is not an item: ..." (also a line of `kc check`).
     static func notAnItem(_ record: NotAnItem) -> String {
-        "record \(record.sequence) at offset \(record.offset) is not an item: \(record.problem)"
+        "record \(record.sequence) at offset \(record.offset) is not an item: \(FormatWording.text(record.problem))"
     }
 
     init(_ failure: VaultError) {
@@ -67,7 +67,13 @@ struct FailureWording: Equatable {
         case .wrongPassword:
             self.init("wrong master password", hint: "the vault was not changed; try again")
         case .corrupt(let formatError):
-            self.init("the vault is corrupt or not a kc vault: \(formatError)", hint: "\(damaged) 'kc repair' recovers what it can")
+            self.init("the vault is corrupt or not a kc vault: \(FormatWording.text(formatError))", hint: "\(damaged) 'kc repair' recovers what it can")
+        case .badRecordPayload(let sequence, let offset, let formatError):
+            self.init("the vault is corrupt or not a kc vault: malformed record payload: record \(sequence) at offset \(offset): "
+                      + FormatWording.payload(formatError), hint: "\(damaged) 'kc repair' recovers what it can")
+        case .brokenBatch(let sequence, let offset):
+            self.init("the vault is corrupt or not a kc vault: malformed record payload: record \(sequence) at offset \(offset) "
+                      + "breaks the batch before it", hint: "\(damaged) 'kc repair' recovers what it can")
         case .recordAuthenticationFailed(let offset, let sequence):
             self.init("record \(sequence) at offset \(offset) failed authentication: the vault was damaged or tampered with",
                       hint: "\(damaged) 'kc repair --salvage' recovers what it can")

@@ -6,13 +6,13 @@ enum ProblemWording {
         let at = "at offset \(problem.offset)"
         switch problem.kind {
         case .badFrame(let error):
-            return "\(error)"
+            return FormatWording.text(error)
         case .unreadableToEnd(let bytes):
             return "the \(bytes) bytes \(at) up to the end of the file hold no readable record"
         case .authenticationFailed(let sequence):
             return "record \(sequence) \(at) failed authentication (damaged, tampered, moved or from another vault)"
         case .badPayload(let sequence, let error):
-            return "record \(sequence) \(at): \(error)"
+            return "record \(sequence) \(at): \(FormatWording.text(error))"
         case .leftOut(let sequence, let reason):
             return "record \(sequence) \(at) \(text(reason)): left out"
         case .missing(let records, let before):
