@@ -45,6 +45,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCFTP", "Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

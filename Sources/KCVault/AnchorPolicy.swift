@@ -36,7 +36,7 @@ struct AnchorPolicy {
     }
 
     private mutating func raise(to vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) {
-        do { try sync() } catch { notStored = .io(operation: "cannot sync", path: state.path, errno: error); return }
+        do { try sync() } catch { notStored = .io(operation: .sync, path: state.path, errno: error); return }
         do { try state.storeAnchor(vector, of: vaultID) } catch { notStored = error }
     }
 
@@ -73,7 +73,7 @@ struct AnchorPolicy {
             damagedAnchor = nil
             previousVaultAtPath = nil
         } catch {
-            notStored = error as? VaultError ?? .io(operation: "cannot update the rollback anchor", path: state.path, errno: .ioError)
+            notStored = error as? VaultError ?? .io(operation: .updateAnchor, path: state.path, errno: .ioError)
         }
         rollbackDevices = []
     }

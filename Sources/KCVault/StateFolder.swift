@@ -113,7 +113,7 @@ public struct StateFolder: Sendable, Equatable {
 
     private func checkFolder(_ folder: String) throws(VaultError) {
         let status: FileStatus?
-        do { status = try FileSystem.status(folder) } catch { throw .io(operation: "cannot inspect", path: folder, errno: error) }
+        do { status = try FileSystem.status(folder) } catch { throw .io(operation: .inspect, path: folder, errno: error) }
         if let problem = status?.ownershipProblem(directory: true) { throw .unsafeStateFile(path: folder, problem: problem) }
     }
 
@@ -130,14 +130,14 @@ public struct StateFolder: Sendable, Equatable {
         do { descriptor = try FileDescriptor.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
             if error == .noSuchFile { return nil }
             if error == .tooManySymbolicLinks { throw .unsafeStateFile(path: file, problem: .symbolicLink) }
-            throw .io(operation: "cannot open", path: file, errno: error)
+            throw .io(operation: .open, path: file, errno: error)
         }
         defer { descriptor.close() }
         do {
             if let problem = try descriptor.status().ownershipProblem() { throw VaultError.unsafeStateFile(path: file, problem: problem) }
             return try descriptor.readAll(limit: 1 << 20)
         } catch let error as VaultError { throw error } catch {
-            throw .io(operation: "cannot read", path: file, errno: error as? Errno ?? .ioError)
+            throw .io(operation: .read, path: file, errno: error as? Errno ?? .ioError)
         }
     }
 }

@@ -35,7 +35,7 @@ extension Vault {
                 try descriptor.truncate(to: endOffset)
                 try descriptor.sync()
             } catch {
-                throw VaultError.io(operation: "cannot remove the torn tail of", path: path, errno: error)
+                throw VaultError.io(operation: .removeTornTail, path: path, errno: error)
             }
             log.tornTail = nil
         }
@@ -69,7 +69,7 @@ extension Vault {
         } catch {
             try? descriptor.truncate(to: endOffset)
             try? descriptor.sync()
-            throw VaultError.io(operation: "cannot write", path: path, errno: error)
+            throw VaultError.io(operation: .write, path: path, errno: error)
         }
         log.commit(written, end: endOffset + bytes.count, tag: tag)
         advanceAnchor()   // the write is durable: a failure to store the anchor is a warning

@@ -26,7 +26,7 @@ extension Vault {
         let password = try password()
         let folder = FileSystem.directoryName(path)
         do { try FileSystem.makeDirectories(folder) } catch {
-            throw VaultError.io(operation: "cannot create the folder", path: folder, errno: error)
+            throw VaultError.io(operation: .createFolder, path: folder, errno: error)
         }
         let key = SecureBytes.random(count: Crypto.keyLength)
         let header = try makeHeader(vaultID: Crypto.randomBytes(VaultHeader.vaultIDLength), key: key, password: password, kdf: kdf)

@@ -34,8 +34,8 @@ public enum VaultError: Error, Sendable {
     case vaultNotWritten(StagedFile.Failure)
     /// Another process held the lock for longer than the timeout.
     case lockTimeout(seconds: Double)
-    /// A system call failed.
-    case io(operation: String, path: String, errno: Errno)
+    /// A system call failed: what kc was doing, on which file or folder, and the error.
+    case io(operation: FileOperation, path: String, errno: Errno)
     /// Argon2id could not run with the header's parameters (usually: not enough memory).
     case keyDerivationFailed
     /// The file at the path was replaced by one this open vault cannot read with its key.
@@ -48,6 +48,11 @@ public enum VaultError: Error, Sendable {
     case rollback(devices: [String])
     /// A record would exceed the format's 16 MiB body limit.
     case recordTooLarge(bytes: Int)
+}
+
+/// What kc was doing with a file or folder when a system call failed.
+public enum FileOperation: Sendable, Equatable {
+    case createFolder, inspect, keepDamagedFile, lock, open, read, removeTornTail, sync, truncate, updateAnchor, write
 }
 
 /// Why a vault file is unsafe to use.

@@ -26,11 +26,11 @@ final class VaultFile {
     /// Takes `kind` of lock when the file at the path is still this one (true); else lets go of
     /// it again and returns false (the caller follows the replacement).
     func lockIfCurrent(_ kind: FileDescriptor.LockKind) throws -> Bool {
-        try Self.lock(descriptor, kind, timeout: lockTimeout)
+        try Self.lock(descriptor, kind, timeout: lockTimeout, path: path)
         let current: FileStatus?
         do { current = try FileSystem.linkStatus(path) } catch {
             descriptor.unlock()
-            throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
+            throw VaultError.io(operation: .inspect, path: path, errno: error)
         }
         guard let current else { descriptor.unlock(); throw VaultError.noSuchVault(path: path) }
         if current.isSameFile(as: identity) { return true }
@@ -78,14 +78,14 @@ final class VaultFile {
         defer { if !handedOver { descriptor.close() } }
         let headerBytes: [UInt8]
         do { headerBytes = try descriptor.read(count: VaultHeader.length, at: 0) } catch {
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+            throw VaultError.io(operation: .read, path: path, errno: error)
         }
         // The header first: a file that is not a vault (`--vault /huge/file`) is never read whole.
         let header: VaultHeader
         do { header = try VaultHeader.decode(headerBytes) } catch { throw VaultError.corrupt(error) }
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch {
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+            throw VaultError.io(operation: .read, path: path, errno: error)
         }
         descriptor.unlock()
         handedOver = true
@@ -99,11 +99,11 @@ final class VaultFile {
     static func openLocked(_ path: String, _ kind: FileDescriptor.LockKind, timeout: Double?) throws -> (FileDescriptor, FileStatus) {
         while true {
             let (descriptor, identity) = try openChecked(path)
-            do { try lock(descriptor, kind, timeout: timeout) } catch { descriptor.close(); throw error }
+            do { try lock(descriptor, kind, timeout: timeout, path: path) } catch { descriptor.close(); throw error }
             let current: FileStatus?
             do { current = try FileSystem.linkStatus(path) } catch {
                 descriptor.close()
-                throw VaultError.io(operation: "cannot inspect", path: path, errno: error)
+                throw VaultError.io(operation: .inspect, path: path, errno: error)
             }
             if let current, current.isSameFile(as: identity) { return (descriptor, identity) }
             descriptor.close()   // also releases the lock
@@ -111,10 +111,10 @@ final class VaultFile {
         }
     }
 
-    static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?) throws {
+    static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?, path: String) throws {
         do { try descriptor.lock(kind, timeout: timeout) } catch {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
-            throw VaultError.io(operation: "cannot lock", path: "the vault", errno: error)
+            throw VaultError.io(operation: .lock, path: path, errno: error)
         }
     }
 
@@ -135,7 +135,7 @@ final class VaultFile {
     static func checkFolder(of path: String) throws {
         let folder = FileSystem.directoryName(path)
         let status: FileStatus?
-        do { status = try FileSystem.status(folder) } catch { throw VaultError.io(operation: "cannot inspect", path: folder, errno: error) }
+        do { status = try FileSystem.status(folder) } catch { throw VaultError.io(operation: .inspect, path: folder, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }
         let writableByOthers = status.permissions & 0o022 != 0 && status.permissions & UInt32(S_ISVTX) == 0
         let foreign = status.owner != FileSystem.currentUser && status.owner != 0
@@ -147,7 +147,7 @@ final class VaultFile {
     /// One attempt of `openChecked`; nil when the file at the path changed between check and open.
     private static func openCheckedOnce(_ path: String) throws -> (FileDescriptor, FileStatus)? {
         let status: FileStatus?
-        do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
+        do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: .inspect, path: path, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }
         if let problem = status.ownershipProblem() { throw VaultError.unsafeFile(path: path, problem: .file(problem)) }
         try checkFolder(of: path)
@@ -156,11 +156,11 @@ final class VaultFile {
             descriptor = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_NOFOLLOW)
         } catch where error == .permissionDenied {
             do { descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) } catch {
-                throw VaultError.io(operation: "cannot open", path: path, errno: error)
+                throw VaultError.io(operation: .open, path: path, errno: error)
             }
-        } catch { throw VaultError.io(operation: "cannot open", path: path, errno: error) }
+        } catch { throw VaultError.io(operation: .open, path: path, errno: error) }
         let opened: FileStatus
-        do { opened = try descriptor.status() } catch { descriptor.close(); throw VaultError.io(operation: "cannot inspect", path: path, errno: error) }
+        do { opened = try descriptor.status() } catch { descriptor.close(); throw VaultError.io(operation: .inspect, path: path, errno: error) }
         guard opened.isSameFile(as: status) else {
             descriptor.close()
             return nil

@@ -97,7 +97,7 @@ extension Vault {
         }
         let tail: [UInt8]
         do { tail = try file.descriptor.readToEnd(from: log.endOffset) } catch {
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+            throw VaultError.io(operation: .read, path: path, errno: error)
         }
         do { try replay(tail, base: log.endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
             if keyMayHaveChanged { throw VaultError.replacedByAnotherVault(path: path) }
@@ -120,7 +120,7 @@ extension Vault {
                 return try descriptor.read(count: RecordFrame.tagLength, at: end - RecordFrame.tagLength) != log.lastTag
             }
             return false
-        } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        } catch { throw VaultError.io(operation: .read, path: path, errno: error) }
     }
 
     /// The vault key `newHeader` wraps, for a header of this vault read from the file. The same
@@ -140,7 +140,7 @@ extension Vault {
     /// another vault, or one sealed under another key, is refused.
     private func rereadFromStart() throws {
         let bytes: [UInt8]
-        do { bytes = try file.descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: "cannot read", path: path, errno: error) }
+        do { bytes = try file.descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: .read, path: path, errno: error) }
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
         guard newHeader.vaultID == header.vaultID, let newKey = try key(of: newHeader) else {
@@ -163,7 +163,7 @@ extension Vault {
         let headerBytes: [UInt8]
         do { headerBytes = try newDescriptor.read(count: VaultHeader.length, at: 0) } catch {
             newDescriptor.close()
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+            throw VaultError.io(operation: .read, path: path, errno: error)
         }
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(headerBytes) } catch { newDescriptor.close(); throw VaultError.corrupt(error) }

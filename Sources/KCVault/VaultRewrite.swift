@@ -82,7 +82,7 @@ extension Vault {
         do {
             try file.descriptor.truncate(to: log.endOffset)
             try file.descriptor.sync()
-        } catch { throw VaultError.io(operation: "cannot truncate", path: path, errno: error) }
+        } catch { throw VaultError.io(operation: .truncate, path: path, errno: error) }
         log.tornTail = nil
         return torn.length
     }
@@ -160,7 +160,7 @@ extension Vault {
         defer { descriptor.close() }   // also releases the lock
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch {
-            throw VaultError.io(operation: "cannot read", path: path, errno: error)
+            throw VaultError.io(operation: .read, path: path, errno: error)
         }
         let header: VaultHeader
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
@@ -198,7 +198,7 @@ extension Vault {
         while true {
             do { try FileSystem.link(path, to: keptName); break } catch {
                 guard error == .fileExists else {
-                    throw VaultError.io(operation: "cannot keep the damaged file as", path: keptName, errno: error)
+                    throw VaultError.io(operation: .keepDamagedFile, path: keptName, errno: error)
                 }
             }
             // An attempt in the same second (one that crashed, or salvaged a file damaged again)

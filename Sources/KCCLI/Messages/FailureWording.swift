@@ -51,6 +51,23 @@ struct FailureWording: Equatable {
         }
     }
 
+    /// "cannot read" and the like: what kc was doing when a system call failed.
+    static func describe(_ operation: FileOperation) -> String {
+        switch operation {
+        case .createFolder: return "cannot create the folder"
+        case .inspect: return "cannot inspect"
+        case .keepDamagedFile: return "cannot keep the damaged file as"
+        case .lock: return "cannot lock"
+        case .open: return "cannot open"
+        case .read: return "cannot read"
+        case .removeTornTail: return "cannot remove the torn tail of"
+        case .sync: return "cannot sync"
+        case .truncate: return "cannot truncate"
+        case .updateAnchor: return "cannot update the rollback anchor"
+        case .write: return "cannot write"
+        }
+    }
+
     /// "record N at offset O is not an item: ..." (also a line of `kc check`).
     static func notAnItem(_ record: NotAnItem) -> String {
         "record \(record.sequence) at offset \(record.offset) is not an item: \(FormatWording.text(record.problem))"
@@ -93,7 +110,7 @@ struct FailureWording: Equatable {
             self.init("the vault is locked by another kc process (waited \(Self.seconds(seconds)) s)",
                       hint: "try again, or wait longer with --lock-timeout SECONDS")
         case .io(let operation, let path, let errno):
-            self.init("\(operation) \(path): \(errno)")
+            self.init("\(Self.describe(operation)) \(path): \(errno)")
         case .keyDerivationFailed:
             self.init("key derivation failed: not enough memory for the vault's Argon2id parameters")
         case .recordTooLarge(let bytes):
