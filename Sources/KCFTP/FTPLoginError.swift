@@ -20,6 +20,22 @@ public enum FTPNotice: Equatable, Sendable {
     case notSavedWithoutTerminal
 }
 
+/// What the login flow asks the user at a prompt. The CLI words it.
+public enum FTPQuestion: Equatable, Sendable {
+    /// The user name, with the one Enter keeps (the URL's or the saved item's), if any.
+    case userName(default: String?)
+    /// Which of `count` saved passwords to use (a number from 1).
+    case chooseSavedPassword(count: Int)
+    /// The password for `user` at `host` (read without echo).
+    case password(user: String, host: String)
+    /// Whether to send the saved password for `user` to `host`, whose certificate is not verified.
+    case sendToUnverifiedServer(user: String, host: String)
+    /// Whether to save the typed password as a new item.
+    case savePassword
+    /// Whether to replace the saved password for `user` at `host` with the typed one.
+    case updateSavedPassword(user: String, host: String)
+}
+
 /// What the flow needed to ask for when there was no terminal.
 public enum FTPInput: Equatable, Sendable {
     case userName

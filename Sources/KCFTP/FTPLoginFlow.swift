@@ -113,7 +113,7 @@ public struct FTPLoginFlow {
         guard options.connection.insecure && target.security.usesTLS else { return }
         try requireTerminal(for: .unverifiedServerConfirmation(user: user))
         let send = try keychain { () throws(KeychainError) in
-            try prompter.confirm(prompt: "The certificate of \(host) is not verified: send the saved password for \(user) anyway? [y/N] ")
+            try prompter.confirm(.sendToUnverifiedServer(user: user, host: host))
         }
         if !send { throw .keychain(KeychainError(.userCanceled)) }
     }
@@ -125,7 +125,7 @@ public struct FTPLoginFlow {
         prompter.notice(.severalSavedPasswords(host: target.displayHost, choices: matching.map(\.attributes)))
         while true {
             let answer = try keychain { () throws(KeychainError) in
-                try prompter.readLine(prompt: "Use which one [1-\(matching.count)]: ")
+                try prompter.readLine(.chooseSavedPassword(count: matching.count))
             }
             if answer.isEmpty { throw .keychain(KeychainError(.userCanceled)) }
             if let number = Int(answer), (1...matching.count).contains(number) { return matching[number - 1] }
@@ -139,8 +139,7 @@ public struct FTPLoginFlow {
 
     private func askUserName(default current: String?) throws(FTPLoginError) -> String {
         try requireTerminal(for: .userName)
-        let prompt = current.map { "User name [\($0)]: " } ?? "User name: "
-        let answer = try keychain { () throws(KeychainError) in try prompter.readLine(prompt: prompt) }
+        let answer = try keychain { () throws(KeychainError) in try prompter.readLine(.userName(default: current)) }
         guard let name = answer.isEmpty ? current : answer else { throw .keychain(KeychainError(.userCanceled)) }
         try Self.validateUserName(name)
         return name
@@ -149,7 +148,7 @@ public struct FTPLoginFlow {
     private func askPassword(for user: String) throws(FTPLoginError) -> SecureBytes {
         try requireTerminal(for: .password(user: user))
         let password = try keychain { () throws(KeychainError) in
-            try prompter.readSecret(prompt: "Password for \(user)@\(host): ")
+            try prompter.readSecret(.password(user: user, host: host))
         }
         if password.count == 0 { throw .keychain(KeychainError(.userCanceled)) }
         return password
@@ -164,8 +163,7 @@ public struct FTPLoginFlow {
         case .ask:
             if prompter.canPrompt {
                 save = try keychain { () throws(KeychainError) in
-                    try prompter.confirm(prompt: existing == nil ? "Save this password in the keychain? [y/N] "
-                                                                 : "Update the saved password for \(user)@\(host)? [y/N] ")
+                    try prompter.confirm(existing == nil ? .savePassword : .updateSavedPassword(user: user, host: host))
                 }
             } else {
                 prompter.notice(.notSavedWithoutTerminal)

@@ -2,19 +2,20 @@ import KCCrypto
 import Keychain
 
 /// What the login flow needs from the person at the terminal. The CLI implements it with its
-/// `Terminal`; tests with a script. Each prompt text is the last thing written, verbatim.
+/// `Terminal` (and words each question); tests with a script.
 public protocol FTPLoginPrompter {
     /// True when there is a terminal to ask on.
     var canPrompt: Bool { get }
     /// Tells the user something (never a secret), e.g. on standard error; the CLI words it.
     func notice(_ notice: FTPNotice)
-    /// Reads a line shown with `prompt`; an empty answer returns "".
+    /// Reads the answer to `question` as a line; an empty answer returns "".
     /// Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
-    func readLine(prompt: String) throws(KeychainError) -> String
-    /// Reads a secret without echo. Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
-    func readSecret(prompt: String) throws(KeychainError) -> SecureBytes
-    /// Asks a yes/no question whose default is no. Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
-    func confirm(prompt: String) throws(KeychainError) -> Bool
+    func readLine(_ question: FTPQuestion) throws(KeychainError) -> String
+    /// Reads the answer to `question` without echo. Throws errSecUserCanceled on Ctrl-C or Ctrl-D.
+    func readSecret(_ question: FTPQuestion) throws(KeychainError) -> SecureBytes
+    /// Asks `question`, a yes/no question whose default is no. Throws errSecUserCanceled on
+    /// Ctrl-C or Ctrl-D.
+    func confirm(_ question: FTPQuestion) throws(KeychainError) -> Bool
 }
 
 /// What to do with typed credentials after a successful login.

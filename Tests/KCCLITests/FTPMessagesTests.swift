@@ -63,4 +63,15 @@ final class FTPMessagesTests: XCTestCase {
             XCTAssertEqual(wording.hint, hint, message)
         }
     }
+
+    func testPromptsAreWordedHere() {
+        XCTAssertEqual(FTPMessages.prompt(.userName(default: nil)), "User name: ")
+        XCTAssertEqual(FTPMessages.prompt(.userName(default: "deploy")), "User name [deploy]: ")
+        XCTAssertEqual(FTPMessages.prompt(.chooseSavedPassword(count: 3)), "Use which one [1-3]: ")
+        XCTAssertEqual(FTPMessages.prompt(.password(user: "u", host: "h")), "Password for u@h: ")
+        XCTAssertEqual(FTPMessages.prompt(.sendToUnverifiedServer(user: "u", host: "h")),
+                       "The certificate of h is not verified: send the saved password for u anyway? [y/N] ")
+        XCTAssertEqual(FTPMessages.prompt(.savePassword), "Save this password in the keychain? [y/N] ")
+        XCTAssertEqual(FTPMessages.prompt(.updateSavedPassword(user: "u", host: "h")), "Update the saved password for u@h? [y/N] ")
+    }
 }

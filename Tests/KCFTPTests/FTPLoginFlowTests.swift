@@ -46,9 +46,9 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log, items: [(internetItem(host, account: "deploy"), "old")])
         let transport = ScriptedTransport(log: log, logins: [rejected, .success])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .line("User name [deploy]: ", ""),
-            .secret("Password for deploy@ftp.example.com: ", "new"),
-            .confirm("Update the saved password for deploy@ftp.example.com? [y/N] ", true),
+            .line(.userName(default: "deploy"), ""),
+            .secret(.password(user: "deploy", host: "ftp.example.com"), "new"),
+            .confirm(.updateSavedPassword(user: "deploy", host: "ftp.example.com"), true),
         ])
         let result = run(transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(try result.get(), FTPLoginOutcome(user: "deploy", saved: .updated))
@@ -63,9 +63,9 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log, items: [(internetItem(host, account: "deploy"), "old")])
         let transport = ScriptedTransport(log: log, logins: [rejected, .success])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .line("User name [deploy]: ", "other"),
-            .secret("Password for other@ftp.example.com: ", "pw"),
-            .confirm("Save this password in the keychain? [y/N] ", true),
+            .line(.userName(default: "deploy"), "other"),
+            .secret(.password(user: "other", host: "ftp.example.com"), "pw"),
+            .confirm(.savePassword, true),
         ])
         XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get(),
                        FTPLoginOutcome(user: "other", saved: .added))
@@ -77,9 +77,9 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log)
         let transport = ScriptedTransport(log: log, logins: [.success])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .line("User name: ", "alice"),
-            .secret("Password for alice@ftp.example.com: ", "pw"),
-            .confirm("Save this password in the keychain? [y/N] ", true),
+            .line(.userName(default: nil), "alice"),
+            .secret(.password(user: "alice", host: "ftp.example.com"), "pw"),
+            .confirm(.savePassword, true),
         ])
         let result = run("ftp://ftp.example.com:2121/pub", transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(try result.get(), FTPLoginOutcome(user: "alice", saved: .added))
@@ -95,8 +95,8 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log)
         let transport = ScriptedTransport(log: log, logins: [.success])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .secret("Password for deploy@ftp.example.com: ", "pw"),
-            .confirm("Save this password in the keychain? [y/N] ", false),
+            .secret(.password(user: "deploy", host: "ftp.example.com"), "pw"),
+            .confirm(.savePassword, false),
         ])
         let result = run("ftp://deploy@ftp.example.com", transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(try result.get(), FTPLoginOutcome(user: "deploy", saved: .notSaved))
@@ -105,11 +105,11 @@ final class FTPLoginFlowTests: XCTestCase {
 
     func testCancelAtEachPromptWritesNothing() {
         let prompts: [[ScriptedPrompter.Step]] = [
-            [.cancel("User name: ")],
-            [.line("User name: ", "alice"), .cancel("Password for alice@ftp.example.com: ")],
-            [.line("User name: ", "alice"), .secret("Password for alice@ftp.example.com: ", "")],   // empty = cancel
-            [.line("User name: ", "alice"), .secret("Password for alice@ftp.example.com: ", "pw"),
-             .cancel("Save this password in the keychain? [y/N] ")],
+            [.cancel(.userName(default: nil))],
+            [.line(.userName(default: nil), "alice"), .cancel(.password(user: "alice", host: "ftp.example.com"))],
+            [.line(.userName(default: nil), "alice"), .secret(.password(user: "alice", host: "ftp.example.com"), "")],   // empty = cancel
+            [.line(.userName(default: nil), "alice"), .secret(.password(user: "alice", host: "ftp.example.com"), "pw"),
+             .cancel(.savePassword)],
         ]
         for (index, steps) in prompts.enumerated() {
             log = EventLog()
@@ -126,11 +126,11 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log)
         let transport = ScriptedTransport(log: log, logins: [rejected, rejected, rejected])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .secret("Password for deploy@ftp.example.com: ", "a"),
-            .line("User name [deploy]: ", ""),
-            .secret("Password for deploy@ftp.example.com: ", "b"),
-            .line("User name [deploy]: ", "other"),
-            .secret("Password for other@ftp.example.com: ", "c"),
+            .secret(.password(user: "deploy", host: "ftp.example.com"), "a"),
+            .line(.userName(default: "deploy"), ""),
+            .secret(.password(user: "deploy", host: "ftp.example.com"), "b"),
+            .line(.userName(default: "deploy"), "other"),
+            .secret(.password(user: "other", host: "ftp.example.com"), "c"),
         ])
         let result = run("ftp://deploy@ftp.example.com", transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(status(result), .authFailed)
@@ -143,10 +143,10 @@ final class FTPLoginFlowTests: XCTestCase {
         let store = MemoryStore(log: log, items: [(internetItem(host, account: "deploy"), "old")])
         let transport = ScriptedTransport(log: log, logins: [rejected, rejected, rejected, .success])
         let prompter = ScriptedPrompter(log: log, steps: [
-            .line("User name [deploy]: ", ""), .secret("Password for deploy@ftp.example.com: ", "a"),
-            .line("User name [deploy]: ", ""), .secret("Password for deploy@ftp.example.com: ", "b"),
-            .line("User name [deploy]: ", ""), .secret("Password for deploy@ftp.example.com: ", "c"),
-            .confirm("Update the saved password for deploy@ftp.example.com? [y/N] ", false),
+            .line(.userName(default: "deploy"), ""), .secret(.password(user: "deploy", host: "ftp.example.com"), "a"),
+            .line(.userName(default: "deploy"), ""), .secret(.password(user: "deploy", host: "ftp.example.com"), "b"),
+            .line(.userName(default: "deploy"), ""), .secret(.password(user: "deploy", host: "ftp.example.com"), "c"),
+            .confirm(.updateSavedPassword(user: "deploy", host: "ftp.example.com"), false),
         ])
         XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get().saved, .notSaved)
     }
@@ -187,7 +187,7 @@ final class FTPLoginFlowTests: XCTestCase {
     func testNetworkFailureDuringLoginIsIOAndSavesNothing() {
         let store = MemoryStore(log: log)
         let transport = ScriptedTransport(log: log, logins: [.failed(.closed(host: "ftp.example.com", awaited: nil))])
-        let prompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "pw")])
+        let prompter = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: "ftp.example.com"), "pw")])
         let result = run("ftp://deploy@ftp.example.com", save: .yes, transport: transport, store: store, prompter: prompter)
         XCTAssertEqual(status(result), .io)
         XCTAssertEqual(store.writes, 0)
@@ -199,7 +199,7 @@ final class FTPLoginFlowTests: XCTestCase {
             (internetItem(host, account: "bob", label: "Bob"), "pb"),
         ])
         let transport = ScriptedTransport(log: log, logins: [.success])
-        let prompter = ScriptedPrompter(log: log, steps: [.line("Use which one [1-2]: ", "3"), .line("Use which one [1-2]: ", "2")])
+        let prompter = ScriptedPrompter(log: log, steps: [.line(.chooseSavedPassword(count: 2), "3"), .line(.chooseSavedPassword(count: 2), "2")])
         XCTAssertEqual(try run(transport: transport, store: store, prompter: prompter).get(),
                        FTPLoginOutcome(user: "bob", saved: .usedSaved))
         XCTAssertEqual(transport.logins.map(\.password), ["pb"])
@@ -260,12 +260,12 @@ final class FTPLoginFlowTests: XCTestCase {
     func testSaveNoNeverWritesAndSaveYesNeverAsks() {
         let transport = ScriptedTransport(log: log, logins: [.success])
         let store = MemoryStore(log: log)
-        let prompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "pw")])
+        let prompter = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: "ftp.example.com"), "pw")])
         XCTAssertEqual(try run("ftp://deploy@ftp.example.com", save: .no, transport: transport, store: store, prompter: prompter).get().saved,
                        .notSaved)
         XCTAssertEqual(store.writes, 0)
         let yesStore = MemoryStore(log: log)
-        let yesPrompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "pw")])
+        let yesPrompter = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: "ftp.example.com"), "pw")])
         XCTAssertEqual(try run("ftp://deploy@ftp.example.com", save: .yes, transport: ScriptedTransport(log: log, logins: [.success]),
                                store: yesStore, prompter: yesPrompter).get().saved, .added)
         XCTAssertEqual(yesStore.added.count, 1)
@@ -281,15 +281,15 @@ final class FTPLoginFlowTests: XCTestCase {
     }
 
     func testClearTextWarningOnlyForRemotePlainFTP() {
-        let remote = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "")])
+        let remote = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: "ftp.example.com"), "")])
         _ = run("ftp://deploy@ftp.example.com", transport: ScriptedTransport(log: log), store: MemoryStore(log: log), prompter: remote)
         XCTAssertEqual(remote.notices.filter { $0 == .clearText(host: "ftp.example.com") }.count, 1)
         for url in ["ftp://deploy@127.0.0.1", "ftps://deploy@ftp.example.com"] {
-            let prompter = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@\(try! FTPTarget.parse(url).host): ", "")])
+            let prompter = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: try! FTPTarget.parse(url).host), "")])
             _ = run(url, transport: ScriptedTransport(log: log), store: MemoryStore(log: log), prompter: prompter)
             XCTAssertFalse(prompter.notices.contains { if case .clearText = $0 { return true } else { return false } }, url)
         }
-        let insecure = ScriptedPrompter(log: log, steps: [.secret("Password for deploy@ftp.example.com: ", "")])
+        let insecure = ScriptedPrompter(log: log, steps: [.secret(.password(user: "deploy", host: "ftp.example.com"), "")])
         _ = run("ftps://deploy@ftp.example.com", insecure: true, transport: ScriptedTransport(log: log),
                 store: MemoryStore(log: log), prompter: insecure)
         XCTAssertTrue(insecure.notices.contains(.certificateNotVerified(host: "ftp.example.com")))
@@ -307,7 +307,7 @@ final class FTPLoginFlowTests: XCTestCase {
         let yes = ScriptedTransport(log: log, logins: [.success])
         let confirmed = run("ftps://ftp.example.com", insecure: true, transport: yes, store: MemoryStore(log: log, items: saved),
                             prompter: ScriptedPrompter(log: log, steps: [
-                                .confirm("The certificate of ftp.example.com is not verified: send the saved password for deploy anyway? [y/N] ", true),
+                                .confirm(.sendToUnverifiedServer(user: "deploy", host: "ftp.example.com"), true),
                             ]))
         XCTAssertEqual(try confirmed.get(), FTPLoginOutcome(user: "deploy", saved: .usedSaved))
         XCTAssertEqual(yes.logins.map(\.password), ["saved-pw"])
@@ -315,7 +315,7 @@ final class FTPLoginFlowTests: XCTestCase {
         let no = ScriptedTransport(log: log)
         let declined = run("ftps://ftp.example.com", insecure: true, transport: no, store: MemoryStore(log: log, items: saved),
                            prompter: ScriptedPrompter(log: log, steps: [
-                               .confirm("The certificate of ftp.example.com is not verified: send the saved password for deploy anyway? [y/N] ", false),
+                               .confirm(.sendToUnverifiedServer(user: "deploy", host: "ftp.example.com"), false),
                            ]))
         XCTAssertEqual(status(declined), .userCanceled)
         XCTAssertTrue(no.logins.isEmpty)

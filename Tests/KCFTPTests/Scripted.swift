@@ -42,11 +42,11 @@ final class ScriptedTransport: FTPTransport {
 /// A prompter that expects exact prompts in order and gives scripted answers.
 final class ScriptedPrompter: FTPLoginPrompter {
     enum Step {
-        case line(String, String)
-        case secret(String, String)
-        case confirm(String, Bool)
+        case line(FTPQuestion, String)
+        case secret(FTPQuestion, String)
+        case confirm(FTPQuestion, Bool)
         /// The user presses Ctrl-C at this prompt.
-        case cancel(String)
+        case cancel(FTPQuestion)
     }
 
     let log: EventLog
@@ -65,7 +65,7 @@ final class ScriptedPrompter: FTPLoginPrompter {
         notices.append(notice)
     }
 
-    private func next(_ prompt: String, file: StaticString = #filePath, line: UInt = #line) throws(KeychainError) -> Step {
+    private func next(_ prompt: FTPQuestion, file: StaticString = #filePath, line: UInt = #line) throws(KeychainError) -> Step {
         log.events.append("prompt \(prompt)")
         XCTAssertTrue(canPrompt, "prompted without a terminal: \(prompt)")
         guard !steps.isEmpty else {
@@ -73,7 +73,7 @@ final class ScriptedPrompter: FTPLoginPrompter {
             throw KeychainError(.param)
         }
         let step = steps.removeFirst()
-        let expected: String
+        let expected: FTPQuestion
         switch step {
         case .line(let p, _), .secret(let p, _), .confirm(let p, _), .cancel(let p): expected = p
         }
@@ -82,17 +82,17 @@ final class ScriptedPrompter: FTPLoginPrompter {
         return step
     }
 
-    func readLine(prompt: String) throws(KeychainError) -> String {
+    func readLine(_ prompt: FTPQuestion) throws(KeychainError) -> String {
         guard case .line(_, let answer) = try next(prompt) else { XCTFail("expected a line prompt"); return "" }
         return answer
     }
 
-    func readSecret(prompt: String) throws(KeychainError) -> SecureBytes {
+    func readSecret(_ prompt: FTPQuestion) throws(KeychainError) -> SecureBytes {
         guard case .secret(_, let answer) = try next(prompt) else { XCTFail("expected a secret prompt"); return SecureBytes(count: 0) }
         return SecureBytes(copying: Array(answer.utf8))
     }
 
-    func confirm(prompt: String) throws(KeychainError) -> Bool {
+    func confirm(_ prompt: FTPQuestion) throws(KeychainError) -> Bool {
         guard case .confirm(_, let answer) = try next(prompt) else { XCTFail("expected a confirmation"); return false }
         return answer
     }

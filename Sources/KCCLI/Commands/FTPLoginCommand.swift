@@ -95,15 +95,15 @@ final class TerminalFTPPrompter: FTPLoginPrompter {
         return terminal
     }
 
-    func readLine(prompt: String) throws(KeychainError) -> String {
-        try requireTerminal().readLine(prompt: prompt)
+    func readLine(_ question: FTPQuestion) throws(KeychainError) -> String {
+        try requireTerminal().readLine(prompt: FTPMessages.prompt(question))
     }
 
-    func readSecret(prompt: String) throws(KeychainError) -> SecureBytes {
-        try requireTerminal().readSecret(prompt: prompt)
+    func readSecret(_ question: FTPQuestion) throws(KeychainError) -> SecureBytes {
+        try requireTerminal().readSecret(prompt: FTPMessages.prompt(question))
     }
 
-    func confirm(prompt: String) throws(KeychainError) -> Bool {
-        try requireTerminal().confirm(prompt: prompt)
+    func confirm(_ question: FTPQuestion) throws(KeychainError) -> Bool {
+        try requireTerminal().confirm(prompt: FTPMessages.prompt(question))
     }
 }

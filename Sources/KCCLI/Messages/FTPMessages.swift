@@ -102,6 +102,19 @@ enum FTPMessages {
         }
     }
 
+    /// The prompt for a question of the login flow (the last thing written before the answer).
+    static func prompt(_ question: FTPQuestion) -> String {
+        switch question {
+        case .userName(let current): return current.map { "User name [\($0)]: " } ?? "User name: "
+        case .chooseSavedPassword(let count): return "Use which one [1-\(count)]: "
+        case .password(let user, let host): return "Password for \(user)@\(host): "
+        case .sendToUnverifiedServer(let user, let host):
+            return "The certificate of \(host) is not verified: send the saved password for \(user) anyway? [y/N] "
+        case .savePassword: return "Save this password in the keychain? [y/N] "
+        case .updateSavedPassword(let user, let host): return "Update the saved password for \(user)@\(host)? [y/N] "
+        }
+    }
+
     /// How a notice is shown: a `kc: warning:` line, or plain lines of the dialogue.
     enum Shown: Equatable {
         case warning(String)
