@@ -71,9 +71,9 @@ uninstall:
 # Regenerates the man page and completions from the command table (tests check they match).
 docs: build
 	$(DEBUG_BIN) __man > Docs/kc.1
-	$(DEBUG_BIN) __completion bash > completions/kc.bash
-	$(DEBUG_BIN) __completion zsh > completions/_kc
-	$(DEBUG_BIN) __completion fish > completions/kc.fish
+	$(DEBUG_BIN) completions bash > completions/kc.bash
+	$(DEBUG_BIN) completions zsh > completions/_kc
+	$(DEBUG_BIN) completions fish > completions/kc.fish
 
 unit-test:
 	$(SWIFT) build --build-tests

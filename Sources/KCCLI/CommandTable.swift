@@ -4,10 +4,10 @@
 /// `coreCommands` (Commands/CoreCommands.swift; handlers in InitCommand.swift and ItemCommands.swift),
 /// `vaultCommands` (Commands/VaultCommands.swift; VaultMaintenance.swift and RepairSalvage.swift),
 /// `ftpCommands` (Commands/FTPCommands.swift; FTPLoginCommand.swift and NetrcCommands.swift).
-/// The Argon2id options of init and passwd are in KDFOptions.swift.
+/// The Argon2id options of init and passwd are in KDFOptions.swift; `completions` is in ShellCommands.swift.
 public enum CommandTable {
     /// Every command, in the order help lists them.
-    public static let all: [CommandSpec] = coreCommands + vaultCommands + ftpCommands + [helpCommand] + hiddenCommands
+    public static let all: [CommandSpec] = coreCommands + vaultCommands + ftpCommands + [completionsCommand, helpCommand] + hiddenCommands
 
     /// The commands help, the man page and the completions show.
     public static var visible: [CommandSpec] { all.filter { !$0.isHidden } }

@@ -60,7 +60,6 @@ final class GeneratedDocsTests: XCTestCase {
             XCTAssertTrue(page.contains(".B \(status.exitCode)\n\\fB\(status.name)\\fR"), status.name)
         }
         XCTAssertFalse(page.contains("kc __man\n"))
-        XCTAssertFalse(page.contains("__completion"))
         XCTAssertEqual(ManPage.escape(".x-y\\z"), "\\&.x\\-y\\ez")
     }
 

@@ -9,7 +9,6 @@ final class HelpTests: XCTestCase {
             XCTAssertTrue(text.contains("  \(command.name) "), "missing \(command.name)")
         }
         XCTAssertFalse(text.contains("__man"))
-        XCTAssertFalse(text.contains("__completion"))
         for option in GlobalOptions.specs { XCTAssertTrue(text.contains("--\(option.long)")) }
     }
 

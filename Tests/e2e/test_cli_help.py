@@ -9,7 +9,7 @@ from kcharness import EXIT_PARAM, assert_failure
 
 REPO = Path(__file__).resolve().parents[2]
 VISIBLE = ["init", "add generic", "add internet", "find", "find generic", "find internet", "update generic",
-           "update internet", "delete generic", "delete internet", "list", "help"]
+           "update internet", "delete generic", "delete internet", "list", "completions", "help"]
 
 
 def test_help_lists_commands_and_global_options(kc):
@@ -18,7 +18,7 @@ def test_help_lists_commands_and_global_options(kc):
         assert f"\n  {name} " in text, name
     for option in ["--vault PATH", "--master-password-fd N", "--lock-timeout SECONDS", "--version", "-h, --help"]:
         assert option in text
-    assert "__man" not in text and "__completion" not in text
+    assert "__man" not in text
     assert kc.ok([]).stdout == text
     assert kc.ok(["--help"]).stdout == text
 
@@ -53,8 +53,11 @@ def test_version(kc):
 def test_man_page_and_completions_match_committed_files(kc):
     assert kc.ok(["__man"]).stdout == (REPO / "Docs" / "kc.1").read_text()
     for shell, name in [("bash", "kc.bash"), ("zsh", "_kc"), ("fish", "kc.fish")]:
-        assert kc.ok(["__completion", shell]).stdout == (REPO / "completions" / name).read_text(), shell
-    assert_failure(kc.run(["__completion", "tcsh"]), "errSecParam", EXIT_PARAM)
+        assert kc.ok(["completions", shell]).stdout == (REPO / "completions" / name).read_text(), shell
+    result = kc.run(["completions", "tcsh"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert result.hint == "choose one of: bash, zsh, fish"
+    assert_failure(kc.run(["completions"]), "errSecParam", EXIT_PARAM)
 
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="man is not installed")
@@ -78,7 +81,7 @@ def bash_complete(script: Path, line: list[str]) -> list[str]:
 
 def test_bash_completion(kc, tmp_path):
     script = tmp_path / "kc.bash"
-    script.write_text(kc.ok(["__completion", "bash"]).stdout)
+    script.write_text(kc.ok(["completions", "bash"]).stdout)
     assert "add" in bash_complete(script, ["kc", "a"])
     assert bash_complete(script, ["kc", "add", "g"]) == ["generic"]
     assert bash_complete(script, ["kc", "--vault", "x", "find", "i"]) == ["internet"]
@@ -86,6 +89,10 @@ def test_bash_completion(kc, tmp_path):
     assert "--generic" not in bash_complete(script, ["kc", "add", "internet", "--g"])
     assert bash_complete(script, ["kc", "add", "internet", "-r", "ftp"]) == ["ftp", "ftps"]
     assert "__man" not in bash_complete(script, ["kc", "_"])
+    assert bash_complete(script, ["kc", "compl"]) == ["completions"]
+    words = [w for w in bash_complete(script, ["kc", "completions", ""]) if not w.startswith("-")]
+    assert words == ["bash", "zsh", "fish"]
+    assert bash_complete(script, ["kc", "completions", "f"]) == ["fish"]
 
 
 @pytest.mark.parametrize("shell,flag", [("zsh", "-n"), ("fish", "--no-execute")])
@@ -94,7 +101,7 @@ def test_other_completions_parse(kc, tmp_path, shell, flag):
         pytest.skip(f"{shell} is not installed")
     name = {"zsh": "_kc", "fish": "kc.fish"}[shell]
     script = tmp_path / name
-    script.write_text(kc.ok(["__completion", shell]).stdout)
+    script.write_text(kc.ok(["completions", shell]).stdout)
     result = subprocess.run([shell, flag, str(script)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 
@@ -129,9 +136,12 @@ def zsh_matches(tmp_path, completion: str, line: str) -> set:
     ("kc add g", "generic", None),
     ("kc add internet --", "--protocol", "--generic"),   # "--" so that a wrong --generic would match
     ("kc find generic --js", "--json", None),
+    ("kc comp", "completions", None),
+    ("kc completions z", "zsh", None),
+    ("kc completions ", "fish", "--json"),
 ])
 def test_zsh_completion(kc, tmp_path, line, expected, absent):
-    matches = zsh_matches(tmp_path, kc.ok(["__completion", "zsh"]).stdout, line)
+    matches = zsh_matches(tmp_path, kc.ok(["completions", "zsh"]).stdout, line)
     assert expected in matches, matches
     if absent:
         assert absent not in matches
@@ -147,7 +157,7 @@ def test_zsh_capture_sees_a_wrong_offer(tmp_path):
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
 def test_fish_completion(kc, tmp_path):
     script = tmp_path / "kc.fish"
-    script.write_text(kc.ok(["__completion", "fish"]).stdout)
+    script.write_text(kc.ok(["completions", "fish"]).stdout)
 
     def complete(line):
         result = subprocess.run(["fish", "-c", f"source {script}; complete -C '{line}'"], capture_output=True, text=True)
@@ -157,3 +167,5 @@ def test_fish_completion(kc, tmp_path):
     assert "--protocol" in complete("kc add internet --pro")
     assert "--generic" not in complete("kc add internet --")
     assert "--json" in complete("kc --vault x find generic --j")
+    assert "completions" in complete("kc comp")
+    assert set(complete("kc completions ")) == {"bash", "zsh", "fish"}
