@@ -18,7 +18,7 @@ SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
-TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db python3-venv
+TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db mandoc python3-venv
 VENV = .build/venv
 VENV_PYTHON = $(VENV)/bin/python3
 DEBUG_BIN = .build/debug/kc

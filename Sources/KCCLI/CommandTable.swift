@@ -18,4 +18,6 @@ public enum CommandTable {
 /// kc's version, printed by `kc --version`.
 public enum KCVersion {
     public static let current = "0.1.0"
+    /// The date of this version (YYYY-MM-DD), the man page's date.
+    public static let date = "2026-11-23"
 }
