@@ -29,6 +29,14 @@ public enum Crypto {
         return out
     }
 
+    /// A uniformly distributed random number in `0..<bound` (libsodium's `randombytes_uniform`:
+    /// no modulo bias). `bound` must be at least 1.
+    public static func uniformRandom(below bound: UInt32) -> UInt32 {
+        ensureInitialized()
+        precondition(bound > 0)
+        return randombytes_uniform(bound)
+    }
+
     public enum Failure: Error, Equatable {
         /// Argon2id could not run (usually: not enough memory for the requested cost).
         case keyDerivationFailed
