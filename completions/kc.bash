@@ -16,6 +16,7 @@ _kc_value_options() {
         'delete generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --master-password-fd --lock-timeout' ;;
         'delete internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --master-password-fd --lock-timeout' ;;
         'list') echo '--vault --master-password-fd --lock-timeout' ;;
+        'generate') echo '--length --charset --words --separator --vault --master-password-fd --lock-timeout' ;;
         'check') echo '--vault --master-password-fd --lock-timeout' ;;
         'repair') echo '--vault --master-password-fd --lock-timeout' ;;
         'compact') echo '--vault --master-password-fd --lock-timeout' ;;
@@ -45,7 +46,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -183,6 +184,13 @@ _kc() {
         'list:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'list:--master-password-fd') return ;;
         'list:--lock-timeout') return ;;
+        'generate:--length') return ;;
+        'generate:--charset') return ;;
+        'generate:--words') return ;;
+        'generate:--separator') return ;;
+        'generate:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'generate:--master-password-fd') return ;;
+        'generate:--lock-timeout') return ;;
         'check:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'check:--master-password-fd') return ;;
         'check:--lock-timeout') return ;;
@@ -257,21 +265,22 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find update delete list check repair compact passwd history ftp netrc import completions help --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find update delete list generate check repair compact passwd history ftp netrc import completions help --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --password-stdin --binary -w --password --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update') candidates='generic internet --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --password-stdin --binary -w --password --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'update internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --password-stdin --binary -w --password --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'update internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete') candidates='generic internet --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'list') candidates='--json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'generate') candidates='--length --charset --no-symbols --words --separator --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'check') candidates='--vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'repair') candidates='--salvage -y --yes --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'compact') candidates='--vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -43,7 +43,9 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
 
         The secret never comes from the command line: it is read from standard input with --password-stdin \
         (to the end, one trailing newline dropped unless --binary; a terminal as one line without echo), or asked \
-        twice at a prompt without echo.
+        twice at a prompt without echo, or generated with --generate (shown only with --print).
+
+        \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
             .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),
@@ -51,10 +53,11 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
                   refusesSecretValue: true),
-        ],
+        ] + generateOptions,
         examples: itemClass == .generic
             ? ["printf %s \"$PW\" | kc add generic -s github.com -a me@example.com -l GitHub --password-stdin"]
-            : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"],
+            : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"]
+            + ["kc add \(itemClass.rawValue) -s newsite.example -a me --generate=length=24,no-symbols --print"],
         handler: { invocation, context throws(KeychainError) in try runAdd(invocation, context, itemClass) })
 }
 
@@ -100,9 +103,11 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
         "update \(itemClass.rawValue)", abstract: "Change \(itemClass.rawValue) password items (SecItemUpdate).",
         discussion: """
         The attribute flags select the items, as for find; --set-ATTR flags change attributes (an empty value \
-        removes one) and --password-stdin or --password gives a new secret. More than one match needs --all \
+        removes one) and --password-stdin, --password or --generate gives a new secret. More than one match needs --all \
         (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
         the primary key of another fails with errSecDuplicateItem.
+
+        \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
             .flag("all", help: "Change every matching item."),
@@ -110,7 +115,7 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("password-stdin", help: "Read the new secret from standard input (one trailing newline dropped)."),
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
-        ],
+        ] + generateOptions,
         examples: ["kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") -a me --password-stdin",
                    "kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --set-label \"Work\""],
         handler: { invocation, context throws(KeychainError) in try runUpdate(invocation, context, itemClass) })
@@ -129,6 +134,19 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
         examples: ["kc delete \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
         handler: { invocation, context throws(KeychainError) in try runDelete(invocation, context, itemClass) })
 }
+
+/// --generate[=SPEC] and --print of add and update.
+private let generateOptions: [OptionSpec] = [
+    .optionalValue("generate", valueName: "SPEC", help: "Store a newly generated secret (as 'kc generate'; SPEC below)."),
+    .flag("print", help: "With --generate: print the generated secret and a newline on standard output."),
+]
+
+private let generateSpecHelp = """
+    --generate alone makes the secret 'kc generate' makes by default; --generate=SPEC takes the settings of \
+    'kc generate' as comma-separated length=N, charset=SET, no-symbols, words=N and separator=S (charset= and \
+    separator= take the rest of SPEC, commas included, so they come last): for example \
+    --generate=length=24,no-symbols or --generate=words=6,separator=. ; it excludes --password-stdin and --password.
+    """
 
 let listCommand = CommandSpec(
     "list", abstract: "List every item (never the secrets).",

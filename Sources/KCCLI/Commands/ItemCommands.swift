@@ -1,4 +1,5 @@
 import KCCrypto
+import KCGenerator
 import KCSystem
 import Keychain
 
@@ -12,10 +13,11 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
                          hint: "usage: kc add \(itemClass.rawValue) -s \(itemClass == .generic ? "SERVICE" : "HOST") [-a ACCOUNT] ...")
     }
     if itemClass == .internet && attributes[.authenticationType] == nil { attributes[.authenticationType] = "default" }
-    try checkSecretFlags(invocation)
+    let recipe = try checkSecretFlags(invocation)
     let keychain = try context.openKeychain()
-    let secret = try newSecret(invocation, context, required: true)!
+    let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
     try keychain.add(attributes, secret: secret, updateExisting: invocation.flag("update-existing"))
+    printGenerated(secret, invocation, context)
     return 0
 }
 
@@ -44,16 +46,17 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
 func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     let query = try selection(invocation, itemClass)
     let changes = try ItemOptions.changes(invocation, itemClass)
-    try checkSecretFlags(invocation)
-    let wantsSecret = invocation.flag("password-stdin") || invocation.flag("password")
+    let recipe = try checkSecretFlags(invocation)
+    let wantsSecret = invocation.hasAny(["password-stdin", "password", "generate"])
     guard !changes.isEmpty || wantsSecret else {
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
-                         hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --password-stdin or --password")
+                         hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --password-stdin, --password or --generate")
     }
     let keychain = try context.openKeychain()
-    let secret = try newSecret(invocation, context, required: false)
+    let secret = try newSecret(invocation, context, recipe: recipe, required: false)
     let updated = try keychain.update(query, changes: changes, secret: secret)
     context.notice("updated \(count(updated.count))")
+    if let secret { printGenerated(secret, invocation, context) }
     return 0
 }
 
@@ -117,19 +120,36 @@ private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?
             Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase, matchAll: all)]
 }
 
-/// --binary only with --password-stdin; --password-stdin and --password exclude each other.
-private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainError) {
-    if invocation.flag("password-stdin") && invocation.flag("password") {
-        throw usageError("--password-stdin and --password (prompt) exclude each other")
+/// --binary only with --password-stdin; --password-stdin, --password and --generate exclude each
+/// other; --print only with --generate. Returns the recipe of --generate[=SPEC], checked.
+private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainError) -> PasswordRecipe? {
+    let sources = ["password-stdin", "password", "generate"].filter(invocation.flag)
+    if sources.count > 1 {
+        throw usageError("--\(sources[0]) and --\(sources[1]) exclude each other (each gives the secret)")
     }
     if invocation.flag("binary") && !invocation.flag("password-stdin") {
         throw usageError("--binary only applies to --password-stdin")
     }
+    if invocation.flag("print") && !invocation.flag("generate") {
+        throw usageError("--print only applies to --generate", hint: "use 'kc find ... -w' to print a stored secret")
+    }
+    guard let spec = invocation.value("generate") else { return nil }
+    let settings = try GenerateSettings.parse(spec: spec)
+    return try GenerateSettings.recipe(settings, written: { $0 == "no-symbols" ? $0 : "\($0)=" })
 }
 
-/// The new secret: standard input with --password-stdin, else a prompt asked twice.
-/// Nil when none is asked for and `required` is false.
-private func newSecret(_ invocation: ParsedInvocation, _ context: Context, required: Bool) throws(KeychainError) -> SecureBytes? {
+/// With --print, writes the generated secret and a newline on standard output.
+private func printGenerated(_ secret: SecureBytes, _ invocation: ParsedInvocation, _ context: Context) {
+    guard invocation.flag("print") else { return }
+    context.output.write(secret: secret)
+    context.output.write("\n")
+}
+
+/// The new secret: generated from `recipe` (--generate), standard input with --password-stdin,
+/// else a prompt asked twice. Nil when none is asked for and `required` is false.
+private func newSecret(_ invocation: ParsedInvocation, _ context: Context, recipe: PasswordRecipe?,
+                       required: Bool) throws(KeychainError) -> SecureBytes? {
+    if let recipe { return PasswordGenerator.generate(recipe) }
     if invocation.flag("password-stdin") {
         return try SecretSource.descriptor(.standardInput, what: "the secret from standard input", binary: invocation.flag("binary"))
             .read(context)

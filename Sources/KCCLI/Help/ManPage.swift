@@ -98,7 +98,7 @@ public enum ManPage {
 
     private static func optionItem(_ option: OptionSpec) -> String {
         var head = option.short.map { "\\fB\\-\($0)\\fR, " } ?? ""
-        head += "\\fB\(escape("--" + option.long))\\fR"
+        head += "\\fB\(escape("--" + option.long))\\fR" + escape(option.optionalValueSuffix)
         if let valueName = option.valueName { head += " \\fI\(escape(valueName))\\fR" }
         return ".TP\n\(head)\n\(escape(option.help))\n"
     }

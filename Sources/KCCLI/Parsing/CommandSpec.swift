@@ -19,6 +19,8 @@ public struct OptionSpec: Sendable {
         case flag
         /// Takes one value, named `valueName` in help ("NAME", "SECONDS").
         case value(valueName: String)
+        /// A switch that may carry a value written after `=` (`--generate=SPEC`), never the next word.
+        case optionalValue(valueName: String)
     }
 
     /// The long name without dashes ("service"). Also the key in `ParsedInvocation`.
@@ -47,24 +49,41 @@ public struct OptionSpec: Sendable {
                    isRepeatable: repeatable, refusesSecretValue: false, completion: completion)
     }
 
-    public var takesValue: Bool { kind != .flag }
+    /// An option with an optional value (`--generate[=SPEC]`).
+    public static func optionalValue(_ long: String, valueName: String, help: String) -> OptionSpec {
+        OptionSpec(long: long, short: nil, kind: .optionalValue(valueName: valueName), help: help,
+                   isRepeatable: false, refusesSecretValue: false, completion: .none)
+    }
 
+    /// True when the option needs a value (the next word, or after `=`).
+    public var takesValue: Bool {
+        if case .value = kind { return true }
+        return false
+    }
+
+    /// The name of a required value.
     public var valueName: String? {
         if case .value(let name) = kind { return name }
         return nil
     }
 
+    /// "[=SPEC]" for an option with an optional value, else "".
+    public var optionalValueSuffix: String {
+        if case .optionalValue(let name) = kind { return "[=\(name)]" }
+        return ""
+    }
+
     /// "-s, --service NAME" as shown in help.
     public var synopsis: String {
         var text = short.map { "-\($0), " } ?? "    "
-        text += "--\(long)"
+        text += "--\(long)" + optionalValueSuffix
         if let valueName { text += " \(valueName)" }
         return text
     }
 
     /// The short form when there is one ("-s NAME"), else the long one, for usage lines.
     public var usageForm: String {
-        let head = short.map { "-\($0)" } ?? "--\(long)"
+        let head = short.map { "-\($0)" } ?? "--\(long)" + optionalValueSuffix
         return valueName.map { "\(head) \($0)" } ?? head
     }
 }

@@ -207,6 +207,7 @@ public struct Parser: Sendable {
     /// The value of `spec`: inline (`--x=v`, `-xv`) or the next token; nil for flags.
     private func optionValue(_ spec: OptionSpec, written: String, inline: String?,
                              _ state: inout State) throws(ParseError) -> String? {
+        if case .optionalValue = spec.kind { return inline }
         guard spec.takesValue else {
             if inline != nil {
                 if spec.refusesSecretValue, let command = state.command { throw secretOnCommandLine(written, command) }
