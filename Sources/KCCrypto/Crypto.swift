@@ -86,24 +86,33 @@ public enum Crypto {
 
     /// XChaCha20-Poly1305 decryption of ciphertext-plus-tag into secure memory.
     public static func open<C: ContiguousBytes>(_ sealed: C, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) throws -> SecureBytes {
+        try sealed.withUnsafeBytes { c in
+            try nonce.withUnsafeBytes { n in
+                try associatedData.withUnsafeBytes { ad in try Self.open(c, key: key, nonce: n, associatedData: ad) }
+            }
+        }
+    }
+
+    /// XChaCha20-Poly1305 decryption of ciphertext-plus-tag lying in a larger buffer (a record of a
+    /// vault file read whole), without copying it, into secure memory.
+    public static func open(_ sealed: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer,
+                            associatedData: UnsafeRawBufferPointer) throws -> SecureBytes {
         ensureInitialized()
         precondition(key.count == keyLength && nonce.count == nonceLength)
-        return try sealed.withUnsafeBytes { c in
-            guard c.count >= tagLength else { throw Failure.authenticationFailed }
-            let plain = SecureBytes(count: c.count - tagLength)
-            var produced: UInt64 = 0
-            let rc = plain.withUnsafeMutableBytes { m in
-                key.withUnsafeBytes { k in
-                    crypto_aead_xchacha20poly1305_ietf_decrypt(
-                        m.count > 0 ? m.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil, &produced, nil,
-                        c.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(c.count),
-                        associatedData, UInt64(associatedData.count),
-                        nonce, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-                }
+        guard sealed.count >= tagLength else { throw Failure.authenticationFailed }
+        let plain = SecureBytes(count: sealed.count - tagLength)
+        var produced: UInt64 = 0
+        let rc = plain.withUnsafeMutableBytes { m in
+            key.withUnsafeBytes { k in
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    m.count > 0 ? m.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil, &produced, nil,
+                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                    associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
-            guard rc == 0 else { throw Failure.authenticationFailed }
-            return plain
         }
+        guard rc == 0 else { throw Failure.authenticationFailed }
+        return plain
     }
 
 }

@@ -34,43 +34,79 @@ public struct ItemFields: Equatable, Sendable {
 
     /// The string attributes each class has (tag 10, the port, is an integer and internet only).
     public static func stringTags(of itemClass: ItemClass) -> [FieldTag] {
-        switch itemClass {
-        case .generic: return [.service, .account, .label, .description, .comment, .generic]
-        case .internet: return [.account, .label, .description, .comment, .server, .protocol, .path,
-                                .securityDomain, .authenticationType]
+        itemClass == .generic ? genericStringTags : internetStringTags
+    }
+
+    private static let genericStringTags: [FieldTag] = [.service, .account, .label, .description, .comment, .generic]
+    private static let internetStringTags: [FieldTag] = [.account, .label, .description, .comment, .server, .protocol, .path,
+                                                         .securityDomain, .authenticationType]
+
+    /// Checks the fields of a put's `payload`, whose values lie in `plaintext`, by the item rules
+    /// (the same `decode` applies), without copying or allocating anything, and returns the item's
+    /// class. A reader checks every put this way and decodes only the items a query needs.
+    public static func check(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> ItemClass {
+        guard let classRange = payload.field(.itemClass) else { throw .missingClass }
+        guard classRange.count == 1, let itemClass = ItemClass(rawValue: plaintext[classRange.lowerBound]) else {
+            throw .badClass(Array(plaintext[classRange]))
         }
+        for tag in stringTags(of: itemClass) {
+            guard let range = payload.field(tag) else { continue }
+            guard isUTF8(UnsafeRawBufferPointer(rebasing: plaintext[range])) else { throw .notUTF8(tag: tag.rawValue) }
+        }
+        if itemClass == .internet { _ = try port(payload, plaintext: plaintext) }
+        _ = try date(.created, payload, plaintext: plaintext)
+        _ = try date(.modified, payload, plaintext: plaintext)
+        return itemClass
     }
 
     /// Decodes the fields of a put's `payload`, whose values lie in `plaintext`.
     public static func decode(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> ItemFields {
-        func value(_ tag: FieldTag) -> [UInt8]? { payload.field(tag).map { Array(plaintext[$0]) } }
-        guard let classBytes = value(.itemClass) else { throw .missingClass }
-        guard classBytes.count == 1, let itemClass = ItemClass(rawValue: classBytes[0]) else { throw .badClass(classBytes) }
+        decode(checked: payload, of: try check(payload, plaintext: plaintext), plaintext: plaintext)
+    }
+
+    /// Decodes the fields of a put that `check` found to be an item of `itemClass`.
+    public static func decode(checked payload: RecordPayload, of itemClass: ItemClass, plaintext: UnsafeRawBufferPointer) -> ItemFields {
         var strings: [FieldTag: String] = [:]
         for tag in stringTags(of: itemClass) {
-            guard let bytes = value(tag) else { continue }
-            guard let string = String(validating: bytes, as: UTF8.self) else { throw .notUTF8(tag: tag.rawValue) }
-            strings[tag] = string
+            guard let range = payload.field(tag) else { continue }
+            strings[tag] = String(decoding: UnsafeRawBufferPointer(rebasing: plaintext[range]), as: UTF8.self)
         }
-        var port: UInt16?
-        if itemClass == .internet, let bytes = value(.port) {
-            guard bytes.count <= 8 else { throw .badLength(tag: FieldTag.port.rawValue, length: bytes.count) }
-            let number = littleEndian(bytes)
-            guard let narrow = UInt16(exactly: number) else { throw .portOutOfRange(number) }
-            port = narrow
-        }
-        func date(_ tag: FieldTag) throws(ItemFormatError) -> Int64? {
-            guard let bytes = value(tag) else { return nil }
-            guard bytes.count == 8 else { throw .badLength(tag: tag.rawValue, length: bytes.count) }
-            return Int64(bitPattern: littleEndian(bytes))
-        }
-        let created = try date(.created) ?? 0
-        let modified = try date(.modified) ?? created
+        let port = itemClass == .internet ? (try? port(payload, plaintext: plaintext)) ?? nil : nil
+        let created = (try? date(.created, payload, plaintext: plaintext)) ?? nil ?? 0
+        let modified = (try? date(.modified, payload, plaintext: plaintext)) ?? nil ?? created
         return ItemFields(itemClass: itemClass, strings: strings, port: port, created: created, modified: modified,
                           secret: payload.field(.secret))
     }
 
-    private static func littleEndian(_ bytes: [UInt8]) -> UInt64 {
+    /// The port field of an internet item (little-endian, at most 8 bytes, at most 65535).
+    public static func port(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> UInt16? {
+        guard let range = payload.field(.port) else { return nil }
+        guard range.count <= 8 else { throw .badLength(tag: FieldTag.port.rawValue, length: range.count) }
+        let number = littleEndian(plaintext[range])
+        guard let narrow = UInt16(exactly: number) else { throw .portOutOfRange(number) }
+        return narrow
+    }
+
+    /// A date field: 8 bytes, milliseconds since 1970.
+    private static func date(_ tag: FieldTag, _ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Int64? {
+        guard let range = payload.field(tag) else { return nil }
+        guard range.count == 8 else { throw .badLength(tag: tag.rawValue, length: range.count) }
+        return Int64(bitPattern: littleEndian(plaintext[range]))
+    }
+
+    private static func littleEndian(_ bytes: Slice<UnsafeRawBufferPointer>) -> UInt64 {
         bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) }
+    }
+
+    private static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 }

@@ -33,8 +33,25 @@ public struct RecordFrame: Equatable, Sendable {
     /// record's tag (16 zero bytes for the first record). Binds each record to its vault, its
     /// position and its predecessor.
     public static func associatedData(vaultID: [UInt8], frame: [UInt8], previousTag: [UInt8]) -> [UInt8] {
-        Array("kc record v1".utf8) + vaultID + frame + previousTag
+        associatedDataDomain + vaultID + frame + previousTag
     }
+
+    /// `associatedData` laid out on the stack, for reading many records without an allocation each.
+    public static func withAssociatedData<R>(vaultID: [UInt8], frame: UnsafeRawBufferPointer, previousTag: [UInt8],
+                                             _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let count = associatedDataDomain.count + vaultID.count + frame.count + previousTag.count
+        return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
+            var at = 0
+            associatedDataDomain.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: $0.count); at += $0.count }
+            vaultID.withUnsafeBytes { (buffer.baseAddress! + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count); at += $0.count }
+            (buffer.baseAddress! + at).copyMemory(from: frame.baseAddress!, byteCount: frame.count)
+            at += frame.count
+            previousTag.withUnsafeBytes { (buffer.baseAddress! + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return try body(UnsafeRawBufferPointer(buffer))
+        }
+    }
+
+    private static let associatedDataDomain = Array("kc record v1".utf8)
 
     public static let noPreviousTag = [UInt8](repeating: 0, count: tagLength)
 }

@@ -106,18 +106,19 @@ public struct RecordPayload: Equatable, Sendable {
         guard version == Self.version else { throw .badPayload(.unsupportedVersion(version)) }
         let rawKind = try r.u8()
         guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload(.unknownKind(rawKind)) }
-        let itemID = try r.bytes(idLength)
-        let device = try r.bytes(idLength)
+        let itemID = try r.skip(idLength)
+        let device = try r.skip(idLength)
         let counter = try r.u64()
         let timestamp = try r.u64()
-        let baseDevice = try r.bytes(idLength)
+        let baseDevice = try r.skip(idLength)
         let baseCounter = try r.u64()
+        func isZero(_ range: Range<Int>) -> Bool { plain[range].allSatisfy { $0 == 0 } }
         guard counter > 0 else { throw .badPayload(.zeroCounter) }
-        let zeroID = [UInt8](repeating: 0, count: idLength)
-        guard device != zeroID else { throw .badPayload(.zeroDevice) }
-        guard (baseCounter == 0) == (baseDevice == zeroID) else { throw .badPayload(.halfSetBase) }
-        guard (kind == .compaction) == (itemID == zeroID) else { throw .badPayload(.itemIDDoesNotFitKind) }
+        guard !isZero(device) else { throw .badPayload(.zeroDevice) }
+        guard (baseCounter == 0) == isZero(baseDevice) else { throw .badPayload(.halfSetBase) }
+        guard (kind == .compaction) == isZero(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
         var fields: [PayloadField] = []
+        fields.reserveCapacity(16)
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
         while r.remaining > 0 {
             guard r.remaining >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
@@ -138,8 +139,8 @@ public struct RecordPayload: Equatable, Sendable {
             }
             fields.append(PayloadField(tag: tag, range: try r.skip(length)))
         }
-        let base = baseCounter == 0 ? nil : RecordID(device: baseDevice, counter: baseCounter)
-        return RecordPayload(kind: kind, itemID: itemID, recordID: RecordID(device: device, counter: counter),
+        let base = baseCounter == 0 ? nil : RecordID(device: Array(plain[baseDevice]), counter: baseCounter)
+        return RecordPayload(kind: kind, itemID: Array(plain[itemID]), recordID: RecordID(device: Array(plain[device]), counter: counter),
                              timestamp: timestamp, base: base, fields: fields)
     }
 

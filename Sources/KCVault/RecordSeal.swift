@@ -26,16 +26,21 @@ struct RecordSeal {
         return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
     }
 
-    /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file`.
+    /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file` (its
+    /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`).
+    /// Reads the nonce and ciphertext in place and builds the associated data on the stack: the
+    /// only allocations per record are its plaintext and its parsed payload.
     func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
               previousTag: [UInt8]) throws(Failure) -> VaultRecord {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
-        let nonce = Array(file[body.lowerBound..<nonceEnd])
-        let ad = RecordFrame.associatedData(vaultID: vaultID, frame: frame.encoded(), previousTag: previousTag)
+        let frameBytes = UnsafeRawBufferPointer(rebasing: file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
         let plain: SecureBytes
-        do { plain = try Crypto.open(Array(file[nonceEnd..<body.upperBound]), key: key, nonce: nonce, associatedData: ad) } catch {
-            throw .authentication
-        }
+        do {
+            plain = try RecordFrame.withAssociatedData(vaultID: vaultID, frame: frameBytes, previousTag: previousTag) { ad in
+                try Crypto.open(UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound]), key: key,
+                                nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
+            }
+        } catch { throw .authentication }
         do {
             let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0) }
             return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)

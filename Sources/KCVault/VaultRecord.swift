@@ -2,12 +2,21 @@ import KCCrypto
 import KCFormat
 
 /// One authenticated record of the log: where it is, its parsed payload, and the decrypted bytes.
-public struct VaultRecord: Sendable {
+/// Immutable, and a class so that the log, the batch being read and the live items share one copy
+/// (a vault of 100,000 records hands each around several times while reading).
+public final class VaultRecord: Sendable {
     public let offset: Int
     public let sequence: UInt64
     public let payload: RecordPayload
     /// The decrypted payload, in secure memory; `payload.fields` index into it.
     public let plaintext: SecureBytes
+
+    public init(offset: Int, sequence: UInt64, payload: RecordPayload, plaintext: SecureBytes) {
+        self.offset = offset
+        self.sequence = sequence
+        self.payload = payload
+        self.plaintext = plaintext
+    }
 
     /// The bytes of a field (nil when absent). Copies: use `secureField` for secrets.
     public func bytes(_ tag: FieldTag) -> [UInt8]? {

@@ -33,15 +33,24 @@ enum ItemCodec {
     /// The item a put record stores (attributes of the other class are ignored); a put that is
     /// not an item (Docs/FORMAT.md, "Item encoding") is errSecDecode naming the record.
     static func item(from record: VaultRecord) throws(KeychainError) -> Item {
-        let decoded = record.plaintext.withUnsafeBytes { raw in
-            Result { () throws(ItemFormatError) in try ItemFields.decode(record.payload, plaintext: raw) }
+        item(checked: record, of: try itemClass(of: record))
+    }
+
+    /// Checks that a put record is an item (as `item(from:)` does) without decoding it; its class.
+    static func itemClass(of record: VaultRecord) throws(KeychainError) -> ItemFields.ItemClass {
+        let checked = record.plaintext.withUnsafeBytes { raw in
+            Result { () throws(ItemFormatError) in try ItemFields.check(record.payload, plaintext: raw) }
         }
-        let fields: ItemFields
-        switch decoded {
-        case .success(let value): fields = value
+        switch checked {
+        case .success(let itemClass): return itemClass
         case .failure(let problem):
             throw KeychainError(.decode, .notAnItem(NotAnItem(sequence: record.sequence, offset: record.offset, problem: problem)))
         }
+    }
+
+    /// The item of a put record `itemClass(of:)` checked.
+    static func item(checked record: VaultRecord, of itemClass: ItemFields.ItemClass) -> Item {
+        let fields = record.plaintext.withUnsafeBytes { ItemFields.decode(checked: record.payload, of: itemClass, plaintext: $0) }
         var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet)
         for (attribute, tag) in tags {
             if let value = fields.strings[tag] { attributes[attribute] = value }

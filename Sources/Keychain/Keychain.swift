@@ -90,9 +90,12 @@ public final class Keychain {
     /// The items matching any of `queries`, in creation order (only the first unless one of them
     /// has `matchAll`). Throws errSecItemNotFound when nothing matches.
     public func find(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
-        let matches = try allItems().filter { item in queries.contains { $0.matches(item) } }
+        let live = try live()
+        let matching = { (stored: StoredItem) in queries.contains { stored.matches($0) } }
+        let matches = queries.contains(where: \.matchAll) ? live.all.filter(matching).map(\.item)
+            : live.first(where: matching).map { [$0.item] } ?? []
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
-        return queries.contains(where: \.matchAll) ? matches : [matches[0]]
+        return matches
     }
 
     /// SecItemAdd: errSecDuplicateItem when the primary key exists, unless `updateExisting`
@@ -131,7 +134,7 @@ public final class Keychain {
     public func addAll(_ entries: [(attributes: ItemAttributes, secret: SecureBytes)]) throws(KeychainError) -> [BatchOutcome] {
         for entry in entries { try entry.attributes.validate() }
         var outcomes: [BatchOutcome] = []
-        try write { (live: inout LiveIndex) throws(KeychainError) in
+        try write(indexingPrimaryKeys: true) { (live: inout LiveIndex) throws(KeychainError) in
             outcomes = []
             var seen = Set<PrimaryKey>()
             var records: [PendingRecord] = []
@@ -201,7 +204,7 @@ public final class Keychain {
     typealias LiveItem = LiveIndex.Entry
 
     static func selectForChange(_ live: [LiveItem], _ query: Query) throws(KeychainError) -> [LiveItem] {
-        let matches = live.filter { query.matches($0.item) }
+        let matches = live.filter { $0.matches(query) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         if matches.count > 1 && !query.matchAll {
             throw KeychainError(.param, .ambiguousMatch(matches.map(\.item)))
@@ -216,12 +219,15 @@ public final class Keychain {
     static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }
 
     /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
-    private func write(_ decide: (inout LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
+    /// With `indexingPrimaryKeys` (many items at once), the primary keys of every item are indexed
+    /// first; else each is compared in place.
+    private func write(indexingPrimaryKeys: Bool = false,
+                       _ decide: (inout LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         // Index what was read at open before taking the lock: under it, only the records other
         // processes appended since are applied. (Building it under the lock made the lock's hold
         // time grow with the vault, and 16 concurrent writers of a 3,000-item vault time out.)
         try index.update(from: vault)
-        index.prepareForWrites()
+        if indexingPrimaryKeys { index.indexPrimaryKeys() }
         do {
             try vault.append { _ in
                 try self.index.update(from: self.vault)

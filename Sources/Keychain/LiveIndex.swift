@@ -1,22 +1,25 @@
 import KCFormat
 import KCVault
 
-/// The live items of a log, built incrementally: each record is decoded once, so a long-lived
+/// The live items of a log, built incrementally: each record is read once, so a long-lived
 /// process (or an import of thousands of items) does not replay the whole log per operation.
+/// Every put is checked by the item rules as it is applied; items are decoded only when asked for
+/// (`StoredItem.item`), so a lookup in a large vault decodes the items it returns and no others.
 struct LiveIndex {
-    /// A live item and the record id of its current version.
-    struct Entry {
-        var item: Item
-        var version: RecordID
+    typealias Entry = StoredItem
+
+    /// An item id's place in creation order: its live version, or deleted.
+    private enum Slot {
+        case live(StoredItem)
+        case deleted
     }
 
     private var processed = 0
     private var generation = -1
     /// Item ids in creation order (first appearance in the log), including deleted ones.
-    private var order: [ItemKey] = []
-    private var entries: [ItemKey: Entry] = [:]
-    private var deleted = Set<ItemKey>()
-    /// Built on first use (writes), then kept up to date: reads never pay for it.
+    private var slots: [Slot] = []
+    private var positions: [ItemKey: Int] = [:]
+    /// Built on first use (batched writes), then kept up to date: reads never pay for it.
     private var byPrimaryKey: [PrimaryKey: ItemKey]?
 
     /// Brings the index up to date with `vault.records`.
@@ -26,6 +29,10 @@ struct LiveIndex {
             generation = vault.generation
         }
         let records = vault.records
+        if processed == 0 {
+            slots.reserveCapacity(records.count)
+            positions.reserveCapacity(records.count)
+        }
         while processed < records.count {
             try apply(records[processed])
             processed += 1
@@ -49,19 +56,24 @@ struct LiveIndex {
         let id = ItemKey(record.payload.itemID)
         switch record.payload.kind {
         case .put:
-            guard !deleted.contains(id) else { return }
-            let item = try ItemCodec.item(from: record)
-            if let previous = entries[id] {
-                byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
+            let position = positions[id]
+            if let position, case .deleted = slots[position] { return }
+            let stored = StoredItem(record: record, fieldsClass: try ItemCodec.itemClass(of: record))
+            if let position {
+                if case .live(let previous) = slots[position] { byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil }
+                slots[position] = .live(stored)
             } else {
-                order.append(id)
+                positions[id] = slots.count
+                slots.append(.live(stored))
             }
-            entries[id] = Entry(item: item, version: record.payload.recordID)
-            byPrimaryKey?[PrimaryKey(item.attributes)] = id
+            byPrimaryKey?[PrimaryKey(stored.item.attributes)] = id
         case .delete:
-            deleted.insert(id)
-            if let previous = entries.removeValue(forKey: id) {
-                byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
+            if let position = positions[id] {
+                if case .live(let previous) = slots[position] { byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil }
+                slots[position] = .deleted
+            } else {
+                positions[id] = slots.count
+                slots.append(.deleted)
             }
         case .compaction:
             return
@@ -69,22 +81,35 @@ struct LiveIndex {
     }
 
     /// Live entries in creation order.
-    var all: [Entry] { order.compactMap { entries[$0] } }
+    var all: [Entry] {
+        slots.compactMap { if case .live(let stored) = $0 { return stored } else { return nil } }
+    }
 
-    /// Builds the primary-key lookup now (it is then kept up to date by `update`), so that a
-    /// writer can pay for it before taking the vault's lock rather than while holding it.
-    mutating func prepareForWrites() {
-        _ = entry(withPrimaryKeyOf: ItemAttributes(.generic))
+    /// The first live entry, in creation order, for which `wanted` holds.
+    func first(where wanted: (Entry) -> Bool) -> Entry? {
+        for case .live(let stored) in slots where wanted(stored) { return stored }
+        return nil
+    }
+
+    /// Builds the primary-key lookup now (it is then kept up to date by `update`), for a writer
+    /// of many items at once, so that it pays for it before taking the vault's lock rather than
+    /// while holding it. Without it, `entry(withPrimaryKeyOf:)` compares the stored bytes of each item.
+    mutating func indexPrimaryKeys() {
+        guard byPrimaryKey == nil else { return }
+        var keys: [PrimaryKey: ItemKey] = [:]
+        for case .live(let stored) in slots { keys[PrimaryKey(stored.item.attributes)] = ItemKey(stored.record.payload.itemID) }
+        byPrimaryKey = keys
     }
 
     /// The live entry whose primary key equals that of `attributes`.
-    mutating func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
-        if byPrimaryKey == nil {
-            var keys: [PrimaryKey: ItemKey] = [:]
-            for (id, entry) in entries { keys[PrimaryKey(entry.item.attributes)] = id }
-            byPrimaryKey = keys
+    func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
+        guard let byPrimaryKey else {
+            let keyAttributes = Attribute.primaryKey(for: attributes.itemClass)
+            return first { $0.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) }
         }
-        return byPrimaryKey![PrimaryKey(attributes)].flatMap { entries[$0] }
+        guard let id = byPrimaryKey[PrimaryKey(attributes)], let position = positions[id],
+              case .live(let stored) = slots[position] else { return nil }
+        return stored
     }
 }
 

@@ -53,4 +53,29 @@ final class ItemFieldsTests: XCTestCase {
         XCTAssertEqual(try decode([(1, [2]), (10, [21])]).get().port, 21)
         XCTAssertEqual(try decode([(1, [2]), (10, [0xFF, 0xFF, 0, 0, 0, 0, 0, 0])]).get().port, 65535)
     }
+
+    /// `check` applies the rules `decode` applies, and answers the class `decode` finds.
+    func testCheckAgreesWithDecode() {
+        let cases: [[(UInt8, [UInt8])]] = [
+            [(4, Array("label".utf8))], [(1, [])], [(1, [1, 0])], [(1, [3])], [(1, [1]), (4, [0x66, 0xFF])],
+            [(1, [1]), (14, [1, 2, 3, 4])], [(1, [1]), (15, [UInt8](repeating: 0, count: 9))],
+            [(1, [2]), (10, [UInt8](repeating: 0, count: 9))], [(1, [2]), (10, [0x70, 0x11, 0x01])],
+            [(1, [1]), (2, Array("svc".utf8)), (8, [0xFF]), (10, [0xFF, 0xFF, 0xFF])], [(1, [2]), (10, [21]), (8, [0xED, 0xA0, 0x80])],
+            [(1, [2]), (5, [0xC0, 0xAF])], [(1, [1]), (7, Array("caf\u{E9}".utf8))], [(1, [2]), (2, [0xFF]), (16, [1])],
+        ]
+        for fields in cases {
+            var plain = RecordPayload(kind: .put, itemID: [UInt8](repeating: 7, count: 16),
+                                      recordID: RecordID(device: [UInt8](repeating: 7, count: 16), counter: 1), timestamp: 1, base: nil)
+                .encodedFixedPart()
+            for (tag, value) in fields { plain += RecordPayload.fieldPrefix(tag: tag, length: value.count) + value }
+            let checked = plain.withUnsafeBytes { raw in
+                Result { () throws(ItemFormatError) in try ItemFields.check(try! RecordPayload.decode(raw), plaintext: raw) }
+            }
+            switch (checked, decode(fields)) {
+            case (.success(let itemClass), .success(let item)): XCTAssertEqual(itemClass, item.itemClass, "\(fields)")
+            case (.failure(let a), .failure(let b)): XCTAssertEqual(a, b, "\(fields)")
+            default: XCTFail("check and decode disagree on \(fields)")
+            }
+        }
+    }
 }
