@@ -61,9 +61,10 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Reads from `offset` to the end of the file without moving the file offset.
+    /// Reads what the file holds now in one buffer of that size, then whatever was appended meanwhile.
     public func readToEnd(from offset: Int) throws(Errno) -> [UInt8] {
-        var result: [UInt8] = []
-        var position = offset
+        var result = try read(count: max(0, try status().size - offset), at: offset)
+        var position = offset + result.count
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let n = try retryingOnInterrupt {
