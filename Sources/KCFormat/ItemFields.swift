@@ -99,14 +99,6 @@ public struct ItemFields: Equatable, Sendable {
     }
 
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue: continue
-            case .emptyInput: return true
-            case .error: return false
-            }
-        }
+        (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil
     }
 }
