@@ -144,8 +144,9 @@ private let generateOptions: [OptionSpec] = [
 private let generateSpecHelp = """
     --generate alone makes the secret 'kc generate' makes by default; --generate=SPEC takes the settings of \
     'kc generate' as comma-separated length=N, charset=SET, no-symbols, words=N and separator=S (charset= and \
-    separator= take the rest of SPEC, commas included, so they come last): for example \
-    --generate=length=24,no-symbols or --generate=words=6,separator=. ; it excludes --password-stdin and --password.
+    separator= take the rest of SPEC, commas included, so they come last), for example \
+    --generate=length=24,no-symbols or --generate=words=6,separator=_ (six words joined by underscores). \
+    --generate excludes --password-stdin and --password.
     """
 
 let listCommand = CommandSpec(
