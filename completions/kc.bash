@@ -9,6 +9,7 @@ _kc_value_options() {
         'find') echo '-s --service --server -a --account -l --label -D --description -j --comment --vault --master-password-fd --lock-timeout' ;;
         'find generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --master-password-fd --lock-timeout' ;;
         'find internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --master-password-fd --lock-timeout' ;;
+        'search') echo '--class --vault --master-password-fd --lock-timeout' ;;
         'update') echo '--vault --master-password-fd --lock-timeout' ;;
         'update generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --set-service --set-account --set-label --set-description --set-comment --set-generic --vault --master-password-fd --lock-timeout' ;;
         'update internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --vault --master-password-fd --lock-timeout' ;;
@@ -46,7 +47,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -115,6 +116,10 @@ _kc() {
         'find internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'find internet:--master-password-fd') return ;;
         'find internet:--lock-timeout') return ;;
+        'search:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
+        'search:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'search:--master-password-fd') return ;;
+        'search:--lock-timeout') return ;;
         'update:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'update:--master-password-fd') return ;;
         'update:--lock-timeout') return ;;
@@ -265,7 +270,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find update delete list generate check repair compact passwd history ftp netrc import completions help --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate check repair compact passwd history ftp netrc import completions help --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -273,6 +278,7 @@ _kc() {
         'find') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'search') candidates='--class --json --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update') candidates='generic internet --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --password-stdin --binary -w --password --generate --print --vault --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

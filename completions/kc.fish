@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'check' 'repair' 'compact' 'passwd' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'check' 'repair' 'compact' 'passwd' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -36,6 +36,8 @@ function __kc_valued --argument-names path
             printf '%s\n' '-s' '--service' '-a' '--account' '-l' '--label' '-D' '--description' '-j' '--comment' '-G' '--generic' '--vault' '--master-password-fd' '--lock-timeout'
         case 'find internet'
             printf '%s\n' '-s' '--server' '-a' '--account' '-r' '--protocol' '-P' '--port' '-p' '--path' '-d' '--security-domain' '-t' '--auth-type' '-l' '--label' '-D' '--description' '-j' '--comment' '--vault' '--master-password-fd' '--lock-timeout'
+        case 'search'
+            printf '%s\n' '--class' '--vault' '--master-password-fd' '--lock-timeout'
         case 'update'
             printf '%s\n' '--vault' '--master-password-fd' '--lock-timeout'
         case 'update generic'
@@ -91,6 +93,7 @@ complete -c kc -f
 complete -c kc -n '__kc_at '\'''\''' -a 'init' -d 'Create a new, empty vault.'
 complete -c kc -n '__kc_at '\'''\''' -a 'add' -d 'add commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'find' -d 'Find items of either class (SecItemCopyMatching).'
+complete -c kc -n '__kc_at '\'''\''' -a 'search' -d 'Find items whose attributes contain every term, ignoring case.'
 complete -c kc -n '__kc_at '\'''\''' -a 'update' -d 'update commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'delete' -d 'delete commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'list' -d 'List every item (never the secrets).'
@@ -221,6 +224,14 @@ complete -c kc -n '__kc_at '\''find internet'\''' -l lock-timeout -x -d 'Wait at
 complete -c kc -n '__kc_at '\''find internet'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''find internet'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''find internet'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''search'\''' -l class -x -a 'generic internet' -d 'Only generic or only internet items.'
+complete -c kc -n '__kc_at '\''search'\''' -l json -d 'Print a JSON array of items, as find --json ([] and exit 44 when nothing matches).'
+complete -c kc -n '__kc_at '\''search'\''' -l vault -r -F -d 'Use the vault at PATH (default: $KC_VAULT, else $XDG_DATA_HOME/kc/login.kc).'
+complete -c kc -n '__kc_at '\''search'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''search'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''search'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''search'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''search'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''update'\''' -a 'generic' -d 'Change generic password items (SecItemUpdate).'
 complete -c kc -n '__kc_at '\''update'\''' -a 'internet' -d 'Change internet password items (SecItemUpdate).'
 complete -c kc -n '__kc_at '\''update'\''' -l vault -r -F -d 'Use the vault at PATH (default: $KC_VAULT, else $XDG_DATA_HOME/kc/login.kc).'

@@ -1,9 +1,9 @@
 import Keychain
 
-/// The keychain commands: init, add, find, update, delete, list. (`help` is listed last.)
+/// The keychain commands: init, add, find, search, update, delete, list. (`help` is listed last.)
 let coreCommands: [CommandSpec] = [initCommand]
     + ItemClass.allCases.map(addCommand)
-    + [findAnyCommand] + ItemClass.allCases.map(findCommand)
+    + [findAnyCommand] + ItemClass.allCases.map(findCommand) + [searchCommand]
     + ItemClass.allCases.map(updateCommand)
     + ItemClass.allCases.map(deleteCommand)
     + [listCommand]
@@ -97,6 +97,24 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         examples: itemClass == .generic ? ["kc find generic -s github.com -w"] : ["kc find internet -s FTP.example.com -i"],
         handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
 }
+
+let searchCommand = CommandSpec(
+    "search", abstract: "Find items whose attributes contain every term, ignoring case.",
+    discussion: """
+    Every TERM must occur, ignoring case, in one of an item's label, service or server, account, description, \
+    comment or path (not necessarily the same one). Secrets are never searched nor printed. Prints a table \
+    as 'kc list' does, ordered by label (lower-cased, by Unicode code point; unlabelled items last). Case is compared through \
+    Unicode's lower-case mapping, in every script ('ÉTÉ' finds 'été'). Unlike find, which matches whole \
+    values, a term matches any part of a value. Nothing found: errSecItemNotFound (exit 44).
+    """,
+    arguments: [ArgumentSpec("TERM", help: "Text to look for; every term must occur.", repeatable: true)],
+    options: [
+        .value("class", valueName: "CLASS", help: "Only generic or only internet items.",
+               completion: .choices(ItemClass.allCases.map(\.rawValue))),
+        .flag("json", help: "Print a JSON array of items, as find --json ([] and exit 44 when nothing matches)."),
+    ],
+    examples: ["kc search git", "kc search github me@example --class generic --json"],
+    handler: runSearch)
 
 private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
     CommandSpec(

@@ -3,7 +3,7 @@ import KCGenerator
 import KCSystem
 import Keychain
 
-// Handlers of add, find, update, delete and list.
+// Handlers of add, find, search, update, delete and list.
 
 func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     var attributes = ItemAttributes(itemClass, try ItemOptions.attributes(invocation, itemClass))
@@ -26,19 +26,36 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
     let keychain = try context.openKeychain()
-    let items: [Item]
-    do {
-        items = try keychain.find(anyOf: queries)
-    } catch {
-        if error.status == .itemNotFound && json { ItemPrinter.writeJSON([], withSecrets: false, to: context.output) }
-        throw error
-    }
+    let items = try matches(json: json, context) { () throws(KeychainError) in try keychain.find(anyOf: queries) }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: withSecrets, to: context.output)
     } else if withSecrets {
         ItemPrinter.writeSecrets(items, to: context.output)
     } else {
         ItemPrinter.writeHuman(items, to: context.output)
+    }
+    return 0
+}
+
+func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let json = invocation.flag("json")
+    if invocation.arguments.contains("") {
+        throw usageError("a search term is empty", hint: "every term must be some text, e.g. 'kc search github'")
+    }
+    var itemClass: ItemClass?
+    if let name = invocation.value("class") {
+        guard let wanted = ItemClass(rawValue: name) else {
+            throw usageError("unknown item class '\(name)' for --class", hint: "choose generic or internet")
+        }
+        itemClass = wanted
+    }
+    let keychain = try context.openKeychain()
+    let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
+    let items = try matches(json: json, context) { () throws(KeychainError) in try keychain.search(query) }
+    if json {
+        ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
+    } else {
+        ItemPrinter.writeTable(items, to: context.output)
     }
     return 0
 }
@@ -82,6 +99,18 @@ func runList(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 }
 
 // MARK: - Helpers
+
+/// The items `lookup` finds. When it finds none and `json` is set, `[]` is printed before
+/// errSecItemNotFound goes on.
+private func matches(json: Bool, _ context: Context,
+                     _ lookup: () throws(KeychainError) -> [Item]) throws(KeychainError) -> [Item] {
+    do {
+        return try lookup()
+    } catch {
+        if error.status == .itemNotFound && json { ItemPrinter.writeJSON([], withSecrets: false, to: context.output) }
+        throw error
+    }
+}
 
 private func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
 
