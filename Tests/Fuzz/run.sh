@@ -43,7 +43,7 @@ build() {
                  --scratch-path "$OUT/spm")
       swift build "${spm[@]}" --target KCCLI
       local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
-      local modules=(KCCLI Keychain KCFTP KCVault KCCrypto KCFormat KCSystem CCurl)
+      local modules=(KCCLI Keychain KCFTP KCVault KCGenerator KCCrypto KCFormat KCSystem CCurl)
       local objects=() m f
       for m in "${modules[@]}"; do   # the objects of today's sources only (a deleted file's object stays behind)
         for f in $(find "Sources/$m" -name '*.swift' -o -name '*.c'); do objects+=("$bin/$m.build/$(basename "$f").o"); done
