@@ -1,8 +1,9 @@
 # kc: a keychain for the command line.
 #   make install   install what is missing, build, install kc, its man page and completions
 #   make test      install what the tests need, then run every test (unit, end-to-end, FTP, fuzz smoke)
-#   make bench     print the benchmark figures
-# Only `deps`, `test-deps` and the two commands above install system packages (apt); `build`,
+#   make bench     install what the benchmark needs, build the release binary, measure kc beside
+#                  pass and secret-tool (bench/results/; Docs/bench.md and Docs/bench.svg)
+# Only `deps`, `test-deps`, `bench-deps` and the three commands above install system packages (apt); `build`,
 # `release`, `unit-test` and the other targets never do. The tests' Python packages go into a
 # virtual environment under .build/, never into the system Python.
 PREFIX ?= /usr/local
@@ -19,12 +20,14 @@ PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
 TEST_PACKAGES = curl openssl git procps util-linux strace zsh fish man-db mandoc python3-venv
+# The benchmark's tools and the peers it measures kc beside (make test runs it once on a tiny vault).
+BENCH_PACKAGES = hyperfine time gnuplot-nox pass gnupg libsecret-tools gnome-keyring dbus python3-dbus
 VENV = .build/venv
 VENV_PYTHON = $(VENV)/bin/python3
 DEBUG_BIN = .build/debug/kc
 RELEASE_BIN = .build/release/kc
 
-.PHONY: all build release install uninstall deps test-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
+.PHONY: all build release install uninstall deps test-deps bench-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
 
 all: release
 
@@ -39,7 +42,7 @@ deps:
 	$(call apt_install,$(BUILD_PACKAGES))
 
 test-deps: deps
-	$(call apt_install,$(TEST_PACKAGES))
+	$(call apt_install,$(TEST_PACKAGES) $(BENCH_PACKAGES))
 	@$(MAKE) --no-print-directory venv
 
 # The tests' Python packages (Tests/e2e/requirements.txt), in a virtual environment.
@@ -113,8 +116,16 @@ fuzz-smoke:
 stress: venv build
 	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e/vault
 
-bench: release
-	$(PYTHON) Tests/bench/bench.py $(RELEASE_BIN)
+bench-deps: deps
+	$(call apt_install,$(BENCH_PACKAGES))
+
+# Vaults of BENCH_SIZES items (default 1000,10000,100000; about 6 minutes on 2 cores). The latest table
+# and curves are copied to Docs/ for the README.
+bench: bench-deps
+	@$(MAKE) --no-print-directory release
+	$(PYTHON) Tests/bench/bench.py $(RELEASE_BIN) --out bench/results
+	cp bench/results/latest.md Docs/bench.md
+	cp bench/results/latest.svg Docs/bench.svg
 
 clean:
 	rm -rf .build

@@ -1,78 +1,351 @@
 #!/usr/bin/env python3
-"""make bench: the figures kc is measured by (release build, medians of repeated runs).
+"""make bench: kc's speed and peak memory beside pass and secret-tool, with the same items, in one run.
 
-  start-up             kc --version
-  read one secret      kc find internet -s HOST -w, in vaults of 10 and 10,000 items,
-                       with a cheap KDF (kc's own cost) and with the default MODERATE KDF
-  add one item         kc add into the 10,000-item vault (one locked append + fsync)
-  import 10,000        kc import netrc (one batched append)
-  check 10,000         kc check
+For each vault size (BENCH_SIZES, default 1000,10000,100000) it builds a kc vault (`kc import netrc`,
+one batched append; the cheap KDF, 1 pass of 8 MiB, so that kc's own cost shows), a pass store and a
+gnome-keyring with the same items, and measures with hyperfine (warm-up, repeated runs, medians) every
+row of ROWS, and the peak memory (max RSS, /usr/bin/time) of each command once. It also measures the
+KDF alone and one fsync alone (in this process) to print kc's cost beyond them, and a cold `kc find -w`
+with the default MODERATE KDF at one size. Rows that need the unlock agent print "n/a (no agent yet)".
+
+Writes bench/results/bench-TIME.{json,md,svg} and bench/results/latest.{json,md,svg} (or --out DIR).
+Environment: BENCH_SIZES, BENCH_RUNS (runs per row; default 15, 5 at 100,000 items), BENCH_WARMUP,
+BENCH_PASS_MAX and BENCH_SECRET_TOOL_MAX (largest size the peers are built for, default 10000).
 """
+from __future__ import annotations
+
+import argparse
+import ctypes
+import json
 import os
+import platform
+import re
+import secrets
+import shutil
 import statistics
+import string
 import subprocess
 import sys
-import tempfile
 import time
+from dataclasses import dataclass
+from pathlib import Path
 
-KC = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".build/release/kc")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from peers import Keyring, PassStore, run, secret_tool_unavailable  # noqa: E402
+from report import markdown, plot  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+CHEAP_KDF = ("1", "8M")
+MODERATE_SIZE = 10_000        # the size at which the default KDF is measured (or the largest below)
+PASSWORD = "bench master password"
+NO_AGENT = "n/a (no agent yet)"
 
 
-def median_ms(cmd, env, runs, stdin=None):
+@dataclass
+class Row:
+    """One measured operation. `argv` is run with hyperfine (through `sh` when `shell`, whose start-up
+    hyperfine subtracts); `{host}` and `{account}` name an item in the middle of the vault, `{pw}` a
+    file holding a secret. `prepare` runs untimed before each run. `agent` rows need the unlock agent."""
+    key: str
+    label: str
+    argv: list[str]
+    shell: bool = False
+    prepare: str | None = None
+    agent: bool = False
+    peer: str | None = None       # "pass" or "secret-tool": measured only where that peer was built
+
+
+ROWS = [
+    Row("version", "`kc --version` (the floor)", ["{kc}", "--version"]),
+    Row("find", "cold `kc find -w`", ["{kc}", "find", "internet", "-s", "{host}", "-a", "{account}", "-w"]),
+    Row("add", "cold `kc add` (with its fsync)",
+        ["{kc}", "add", "internet", "-s", "new.example.com", "-a", "user$$", "--password-stdin", "<", "{pw}"],
+        shell=True),
+    Row("list", "cold `kc list --json`", ["{kc}", "list", "--json"]),
+    Row("update", "cold `kc update --set-comment`",
+        ["{kc}", "update", "internet", "-s", "{host}", "-a", "{account}", "--set-comment", "c$$"], shell=True),
+    Row("delete", "cold `kc delete`", ["{kc}", "delete", "generic", "-s", "bench-delete"],
+        shell=True, prepare="{kc} add generic -s bench-delete -U --password-stdin < {pw}"),
+    Row("check", "`kc check`", ["{kc}", "check"]),
+    Row("compact", "`kc compact`", ["{kc}", "compact"]),
+    # Filled in once the agent exists (kc unlock, then the same commands served by it).
+    Row("unlock", "`kc unlock`", [], agent=True),
+    Row("unlocked-find", "unlocked `kc find -w`, beyond `kc --version`", [], agent=True),
+    Row("unlocked-add", "unlocked `kc add`", [], agent=True),
+    Row("unlocked-list", "unlocked `kc list --json`", [], agent=True),
+    Row("pass", "`pass show` (gpg key without passphrase)", ["pass", "show", "{host}/{account}"], peer="pass"),
+    Row("secret-tool", "`secret-tool lookup` (gnome-keyring)",
+        ["secret-tool", "lookup", "server", "{host}", "user", "{account}"], peer="secret-tool"),
+]
+
+
+def sh_quote(word: str) -> str:
+    return word if word in ("<", "|") or "$$" in word or all(c.isalnum() or c in "-_./=:@" for c in word) \
+        else "'" + word.replace("'", "'\\''") + "'"
+
+
+class Bench:
+    def __init__(self, kc: str, work: Path, runs: int | None, warmup: int | None):
+        self.kc, self.work, self.runs, self.warmup = kc, work, runs, warmup
+        self.pw = work / "item-secret"
+        self.pw.write_text("a new secret, 24 chars..")
+
+    # -- measuring -------------------------------------------------------------------------------
+    def hyperfine(self, name: str, command: str, env: dict, shell: bool, runs: int, warmup: int,
+                  prepare: str | None = None) -> dict:
+        out = self.work / f"hf-{name}.json"
+        argv = ["hyperfine", "--style", "none", "--runs", str(runs), "--warmup", str(warmup),
+                "--export-json", str(out)] + ([] if shell else ["-N"]) + \
+               (["--prepare", prepare] if prepare else []) + [command]
+        run(argv, env=env, stdout=subprocess.DEVNULL)
+        result = json.loads(out.read_text())["results"][0]
+        times = [t * 1000 for t in result["times"]]
+        return {"median_ms": statistics.median(times), "mean_ms": result["mean"] * 1000,
+                "stddev_ms": (result["stddev"] or 0) * 1000, "min_ms": min(times), "max_ms": max(times),
+                "runs": len(times), "times_ms": times}
+
+    def max_rss_kib(self, command: str, env: dict, prepare: str | None) -> int:
+        if prepare:
+            run(["sh", "-c", prepare], env=env, stdout=subprocess.DEVNULL)
+        out = self.work / "rss"
+        run(["/usr/bin/time", "-f", "%M", "-o", str(out), "sh", "-c", command], env=env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        return int(out.read_text().split()[-1])
+
+    def measure(self, row: Row, size: int, env: dict, fill: dict) -> dict:
+        command = " ".join(sh_quote(w.format(**fill)) for w in row.argv)
+        prepare = row.prepare.format(**fill) if row.prepare else None
+        runs = self.runs or (5 if size >= 100_000 else 15)
+        warmup = self.warmup if self.warmup is not None else (1 if size >= 100_000 else 2)
+        if row.key == "version":
+            runs, warmup = max(runs, 30), max(warmup, 3)
+        stats = self.hyperfine(f"{row.key}-{size}", command, env, row.shell, runs, warmup, prepare)
+        stats["max_rss_kib"] = self.max_rss_kib(command, env, prepare)
+        stats["command"] = command
+        return stats
+
+
+# -- the items and the stores ------------------------------------------------------------------------
+def make_items(size: int) -> list[tuple[str, str, str]]:
+    """Realistic attribute sizes: a 20-35 character host, a 20-30 character e-mail account, a 20
+    character random password."""
+    alphabet = string.ascii_letters + string.digits
+    words = ["mail", "login", "git", "files", "shop", "bank", "cloud", "api", "forum", "news"]
+    return [(f"{words[i % 10]}.service-{i:06d}.example.com", f"firstname.lastname{i}@example.org",
+             "".join(secrets.choice(alphabet) for _ in range(20))) for i in range(size)]
+
+
+def kc_env(home: Path) -> dict:
+    home.mkdir(parents=True)
+    pw = home / "master"
+    pw.write_text(PASSWORD + "\n")
+    pw.chmod(0o600)
+    env = dict(os.environ, HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"),
+               KC_MASTER_PASSWORD_FILE=str(pw))
+    env.pop("KC_VAULT", None)
+    return env
+
+
+def make_kc_vault(kc: str, home: Path, items, kdf: tuple[str, str] | None) -> tuple[dict, float]:
+    env = kc_env(home)
+    run([kc, "init"] + (["--kdf-ops", kdf[0], "--kdf-memory", kdf[1]] if kdf else []), env=env,
+        stderr=subprocess.DEVNULL)
+    netrc = home / "netrc"
+    netrc.write_text("".join(f"machine {h} login {a} password {p}\n" for h, a, p in items))
+    start = time.perf_counter()
+    run([kc, "import", "netrc", "-r", "https", str(netrc)], env=env, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL)
+    elapsed = (time.perf_counter() - start) * 1000
+    netrc.unlink()
+    return env, elapsed
+
+
+# -- what kc's rows are measured against ----------------------------------------------------------------
+def kdf_ms(ops: int, memory: int, runs: int = 15) -> float:
+    """Median wall time of libsodium's Argon2id with kc's cheap parameters, in this process."""
+    sodium = ctypes.CDLL("libsodium.so.23")
+    sodium.sodium_init()
+    out, salt = ctypes.create_string_buffer(32), ctypes.create_string_buffer(16)
     samples = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(cmd, env=env, input=stdin, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        rc = sodium.crypto_pwhash(out, ctypes.c_ulonglong(32), PASSWORD.encode(), ctypes.c_ulonglong(len(PASSWORD)),
+                                  salt, ctypes.c_ulonglong(ops), ctypes.c_size_t(memory), 2)   # ALG_ARGON2ID13
         samples.append((time.perf_counter() - start) * 1000)
+        assert rc == 0, "crypto_pwhash failed"
     return statistics.median(samples)
 
 
-def make_vault(root, name, items, kdf):
-    home = os.path.join(root, name)
-    os.makedirs(home)
-    pw = os.path.join(home, "pw")
-    with open(pw, "w") as f:
-        f.write("bench password\n")
-    os.chmod(pw, 0o600)
-    env = dict(os.environ, HOME=home, XDG_DATA_HOME=home + "/data", XDG_STATE_HOME=home + "/state",
-               KC_MASTER_PASSWORD_FILE=pw)
-    env.pop("KC_VAULT", None)
-    subprocess.run([KC, "init", "--kdf-ops", str(kdf[0]), "--kdf-memory", kdf[1]], env=env, check=True,
-                   stderr=subprocess.DEVNULL)
-    netrc = os.path.join(home, "netrc")
-    with open(netrc, "w") as f:
-        for i in range(items):
-            f.write(f"machine host{i}.example.com login user{i} password secret-{i}\n")
-    start = time.perf_counter()
-    subprocess.run([KC, "import", "netrc", netrc], env=env, check=True, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL)
-    return env, (time.perf_counter() - start) * 1000
+def fsync_ms(folder: Path, runs: int = 15) -> float:
+    """Median wall time of appending one 200-byte record to a file in `folder` and fsyncing it."""
+    fd = os.open(folder / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    samples = []
+    try:
+        for _ in range(runs):
+            start = time.perf_counter()
+            os.write(fd, b"x" * 200)
+            os.fsync(fd)
+            samples.append((time.perf_counter() - start) * 1000)
+    finally:
+        os.close(fd)
+        os.unlink(folder / "fsync-probe")
+    return statistics.median(samples)
 
 
-def main():
-    if not os.access(KC, os.X_OK):
-        sys.exit(f"bench: no kc binary at {KC} (run: swift build -c release --product kc)")
-    cheap, moderate = (1, "8M"), (3, "256M")
-    print(f"kc bench: {KC}")
-    print(f"machine: {os.cpu_count()} cores; medians in milliseconds\n")
-    with tempfile.TemporaryDirectory(prefix="kc-bench-") as root:
-        env, _ = make_vault(root, "start", 0, cheap)
-        print(f"{'start-up (kc --version)':<48} {median_ms([KC, '--version'], env, 50):8.1f}")
-        rows = []
-        for items in (10, 10_000):
-            for label, kdf in (("cheap KDF", cheap), ("MODERATE KDF", moderate)):
-                env, import_ms = make_vault(root, f"v{items}-{kdf[0]}", items, kdf)
-                host = f"host{items - 1}.example.com"
-                find = median_ms([KC, "find", "internet", "-s", host, "-w"], env, 15 if kdf == cheap else 7)
-                rows.append((f"read one secret, {items:,} items, {label}", find))
-                if items == 10_000 and kdf == cheap:
-                    rows.append(("import 10,000 items (kc import netrc)", import_ms))
-                    add = median_ms([KC, "add", "generic", "-s", "bench", "-U", "--password-stdin"], env, 15, stdin=b"x")
-                    rows.append(("add one item to 10,000 (kc add -U)", add))
-                    rows.append(("check 10,000 items (kc check)", median_ms([KC, "check"], env, 5)))
-        for label, value in rows:
-            print(f"{label:<48} {value:8.1f}")
+def machine() -> dict:
+    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("model name")), platform.processor() or "unknown")
+    return {"nproc": os.cpu_count(), "cpu": cpu, "kernel": platform.release(),
+            "os": platform.freedesktop_os_release().get("PRETTY_NAME", "") if hasattr(platform, "freedesktop_os_release") else "",
+            "loadavg_start": list(os.getloadavg())}
+
+
+def versions(kc: str) -> dict:
+    def first_line(argv):
+        try:
+            return subprocess.run(argv, capture_output=True, text=True).stdout.splitlines()[0]
+        except (OSError, IndexError):
+            return "not installed"
+    pass_version = re.search(r"v\d+(\.\d+)+", subprocess.run(["pass", "version"], capture_output=True, text=True)
+                             .stdout) if shutil.which("pass") else None
+    return {"kc": first_line([kc, "--version"]), "hyperfine": first_line(["hyperfine", "--version"]),
+            "pass": pass_version.group(0) if pass_version else "not installed", "gpg": first_line(["gpg", "--version"]),
+            "secret-tool": "libsecret-tools " + first_line(["dpkg-query", "-W", "-f", "${Version}\\n", "libsecret-tools"])}
+
+
+def measure_size(bench: Bench, size: int, results: dict, peers: dict) -> None:
+    """Every row at one vault size, into results["rows"][key][size]."""
+    rows, work, kc = results["rows"], bench.work, bench.kc
+    say = lambda text: print(f"bench: {size:,} items: {text}", file=sys.stderr, flush=True)  # noqa: E731
+    items = make_items(size)
+    host, account = items[size // 2][:2]
+    fill = {"kc": kc, "host": host, "account": account, "pw": str(bench.pw)}
+    env, import_ms = make_kc_vault(kc, work / f"kc-{size}", items, CHEAP_KDF)
+    rows.setdefault("import", {})[size] = {"median_ms": import_ms, "runs": 1}
+    rows.setdefault("kdf", {})[size] = {"median_ms": kdf_ms(int(CHEAP_KDF[0]), 8 << 20)}
+    rows.setdefault("fsync", {})[size] = {"median_ms": fsync_ms(work / f"kc-{size}")}
+    for row in ROWS:
+        cells = rows.setdefault(row.key, {})
+        if row.agent and not row.argv:
+            cells[size] = {"note": NO_AGENT}
+            continue
+        if row.peer:
+            cells[size] = peers[row.peer](size, items, fill) if row.peer in peers else {"note": results["notes"][row.peer]}
+            continue
+        say(row.key)
+        cells[size] = bench.measure(row, size, env, fill)
+    shutil.rmtree(work / f"kc-{size}")
+    find, add = rows["find"][size]["median_ms"], rows["add"][size]["median_ms"]
+    rows.setdefault("find-beyond-kdf", {})[size] = {"median_ms": find - rows["kdf"][size]["median_ms"]}
+    rows.setdefault("add-beyond", {})[size] = {
+        "median_ms": add - rows["kdf"][size]["median_ms"] - rows["fsync"][size]["median_ms"]}
+    moderate = max([s for s in results["sizes"] if s <= MODERATE_SIZE] or [min(results["sizes"])])
+    if size == moderate:
+        say("find with the default MODERATE KDF")
+        env, _ = make_kc_vault(kc, work / f"kc-moderate-{size}", items, None)
+        row = next(r for r in ROWS if r.key == "find")
+        saved = bench.runs
+        bench.runs = min(bench.runs or 5, 5)
+        rows.setdefault("find-moderate", {})[size] = bench.measure(row, size, env, fill)
+        bench.runs = saved
+        shutil.rmtree(work / f"kc-moderate-{size}")
+
+
+def peer_measurers(bench: Bench, results: dict, pass_max: int, secret_max: int) -> tuple[dict, list]:
+    """The functions that build and measure each peer at a size, and what to close at the end."""
+    notes, closers, work = results["notes"], [], bench.work
+    measurers = {}
+    cost = {}
+    if shutil.which("pass") and shutil.which("gpg"):
+        store = PassStore(work / "pass")
+        closers.append(store.close)
+
+        def measure_pass(size, items, fill):
+            if size > pass_max:
+                per_entry = cost.get("pass", 4.0)
+                return {"note": f"not measured: building the store takes one public-key encryption per entry "
+                                f"({per_entry:.1f} ms each here, so {size * per_entry / 60000:.0f} min)"}
+            print(f"bench: {size:,} items: pass store", file=sys.stderr, flush=True)
+            start = time.perf_counter()
+            env = store.build(work / f"pass-{size}", items)
+            cost["pass"] = (time.perf_counter() - start) * 1000 / size
+            row = next(r for r in ROWS if r.key == "pass")
+            stats = bench.measure(row, size, env, fill)
+            shutil.rmtree(work / f"pass-{size}")
+            return stats
+        measurers["pass"] = measure_pass
+    else:
+        notes["pass"] = "not available: pass or gpg is not installed"
+    reason = secret_tool_unavailable()
+    if reason:
+        notes["secret-tool"] = reason
+    else:
+        def measure_secret_tool(size, items, fill):
+            if size > secret_max:
+                return {"note": "not measured: gnome-keyring stores one item per D-Bus call "
+                                f"(about {cost.get('secret-tool', 2.5):.1f} ms each here)"}
+            print(f"bench: {size:,} items: gnome-keyring", file=sys.stderr, flush=True)
+            start = time.perf_counter()
+            keyring = Keyring(work / f"keyring-{size}", items)
+            cost["secret-tool"] = (time.perf_counter() - start) * 1000 / size
+            try:
+                row = next(r for r in ROWS if r.key == "secret-tool")
+                stats = bench.measure(row, size, keyring.env, fill)
+                results["rows"].setdefault("keyring-daemon", {})[size] = {"max_rss_kib": keyring.daemon_rss_kib()}
+            finally:
+                keyring.close()
+            shutil.rmtree(work / f"keyring-{size}")
+            return stats
+        measurers["secret-tool"] = measure_secret_tool
+    return measurers, closers
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("kc", nargs="?", default=str(REPO / ".build/release/kc"))
+    parser.add_argument("--out", default=str(REPO / "bench/results"), help="folder for the results")
+    args = parser.parse_args()
+    kc = os.path.abspath(args.kc)
+    if not os.access(kc, os.X_OK):
+        sys.exit(f"bench: no kc binary at {kc} (run: swift build -c release --product kc)")
+    for tool in ("hyperfine", "/usr/bin/time", "gnuplot"):
+        if not shutil.which(tool):
+            sys.exit(f"bench: {tool} is missing (make bench installs it)")
+    env = os.environ
+    sizes = [int(s) for s in env.get("BENCH_SIZES", "1000,10000,100000").split(",")]
+    runs = int(env["BENCH_RUNS"]) if env.get("BENCH_RUNS") else None
+    warmup = int(env["BENCH_WARMUP"]) if env.get("BENCH_WARMUP") else None
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    work = out / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(mode=0o700)
+    results = {"machine": machine(), "versions": versions(kc), "sizes": sizes, "rows": {}, "notes": {},
+               "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+               "kdf": {"cheap": "Argon2id, 1 pass, 8 MiB", "moderate": "Argon2id, 3 passes, 256 MiB (kc's default)"}}
+    bench = Bench(kc, work, runs, warmup)
+    measurers, closers = peer_measurers(bench, results, int(env.get("BENCH_PASS_MAX", 10_000)),
+                                        int(env.get("BENCH_SECRET_TOOL_MAX", 10_000)))
+    try:
+        for size in sizes:
+            measure_size(bench, size, results, measurers)
+    finally:
+        for close in closers:
+            close()
+        shutil.rmtree(work, ignore_errors=True)
+    results["machine"]["loadavg_end"] = list(os.getloadavg())
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    table = markdown(results)
+    for name in (f"bench-{stamp}", "latest"):
+        (out / f"{name}.json").write_text(json.dumps(results, indent=1) + "\n")
+        (out / f"{name}.md").write_text(table)
+    plot(results, out / "latest.svg")
+    shutil.copyfile(out / "latest.svg", out / f"bench-{stamp}.svg")
+    print(table)
+    print(f"bench: wrote {out}/latest.json, latest.md and latest.svg (and bench-{stamp}.*)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""The peers kc is measured beside, built with the benchmark's items: a pass store and gnome-keyring."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(argv, env=None, **kw):
+    return subprocess.run(argv, env=env, check=True, **kw)
+
+
+class PassStore:
+    """A pass store of the same items, `HOST/ACCOUNT.gpg` holding "PASSWORD\\nlogin: ACCOUNT", encrypted
+    to an ed25519/cv25519 key without passphrase (the fastest pass set-up) in a private GNUPGHOME. The
+    files are encrypted by one `gpg --multifile --encrypt` per batch rather than one `pass insert` each:
+    the same files pass writes, without a gpg process per entry."""
+
+    def __init__(self, root: Path):
+        self.gnupg = root / "gnupg"
+        self.gnupg.mkdir(mode=0o700, parents=True)
+        self.env = dict(os.environ, GNUPGHOME=str(self.gnupg))
+        run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key",
+             "kc bench <bench@example.invalid>", "future-default", "default", "never"], env=self.env,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def build(self, store: Path, items) -> dict:
+        store.mkdir(parents=True)
+        (store / ".gpg-id").write_text("bench@example.invalid\n")
+        plain = []
+        for host, account, password in items:
+            (store / host).mkdir(exist_ok=True)
+            path = store / host / account
+            path.write_text(f"{password}\nlogin: {account}\n")
+            plain.append(str(path))
+        for start in range(0, len(plain), 2000):
+            run(["gpg", "--batch", "--yes", "--no-encrypt-to", "-r", "bench@example.invalid", "--multifile",
+                 "--encrypt"] + plain[start:start + 2000], env=self.env, stderr=subprocess.DEVNULL)
+        for path in plain:
+            os.unlink(path)
+        return dict(self.env, PASSWORD_STORE_DIR=str(store))
+
+    def close(self) -> None:
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=self.env, check=False)
+
+
+class Keyring:
+    """gnome-keyring on a private D-Bus session bus (dbus-daemon --session), its login keyring unlocked,
+    filled with the same items by fill_keyring.py."""
+
+    def __init__(self, root: Path, items):
+        self.home = root
+        (root / "run").mkdir(mode=0o700, parents=True)
+        self.env = dict(os.environ, HOME=str(root), XDG_DATA_HOME=str(root / "data"),
+                        XDG_RUNTIME_DIR=str(root / "run"), XDG_CONFIG_HOME=str(root / "config"))
+        self.bus = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                                    env=self.env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = self.bus.stdout.readline().strip()
+        self.daemon = subprocess.Popen(["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                                       env=self.env, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL)
+        self.daemon.stdin.write(b"keyring password")
+        self.daemon.stdin.close()
+        tsv = root / "items.tsv"
+        tsv.write_text("".join(f"{h}\t{a}\t{p}\n" for h, a, p in items))
+        for _ in range(50):   # the daemon takes its name on the bus shortly after starting
+            if subprocess.run(["/usr/bin/python3", str(HERE / "fill_keyring.py"), str(tsv)], env=self.env,
+                              stderr=subprocess.DEVNULL).returncode == 0:
+                break
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("gnome-keyring did not answer on the private bus")
+        tsv.unlink()
+
+    def daemon_rss_kib(self) -> int:
+        status = Path(f"/proc/{self.daemon.pid}/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM:")))
+
+    def close(self) -> None:
+        for process in (self.daemon, self.bus):
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=10)
+
+
+def secret_tool_unavailable() -> str | None:
+    for tool in ("secret-tool", "gnome-keyring-daemon", "dbus-daemon"):
+        if not shutil.which(tool):
+            return f"not available: {tool} is not installed"
+    if subprocess.run(["/usr/bin/python3", "-c", "import dbus"], capture_output=True).returncode:
+        return "not available: python3-dbus is not installed"
+    return None

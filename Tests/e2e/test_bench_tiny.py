@@ -1,0 +1,58 @@
+"""`make bench` works: the benchmark (Tests/bench/bench.py) run once on a vault of 10 items with 2 runs
+a row, peers included, against the release build. Its figures mean nothing at this size; what is
+checked is that every row it can measure has a median and a peak memory, the rows that need the agent
+say so, pass and secret-tool ran beside kc, and the table, JSON and SVG are written."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench.py"
+KC_ROWS = ["version", "find", "find-moderate", "add", "list", "update", "delete", "check", "compact"]
+AGENT_ROWS = ["unlock", "unlocked-find", "unlocked-add", "unlocked-list"]
+
+
+def run_bench(kc: str, out: Path) -> subprocess.CompletedProcess:
+    env = dict(os.environ, BENCH_SIZES="10", BENCH_RUNS="2", BENCH_WARMUP="1")
+    return subprocess.run([sys.executable, str(BENCH), kc, "--out", str(out)], env=env, capture_output=True,
+                          text=True, timeout=240)
+
+
+def release_binary() -> str:
+    binary = os.environ.get("KC_RELEASE_BIN")
+    if not binary:
+        pytest.skip("KC_RELEASE_BIN is not set (make e2e-test sets it to the release build)")
+    return binary
+
+
+def test_bench_tiny_measures_every_row(tmp_path):
+    result = run_bench(release_binary(), tmp_path)
+    assert result.returncode == 0, result.stderr
+    data = json.loads((tmp_path / "latest.json").read_text())
+    rows = data["rows"]
+    for key in KC_ROWS + ["pass", "secret-tool"]:
+        stats = rows[key]["10"]
+        assert stats["median_ms"] > 0 and stats["runs"] >= 2 and stats["max_rss_kib"] > 0, (key, stats)
+    for key in AGENT_ROWS:
+        assert rows[key]["10"] == {"note": "n/a (no agent yet)"}
+    assert rows["keyring-daemon"]["10"]["max_rss_kib"] > 0
+    assert data["machine"]["nproc"] >= 1 and data["machine"]["loadavg_end"]
+    table = (tmp_path / "latest.md").read_text()
+    assert "| `pass show` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
+    assert "| `secret-tool lookup` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
+    assert table.count("n/a (no agent yet)") >= len(AGENT_ROWS)
+    assert "<svg" in (tmp_path / "latest.svg").read_text()
+    assert not (tmp_path / "work").exists(), "the vaults, stores and keyrings are removed"
+
+
+def test_bench_fails_when_a_command_fails(tmp_path):
+    """A kc that fails makes the benchmark fail, instead of printing figures of a failure."""
+    fake = tmp_path / "kc"
+    fake.write_text("#!/bin/sh\ncase \"$1\" in find) exit 44;; esac\nexit 0\n")
+    fake.chmod(0o755)
+    result = run_bench(str(fake), tmp_path / "out")
+    assert result.returncode != 0
+    assert not (tmp_path / "out" / "latest.md").exists()
