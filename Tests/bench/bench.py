@@ -98,7 +98,7 @@ class Bench:
         argv = ["hyperfine", "--style", "none", "--runs", str(runs), "--warmup", str(warmup),
                 "--export-json", str(out)] + ([] if shell else ["-N"]) + \
                (["--prepare", prepare] if prepare else []) + [command]
-        run(argv, env=env, stdout=subprocess.DEVNULL)
+        run(argv, env=env)
         result = json.loads(out.read_text())["results"][0]
         times = [t * 1000 for t in result["times"]]
         return {"median_ms": statistics.median(times), "mean_ms": result["mean"] * 1000,
@@ -107,10 +107,9 @@ class Bench:
 
     def max_rss_kib(self, command: str, env: dict, prepare: str | None) -> int:
         if prepare:
-            run(["sh", "-c", prepare], env=env, stdout=subprocess.DEVNULL)
+            run(["sh", "-c", prepare], env=env)
         out = self.work / "rss"
-        run(["/usr/bin/time", "-f", "%M", "-o", str(out), "sh", "-c", command], env=env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        run(["/usr/bin/time", "-f", "%M", "-o", str(out), "sh", "-c", command], env=env)
         return int(out.read_text().split()[-1])
 
     def measure(self, row: Row, size: int, env: dict, fill: dict) -> dict:
@@ -149,13 +148,13 @@ def kc_env(home: Path) -> dict:
 
 def make_kc_vault(kc: str, home: Path, items, kdf: tuple[str, str] | None) -> tuple[dict, float]:
     env = kc_env(home)
-    run([kc, "init"] + (["--kdf-ops", kdf[0], "--kdf-memory", kdf[1]] if kdf else []), env=env,
-        stderr=subprocess.DEVNULL)
+    run([kc, "init"] + (["--kdf-ops", kdf[0], "--kdf-memory", kdf[1]] if kdf else []), env=env)
+    if not (home / "data/kc/login.kc").is_file():
+        raise SystemExit(f"bench: kc did not create its vault under {home}")
     netrc = home / "netrc"
     netrc.write_text("".join(f"machine {h} login {a} password {p}\n" for h, a, p in items))
     start = time.perf_counter()
-    run([kc, "import", "netrc", "-r", "https", str(netrc)], env=env, stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL)
+    run([kc, "import", "netrc", "-r", "https", str(netrc)], env=env)
     elapsed = (time.perf_counter() - start) * 1000
     netrc.unlink()
     return env, elapsed
@@ -316,7 +315,7 @@ def main() -> int:
     sizes = [int(s) for s in env.get("BENCH_SIZES", "1000,10000,100000").split(",")]
     runs = int(env["BENCH_RUNS"]) if env.get("BENCH_RUNS") else None
     warmup = int(env["BENCH_WARMUP"]) if env.get("BENCH_WARMUP") else None
-    out = Path(args.out)
+    out = Path(args.out).resolve()   # kc ignores a relative XDG_DATA_HOME (and would use the real home)
     out.mkdir(parents=True, exist_ok=True)
     work = out / "work"
     shutil.rmtree(work, ignore_errors=True)

@@ -11,8 +11,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 
-def run(argv, env=None, **kw):
-    return subprocess.run(argv, env=env, check=True, **kw)
+def run(argv: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    """Runs argv to its end, its output kept; a failure stops the benchmark with the command's own error."""
+    result = subprocess.run(argv, env=env, capture_output=True, text=True)
+    if result.returncode:
+        raise SystemExit(f"bench: failed (exit {result.returncode}): {' '.join(argv)[:300]}\n{result.stderr[-2000:]}")
+    return result
 
 
 class PassStore:
@@ -26,8 +30,7 @@ class PassStore:
         self.gnupg.mkdir(mode=0o700, parents=True)
         self.env = dict(os.environ, GNUPGHOME=str(self.gnupg))
         run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key",
-             "kc bench <bench@example.invalid>", "future-default", "default", "never"], env=self.env,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             "kc bench <bench@example.invalid>", "future-default", "default", "never"], env=self.env)
 
     def build(self, store: Path, items) -> dict:
         store.mkdir(parents=True)
@@ -40,7 +43,7 @@ class PassStore:
             plain.append(str(path))
         for start in range(0, len(plain), 2000):
             run(["gpg", "--batch", "--yes", "--no-encrypt-to", "-r", "bench@example.invalid", "--multifile",
-                 "--encrypt"] + plain[start:start + 2000], env=self.env, stderr=subprocess.DEVNULL)
+                 "--encrypt"] + plain[start:start + 2000], env=self.env)
         for path in plain:
             os.unlink(path)
         return dict(self.env, PASSWORD_STORE_DIR=str(store))

@@ -15,9 +15,10 @@ KC_ROWS = ["version", "find", "find-moderate", "add", "list", "update", "delete"
 AGENT_ROWS = ["unlock", "unlocked-find", "unlocked-add", "unlocked-list"]
 
 
-def run_bench(kc: str, out: Path) -> subprocess.CompletedProcess:
+def run_bench(kc: str, cwd: Path, out: str) -> subprocess.CompletedProcess:
+    """The benchmark with results in `out`, relative to `cwd` as `make bench` gives it."""
     env = dict(os.environ, BENCH_SIZES="10", BENCH_RUNS="2", BENCH_WARMUP="1")
-    return subprocess.run([sys.executable, str(BENCH), kc, "--out", str(out)], env=env, capture_output=True,
+    return subprocess.run([sys.executable, str(BENCH), kc, "--out", out], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=240)
 
 
@@ -29,9 +30,10 @@ def release_binary() -> str:
 
 
 def test_bench_tiny_measures_every_row(tmp_path):
-    result = run_bench(release_binary(), tmp_path)
+    result = run_bench(release_binary(), tmp_path, "results")
     assert result.returncode == 0, result.stderr
-    data = json.loads((tmp_path / "latest.json").read_text())
+    out = tmp_path / "results"
+    data = json.loads((out / "latest.json").read_text())
     rows = data["rows"]
     for key in KC_ROWS + ["pass", "secret-tool"]:
         stats = rows[key]["10"]
@@ -40,19 +42,20 @@ def test_bench_tiny_measures_every_row(tmp_path):
         assert rows[key]["10"] == {"note": "n/a (no agent yet)"}
     assert rows["keyring-daemon"]["10"]["max_rss_kib"] > 0
     assert data["machine"]["nproc"] >= 1 and data["machine"]["loadavg_end"]
-    table = (tmp_path / "latest.md").read_text()
+    table = (out / "latest.md").read_text()
     assert "| `pass show` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `secret-tool lookup` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert table.count("n/a (no agent yet)") >= len(AGENT_ROWS)
-    assert "<svg" in (tmp_path / "latest.svg").read_text()
-    assert not (tmp_path / "work").exists(), "the vaults, stores and keyrings are removed"
+    assert "<svg" in (out / "latest.svg").read_text()
+    assert not (out / "work").exists(), "the vaults, stores and keyrings are removed"
 
 
 def test_bench_fails_when_a_command_fails(tmp_path):
     """A kc that fails makes the benchmark fail, instead of printing figures of a failure."""
     fake = tmp_path / "kc"
-    fake.write_text("#!/bin/sh\ncase \"$1\" in find) exit 44;; esac\nexit 0\n")
+    fake.write_text('#!/bin/sh\ncase "$1" in\n  init) mkdir -p "$XDG_DATA_HOME/kc" && : > "$XDG_DATA_HOME/kc/login.kc";;\n'
+                    '  find) exit 44;;\nesac\n')
     fake.chmod(0o755)
-    result = run_bench(str(fake), tmp_path / "out")
-    assert result.returncode != 0
+    result = run_bench(str(fake), tmp_path, "out")
+    assert result.returncode != 0 and "find" in result.stderr and "exit code" in result.stderr, result.stderr
     assert not (tmp_path / "out" / "latest.md").exists()
