@@ -69,15 +69,22 @@ class Keyring:
                                        stderr=subprocess.DEVNULL)
         self.daemon.stdin.write(b"keyring password")
         self.daemon.stdin.close()
-        tsv = root / "items.tsv"
-        tsv.write_text("".join(f"{h}\t{a}\t{p}\n" for h, a, p in items))
-        for _ in range(50):   # the daemon takes its name on the bus shortly after starting
-            if subprocess.run(["/usr/bin/python3", str(HERE / "fill_keyring.py"), str(tsv)], env=self.env,
-                              stderr=subprocess.DEVNULL).returncode == 0:
+        for _ in range(100):   # the daemon takes its name on the bus shortly after starting
+            if subprocess.run(["dbus-send", "--session", "--print-reply", "--dest=org.freedesktop.DBus", "/",
+                               "org.freedesktop.DBus.GetNameOwner", "string:org.freedesktop.secrets"],
+                              env=self.env, capture_output=True).returncode == 0:
                 break
             time.sleep(0.1)
         else:
-            raise RuntimeError("gnome-keyring did not answer on the private bus")
+            self.close()
+            raise SystemExit("bench: gnome-keyring-daemon did not take its name on the private bus")
+        tsv = root / "items.tsv"
+        tsv.write_text("".join(f"{h}\t{a}\t{p}\n" for h, a, p in items))
+        try:
+            run(["/usr/bin/python3", str(HERE / "fill_keyring.py"), str(tsv)], env=self.env)
+        except SystemExit:
+            self.close()
+            raise
         tsv.unlink()
 
     def daemon_rss_kib(self) -> int:

@@ -19,7 +19,7 @@ TIME_ROWS = [
     ("delete", "cold `kc delete`"),
     ("check", "`kc check`"),
     ("compact", "`kc compact`"),
-    ("import", "`kc import netrc` of all the items (one run)"),
+    ("import", "`kc import netrc` of all the items (one run, 8,000 items a file)"),
     ("unlock", "`kc unlock`"),
     ("unlocked-find", "unlocked `kc find -w`, beyond `kc --version`"),
     ("unlocked-add", "unlocked `kc add`"),
