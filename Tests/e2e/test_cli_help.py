@@ -93,6 +93,9 @@ def test_bash_completion(kc, tmp_path):
     words = [w for w in bash_complete(script, ["kc", "completions", ""]) if not w.startswith("-")]
     assert words == ["bash", "zsh", "fish"]
     assert bash_complete(script, ["kc", "completions", "f"]) == ["fish"]
+    assert bash_complete(script, ["kc", "sea"]) == ["search"]
+    assert bash_complete(script, ["kc", "search", "git", "--class", ""]) == ["generic", "internet"]
+    assert "--json" in bash_complete(script, ["kc", "search", "--"])
 
 
 @pytest.mark.parametrize("shell,flag", [("zsh", "-n"), ("fish", "--no-execute")])
@@ -139,6 +142,10 @@ def zsh_matches(tmp_path, completion: str, line: str) -> set:
     ("kc comp", "completions", None),
     ("kc completions z", "zsh", None),
     ("kc completions ", "fish", "--json"),
+    ("kc search git --cl", "--class", None),
+    ("kc search --class i", "internet", None),
+    ("kc add internet -r ft", "ftps", None),
+    ("kc --lock-timeout 5 find i", "internet", None),
 ])
 def test_zsh_completion(kc, tmp_path, line, expected, absent):
     matches = zsh_matches(tmp_path, kc.ok(["completions", "zsh"]).stdout, line)
@@ -169,3 +176,5 @@ def test_fish_completion(kc, tmp_path):
     assert "--json" in complete("kc --vault x find generic --j")
     assert "completions" in complete("kc comp")
     assert set(complete("kc completions ")) == {"bash", "zsh", "fish"}
+    assert "search" in complete("kc sea")
+    assert set(complete("kc search git --class ")) == {"generic", "internet"}
