@@ -121,6 +121,18 @@ def test_update_generate_changes_the_secret(kc_ready):
     assert quiet.stdout_bytes == b"" and kc.ok(["find", "generic", "-s", "site", "-w"]).stdout_bytes != new
 
 
+def test_update_generate_never_shares_one_password_among_items(kc_ready):
+    """update --all --generate would give every match the same generated password: refused."""
+    kc = kc_ready
+    kc.add_generic("site", "one", "old1")
+    kc.add_generic("site", "two", "old2")
+    before = kc.vault_path.read_bytes()
+    result = kc.run(["update", "generic", "-s", "site", "--all", "--generate", "--print"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert "same new password" in result.stderr and result.stdout_bytes == b""
+    assert kc.vault_path.read_bytes() == before
+
+
 @pytest.mark.parametrize("args, words", [
     (["--generate", "--password-stdin"], "exclude each other"),
     (["--generate", "-w"], "exclude each other"),

@@ -123,7 +123,8 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
         The attribute flags select the items, as for find; --set-ATTR flags change attributes (an empty value \
         removes one) and --password-stdin, --password or --generate gives a new secret. More than one match needs --all \
         (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
-        the primary key of another fails with errSecDuplicateItem.
+        the primary key of another fails with errSecDuplicateItem. --generate never goes with --all: each item \
+        gets a password of its own.
 
         \(generateSpecHelp)
         """,

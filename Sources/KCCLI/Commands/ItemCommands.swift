@@ -64,6 +64,10 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
     let query = try selection(invocation, itemClass)
     let changes = try ItemOptions.changes(invocation, itemClass)
     let recipe = try checkSecretFlags(invocation)
+    if recipe != nil && invocation.flag("all") {
+        throw usageError("--generate with --all would give every matching item the same new password",
+                         hint: "update the items one at a time, each with its own --generate")
+    }
     let wantsSecret = invocation.hasAny(["password-stdin", "password", "generate"])
     guard !changes.isEmpty || wantsSecret else {
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
