@@ -100,7 +100,7 @@ public enum Crypto {
         ensureInitialized()
         precondition(key.count == keyLength && nonce.count == nonceLength)
         guard sealed.count >= tagLength else { throw Failure.authenticationFailed }
-        let plain = SecureBytes(count: sealed.count - tagLength)
+        let plain = SecureBytes(uninitializedCount: sealed.count - tagLength)   // decryption writes every byte
         var produced: UInt64 = 0
         let rc = plain.withUnsafeMutableBytes { m in
             key.withUnsafeBytes { k in

@@ -27,10 +27,15 @@ public final class SecureBytes: @unchecked Sendable {
     private let chunk: SecureChunk
 
     /// Zero-filled secure bytes.
-    public init(count: Int) {
+    public convenience init(count: Int) {
+        self.init(uninitializedCount: count)
+        memset(pointer, 0, max(count, 1))
+    }
+
+    /// Secure bytes not yet written, for a caller that fills every byte at once (decryption).
+    init(uninitializedCount count: Int) {
         Crypto.ensureInitialized()
         (chunk, pointer) = SecureArena.shared.allocate(max(count, 1))
-        memset(pointer, 0, max(count, 1))
         self.count = count
     }
 

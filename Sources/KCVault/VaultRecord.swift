@@ -44,14 +44,11 @@ public final class VaultRecord: Sendable {
         return SecureBytes.concatenating([plaintext.slice(0..<start), plaintext.slice(marker.upperBound..<plaintext.count)])
     }
 
-    /// A little-endian integer field of up to 8 bytes.
+    /// A little-endian integer field of up to 8 bytes, read in place (every record is asked for
+    /// its batch field when the log is read).
     public func integer(_ tag: FieldTag) -> UInt64? {
-        guard let bytes = bytes(tag), bytes.count <= 8 else { return nil }
-        let padded = bytes + [UInt8](repeating: 0, count: 8 - bytes.count)
-        return padded.withUnsafeBytes { raw in
-            var reader = ByteReader(raw)
-            return try? reader.u64()
-        }
+        guard let range = payload.field(tag), range.count <= 8 else { return nil }
+        return plaintext.withUnsafeBytes { raw in raw[range].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
     }
 }
 

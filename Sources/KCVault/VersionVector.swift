@@ -22,8 +22,10 @@ public struct VersionVector: Equatable, Sendable {
     }
 
     public mutating func raise(_ device: [UInt8], to counter: UInt64) {
-        counters[device] = max(counters[device] ?? 0, counter)
+        Self.raise(&counters[device, default: 0], to: counter)   // one lookup: reading a log raises it per record
     }
+
+    private static func raise(_ value: inout UInt64, to counter: UInt64) { value = max(value, counter) }
 
     public subscript(device: [UInt8]) -> UInt64 { counters[device] ?? 0 }
 
