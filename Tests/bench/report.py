@@ -36,10 +36,15 @@ MEMORY_ROWS = [
     ("keyring-daemon", "gnome-keyring-daemon (VmHWM)"),
 ]
 PEERS = [("pass", "`pass show`"), ("secret-tool", "`secret-tool lookup`")]
-CURVES_TIME = [("version", "kc --version"), ("find", "kc find -w (cold)"), ("add", "kc add (cold)"),
+CURVES_TIME = [("version", "kc --version"), ("find", "kc find -w (cold)"),
+               ("find-moderate", "kc find -w (cold, MODERATE KDF)"), ("add", "kc add (cold)"),
                ("list", "kc list --json (cold)"), ("pass", "pass show"), ("secret-tool", "secret-tool lookup")]
 CURVES_MEMORY = [("find", "kc find -w (cold)"), ("list", "kc list --json (cold)"), ("compact", "kc compact"),
                  ("pass", "pass show"), ("secret-tool", "secret-tool lookup"), ("keyring-daemon", "gnome-keyring-daemon")]
+
+
+COLORS = {"version": "#7f7f7f", "find": "#1f77b4", "find-moderate": "#17becf", "add": "#2ca02c", "list": "#ff7f0e", "compact": "#9467bd",
+          "pass": "#d62728", "secret-tool": "#8c564b", "keyring-daemon": "#e377c2"}
 
 
 def ms(value: float) -> str:
@@ -84,8 +89,8 @@ def markdown(results: dict) -> str:
               "the one read is in the middle of the vault. Commands with `$$` or `<` run through `sh`, whose start-up "
               "hyperfine subtracts. gnome-keyring holds the items in its in-memory session collection (an unlocked "
               "login keyring is in memory too; storing 10,000 items in it would rewrite its file 10,000 times)."]
-    notes = sorted({stats["note"] for key in rows for stats in rows[key].values() if "note" in stats
-                    and "agent" not in stats["note"]} | set(results["notes"].values()))
+    notes = sorted({stats["why"] for key in rows for stats in rows[key].values() if "why" in stats}
+                   | set(results["notes"].values()))
     return "\n".join(lines + [f"- {note}" for note in notes]) + "\n"
 
 
@@ -105,7 +110,8 @@ def plot(results: dict, svg: Path) -> None:
                 name = f"${panel}{index}"
                 blocks.append(f"{name} << EOD\n{data}\nEOD")
                 dashes = " dt 2" if key in ("pass", "secret-tool", "keyring-daemon") else ""   # the peers dashed
-                plots[panel].append(f"{name} using 1:2 with linespoints lw 2 pt 7{dashes} title '{title}'")
+                plots[panel].append(f"{name} using 1:2 with linespoints lw 2 pt 7 lc rgb '{COLORS[key]}'{dashes} "
+                                    f"title '{title}'")
     m = results["machine"]
     script = "\n".join(blocks + [
         "set terminal svg size 1100,460 dynamic font 'sans,11' background '#ffffff'",
