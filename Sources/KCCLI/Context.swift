@@ -3,6 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
+import KCVault
 import Keychain
 
 /// What a command handler works with: global options, environment, output streams,
@@ -42,10 +43,12 @@ public final class Context {
         VaultLocation.variable(name, in: environment)
     }
 
-    /// The vault: `--vault`, else `KC_VAULT`, else `$XDG_DATA_HOME/kc/login.kc`,
-    /// else `~/.local/share/kc/login.kc`.
+    /// The vault: `--vault`, else `--keychain`, else `KC_VAULT`, else the default keychain, else
+    /// `login` (see `VaultLocation.resolve`).
     public var vaultPath: String {
-        VaultLocation.resolve(flag: globals.vault, environment: environment)
+        get throws(KeychainError) {
+            try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
+        }
     }
 
     /// The state folder (device id, rollback anchors): `$XDG_STATE_HOME/kc`, else
@@ -66,9 +69,17 @@ public final class Context {
 
     /// Opens the vault, asking for the master password only once the vault is known to exist.
     public func openKeychain() throws(KeychainError) -> Keychain {
-        let path = vaultPath
-        let keychain = try Keychain.open(at: path, options: openOptions) { () throws(KeychainError) -> SecureBytes in
-            try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
+        let path = try vaultPath
+        let keychain: Keychain
+        do {
+            keychain = try Keychain.open(at: path, options: openOptions) { () throws(KeychainError) -> SecureBytes in
+                try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
+            }
+        } catch {
+            if case .vault(.noSuchVault) = error.reason, globals.vault == nil, let name = globals.keychain {
+                throw noSuchKeychain(name, path: path)
+            }
+            throw error
         }
         reportWarnings(of: keychain)
         return keychain
@@ -102,42 +113,5 @@ public final class Context {
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.
     public func terminal(hint: String? = nil) throws(KeychainError) -> Terminal {
         try Terminal.open(hint: hint)
-    }
-}
-
-/// Where the vault and the state folder live, from the environment (XDG base directories).
-public enum VaultLocation {
-    /// The vault: `--vault`, else `KC_VAULT`, else `$XDG_DATA_HOME/kc/login.kc`, else
-    /// `HOME/.local/share/kc/login.kc`.
-    public static func resolve(flag: String?, environment: [String: String]) -> String {
-        if let flag { return flag }
-        if let path = variable("KC_VAULT", in: environment) { return path }
-        return baseDirectory("XDG_DATA_HOME", default: ".local/share", environment) + "/kc/login.kc"
-    }
-
-    /// The state folder: `$XDG_STATE_HOME/kc`, else `HOME/.local/state/kc`.
-    public static func stateFolder(environment: [String: String]) -> String {
-        baseDirectory("XDG_STATE_HOME", default: ".local/state", environment) + "/kc"
-    }
-
-    /// An XDG base directory: the variable when it holds an absolute path (the specification
-    /// says to ignore a relative one), else `HOME/fallback`.
-    static func baseDirectory(_ name: String, default fallback: String, _ environment: [String: String]) -> String {
-        if let value = variable(name, in: environment), value.hasPrefix("/") { return value }
-        return homeDirectory(environment) + "/" + fallback
-    }
-
-    /// The home folder: `HOME` when it is an absolute path, else the user's passwd entry (cron,
-    /// `env -i` and some service managers start kc without `HOME`).
-    static func homeDirectory(_ environment: [String: String]) -> String {
-        if let home = variable("HOME", in: environment), home.hasPrefix("/") { return home }
-        if let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir { return String(cString: dir) }
-        return "/"
-    }
-
-    /// A non-empty environment variable.
-    static func variable(_ name: String, in environment: [String: String]) -> String? {
-        guard let value = environment[name], !value.isEmpty else { return nil }
-        return value
     }
 }

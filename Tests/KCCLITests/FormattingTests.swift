@@ -89,10 +89,24 @@ final class FormattingTests: XCTestCase {
         XCTAssertEqual(Printable.text("\u{a0}"), "\u{a0}", "U+00A0 is printable")
     }
 
-    func testVaultLocation() {
-        XCTAssertEqual(VaultLocation.resolve(flag: "/x.kc", environment: ["KC_VAULT": "/y.kc", "HOME": "/h"]), "/x.kc")
-        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["KC_VAULT": "/y.kc", "XDG_DATA_HOME": "/d"]), "/y.kc")
-        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "/d", "HOME": "/h"]), "/d/kc/login.kc")
-        XCTAssertEqual(VaultLocation.resolve(flag: nil, environment: ["XDG_DATA_HOME": "", "HOME": "/h"]), "/h/.local/share/kc/login.kc")
+    func testVaultLocation() throws {
+        let home = ["XDG_CONFIG_HOME": "/nonexistent-config"]
+        XCTAssertEqual(try VaultLocation.resolve(vault: "/x.kc", keychain: "k", environment: home.merging(["KC_VAULT": "/y.kc", "HOME": "/h"]) { $1 }), "/x.kc")
+        XCTAssertEqual(try VaultLocation.resolve(vault: nil, keychain: "k", environment: home.merging(["KC_VAULT": "/y.kc", "XDG_DATA_HOME": "/d"]) { $1 }), "/d/kc/k.kc")
+        XCTAssertEqual(try VaultLocation.resolve(vault: nil, keychain: nil, environment: home.merging(["KC_VAULT": "/y.kc", "XDG_DATA_HOME": "/d"]) { $1 }), "/y.kc")
+        XCTAssertEqual(try VaultLocation.resolve(vault: nil, keychain: nil, environment: home.merging(["XDG_DATA_HOME": "/d", "HOME": "/h"]) { $1 }), "/d/kc/login.kc")
+        XCTAssertEqual(try VaultLocation.resolve(vault: nil, keychain: nil, environment: home.merging(["XDG_DATA_HOME": "", "HOME": "/h"]) { $1 }), "/h/.local/share/kc/login.kc")
+        XCTAssertEqual(VaultLocation.defaultFile(["XDG_CONFIG_HOME": "rel", "HOME": "/h"]), "/h/.config/kc/default-keychain")
+        XCTAssertEqual(VaultLocation.defaultFile(["XDG_CONFIG_HOME": "/c", "HOME": "/h"]), "/c/kc/default-keychain")
+    }
+
+    func testKeychainNames() {
+        for good in ["login", "work", "a.b", "büro ✓", String(repeating: "x", count: KeychainName.maximumLength)] {
+            XCTAssertNil(KeychainName.problem(good), good)
+        }
+        for bad in ["", ".", "..", ".hidden", "a/b", "/", "-x", "a\tb", "a\nb", "a\u{7f}", "a\u{202e}b",
+                    String(repeating: "x", count: KeychainName.maximumLength + 1)] {
+            XCTAssertNotNil(KeychainName.problem(bad), bad)
+        }
     }
 }

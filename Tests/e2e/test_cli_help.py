@@ -122,14 +122,15 @@ zpty -d z
 '''
 
 
-def zsh_matches(tmp_path, completion: str, line: str) -> set:
-    """The words zsh offers for `line` with `completion` as the _kc function."""
+def zsh_matches(tmp_path, completion: str, line: str, env: dict | None = None) -> set:
+    """The words zsh offers for `line` with `completion` as the _kc function (`env` added to
+    the shell's environment)."""
     (tmp_path / "_kc").write_text(completion)
     (tmp_path / "out").unlink(missing_ok=True)
     script = tmp_path / "capture.zsh"
     script.write_text(ZSH_CAPTURE)
     subprocess.run(["zsh", "-f", str(script)], env={"DIR": str(tmp_path), "LINE": line, "PATH": "/usr/bin:/bin",
-                                                    "HOME": str(tmp_path)}, capture_output=True, timeout=30)
+                                                    "HOME": str(tmp_path), **(env or {})}, capture_output=True, timeout=30)
     return {m[len("MATCH:"):] for m in (tmp_path / "out").read_text().split() if m.startswith("MATCH:")} \
         if (tmp_path / "out").exists() else set()
 

@@ -22,7 +22,8 @@ let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match a
 let initCommand = CommandSpec(
     "init", abstract: "Create a new, empty vault.",
     discussion: """
-    Creates the vault (default $XDG_DATA_HOME/kc/login.kc, folder 0700, file 0600) and asks for a new master \
+    Creates the chosen vault (--vault, --keychain, KC_VAULT, the default keychain, else \
+    $XDG_DATA_HOME/kc/login.kc; folder 0700, file 0600) and asks for a new master \
     password twice on the terminal, without echo; an empty one is refused. With --master-password-fd or \
     KC_MASTER_PASSWORD_FILE the password is read from there instead (once). kc init never overwrites an existing vault.
 

@@ -2,10 +2,15 @@ import KCCrypto
 import KCFormat
 import Keychain
 
-/// `kc init`: a new vault with a new master password.
+/// `kc init`: a new vault with a new master password, at the chosen vault path.
 func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    try createVault(at: context.vaultPath, invocation, context)
+}
+
+/// Creates a vault at `path` with the KDF options of `invocation` and a new master password
+/// (the one way `init` and `keychain create` make a vault).
+func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let kdf = try kdfParameters(invocation)
-    let path = context.vaultPath
     if !kdf.isAtLeastInteractive {
         context.warn("Argon2id with \(kdf.opsLimit) pass\(kdf.opsLimit == 1 ? "" : "es") and \(ByteSize.describe(kdf.memoryLimit)) "
                      + "is below libsodium's INTERACTIVE preset (2 passes, 64 MiB): a stolen vault is cheap to attack")

@@ -5,7 +5,7 @@ import KCFormat
 /// `kc repair --salvage`: shows what the rebuilt vault keeps and may lose, item by item, asks,
 /// then rebuilds it only if the vault still has exactly those consequences.
 func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: SecureBytes) throws(KeychainError) -> Int32 {
-    let path = context.vaultPath
+    let path = try context.vaultPath
     let plan = try Keychain.planSalvage(at: path, options: context.openOptions) { password }
     if plan.isWhole {
         for record in plan.badItems { context.notice("not an item: \(FailureWording.notAnItem(record))") }

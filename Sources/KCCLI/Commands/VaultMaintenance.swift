@@ -6,7 +6,7 @@ import Keychain
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
 
 func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let path = context.vaultPath
+    let path = try context.vaultPath
     let report = try Keychain.check(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
@@ -50,7 +50,7 @@ func notItems(_ count: Int) -> KeychainError {
 }
 
 func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let path = context.vaultPath
+    let path = try context.vaultPath
     let askPassword = { () throws(KeychainError) -> SecureBytes in
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
@@ -71,7 +71,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let keychain = try context.openKeychain()
     let counts = try keychain.compact()
-    context.notice("compacted \(context.vaultPath): \(counts.before) records -> \(counts.after)")
+    context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
 

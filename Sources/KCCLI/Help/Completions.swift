@@ -56,6 +56,9 @@ public enum Completions {
         (option.short.map { ["-\($0)"] } ?? []) + ["--\(option.long)"]
     }
 
+    /// The shell command that lists the keychain names (it reads the folder; it never prompts).
+    static let keychainNames = "command kc keychain list --names 2>/dev/null"
+
     private static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
@@ -94,6 +97,7 @@ public enum Completions {
                 case .directory: s += "        \(pattern)) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
                 case .choices(let choices):
                     s += "        \(pattern)) COMPREPLY=($(compgen -W \(shellQuoted(choices.joined(separator: " "))) -- \"$cur\")); return ;;\n"
+                case .keychains: s += "        \(pattern)) COMPREPLY=($(compgen -W \"$(\(keychainNames))\" -- \"$cur\")); return ;;\n"
                 case .none: s += "        \(pattern)) return ;;\n"
                 }
             }
@@ -107,7 +111,11 @@ public enum Completions {
                 words += choices
             }
             let optionWords = options(path, commands).flatMap(forms)
-            s += "        \(shellQuoted(path))) candidates=\(shellQuoted((words + optionWords).joined(separator: " "))) ;;\n"
+            var dynamic = ""
+            if let command = commands.first(where: { $0.name == path }), command.arguments.first?.completion == .keychains {
+                dynamic = "\" $(\(keychainNames))\""
+            }
+            s += "        \(shellQuoted(path))) candidates=\(shellQuoted((words + optionWords).joined(separator: " ")))\(dynamic) ;;\n"
         }
         s += "    esac\n"
         s += "    COMPREPLY=($(compgen -W \"$candidates\" -- \"$cur\"))\n"
@@ -131,23 +139,24 @@ public enum Completions {
             s += "        \(shellQuoted(path.isEmpty ? "-" : path)) \(shellQuoted(" " + valued.joined(separator: " ") + " "))\n"
         }
         s += "    )\n"
-        s += "    local path=\"\" word next i=2 at_value=0\n"
+        // Not `path`: in zsh that is PATH as an array, and a local one would hide every command.
+        s += "    local words_path=\"\" word next i=2 at_value=0\n"
         s += "    while (( i < CURRENT )); do\n"
         s += "        word=${words[i]}\n"
         s += "        if [[ $word == -* ]]; then\n"
-        s += "            if [[ ${kc_valued[${path:--}]} == *\" $word \"* ]]; then\n"
+        s += "            if [[ ${kc_valued[${words_path:--}]} == *\" $word \"* ]]; then\n"
         s += "                # The word being completed is this option's value: _arguments completes it.\n"
         s += "                (( i + 1 < CURRENT )) || { at_value=1; break; }\n"
         s += "                (( i++ ))\n"
         s += "            fi\n"
         s += "            (( i++ )); continue\n"
         s += "        fi\n"
-        s += "        next=\"${path:+$path }$word\"\n"
+        s += "        next=\"${words_path:+$words_path }$word\"\n"
         s += "        (( ${+kc_paths[$next]} )) || break\n"
-        s += "        path=$next; (( i++ ))\n"
+        s += "        words_path=$next; (( i++ ))\n"
         s += "    done\n"
         s += "    local -a specs subcommands\n"
-        s += "    case $path in\n"
+        s += "    case $words_path in\n"
         for path in paths(commands) {
             s += "        \(shellQuoted(path)))\n"
             let subcommands = nextWords(path, commands).map { word -> String in
@@ -195,6 +204,7 @@ public enum Completions {
         case .file: return "_files"
         case .directory: return "_files -/"
         case .choices(let choices): return "(\(choices.joined(separator: " ")))"
+        case .keychains: return "{compadd -- ${(f)\"$(\(keychainNames))\"}}"
         }
     }
 
@@ -243,6 +253,7 @@ public enum Completions {
                     switch option.completion {
                     case .file, .directory: line += " -r -F"
                     case .choices(let choices): line += " -x -a \(shellQuoted(choices.joined(separator: " ")))"
+                    case .keychains: line += " -x -a \(shellQuoted("(\(keychainNames))"))"
                     case .none: line += " -x"
                     }
                 }
@@ -251,6 +262,9 @@ public enum Completions {
             }
             if let command = commands.first(where: { $0.name == path }), case .choices(let choices)? = command.arguments.first?.completion {
                 s += "complete -c kc \(condition) -a \(shellQuoted(choices.joined(separator: " ")))\n"
+            }
+            if commands.first(where: { $0.name == path })?.arguments.first?.completion == .keychains {
+                s += "complete -c kc \(condition) -a \(shellQuoted("(\(keychainNames))"))\n"
             }
         }
         return s

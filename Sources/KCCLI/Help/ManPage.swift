@@ -69,8 +69,10 @@ public enum ManPage {
             t += ".TP\n.B \(name)\n\(escape(meaning))\n"
         }
         t += ".SH FILES\n"
-        t += ".TP\n.I $XDG_DATA_HOME/kc/login.kc\n"
-        t += escape("The default vault (~/.local/share/kc/login.kc when XDG_DATA_HOME is not set); its folder has mode 0700, the file 0600.") + "\n"
+        t += ".TP\n.I $XDG_DATA_HOME/kc/NAME.kc\n"
+        t += escape("The keychain NAME (~/.local/share/kc/NAME.kc when XDG_DATA_HOME is not set); login.kc is the default vault. The folder has mode 0700, each file 0600. A deleted keychain is kept there as NAME.kc.deleted-DATE.") + "\n"
+        t += ".TP\n.I $XDG_CONFIG_HOME/kc/default-keychain\n"
+        t += escape("The default keychain's name, set by kc keychain default (~/.config/kc when XDG_CONFIG_HOME is not set; file 0600, folder 0700).") + "\n"
         t += ".TP\n.I $XDG_STATE_HOME/kc/\n"
         t += escape("Per-machine state, outside the vault: the device id of this machine, for each vault the highest record counters seen (rollback detection), and the vault id last seen at each vault path. It and its files must belong to the user and be writable by nobody else.") + "\n"
         t += ".SH SEE ALSO\nsecurity(1) on macOS; the README and Docs/FORMAT.md of kc.\n"
@@ -89,11 +91,12 @@ public enum ManPage {
     }
 
     static let environment: [(String, String)] = [
-        ("KC_VAULT", "The vault path, when --vault is not given."),
+        ("KC_VAULT", "The vault path, when neither --vault nor --keychain is given (it wins over the default keychain)."),
         ("KC_MASTER_PASSWORD_FILE", "A file holding the master password (mode 0600 or stricter, owned by the user), when --master-password-fd is not given."),
-        ("XDG_DATA_HOME", "The base of the default vault path, $XDG_DATA_HOME/kc/login.kc (ignored unless it is an absolute path)."),
+        ("XDG_DATA_HOME", "The folder of the keychains, $XDG_DATA_HOME/kc/NAME.kc (ignored unless it is an absolute path)."),
+        ("XDG_CONFIG_HOME", "Where kc keeps the default keychain's name, $XDG_CONFIG_HOME/kc/default-keychain, else ~/.config/kc (ignored unless it is an absolute path)."),
         ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors (ignored unless it is an absolute path)."),
-        ("HOME", "The default vault is ~/.local/share/kc/login.kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
+        ("HOME", "The keychains are in ~/.local/share/kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
     ]
 
     private static func optionItem(_ option: OptionSpec) -> String {

@@ -10,6 +10,8 @@ public enum ValueCompletion: Sendable, Equatable {
     case file
     case directory
     case choices([String])
+    /// The names of the keychains in the keychain folder (asked of `kc keychain list --names`).
+    case keychains
 }
 
 /// An option of a command or a global option: `--long`, `-s`, taking a value or not.

@@ -2,6 +2,8 @@
 public struct GlobalOptions: Sendable, Equatable {
     /// `--vault PATH`: wins over `KC_VAULT` and the default path.
     public var vault: String?
+    /// `--keychain NAME`: the keychain `$XDG_DATA_HOME/kc/NAME.kc`; `--vault` wins over it.
+    public var keychain: String?
     /// `--master-password-fd N`: read the master password from this descriptor.
     public var masterPasswordFD: Int32?
     /// `--lock-timeout SECONDS`: how long to wait for the vault lock.
@@ -16,8 +18,11 @@ public struct GlobalOptions: Sendable, Equatable {
     /// The specs, for parsing, help, the man page and completions.
     public static let specs: [OptionSpec] = [
         .value("vault", valueName: "PATH",
-               help: "Use the vault at PATH (default: $KC_VAULT, else $XDG_DATA_HOME/kc/login.kc).",
+               help: "Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).",
                completion: .file),
+        .value("keychain", valueName: "NAME",
+               help: "Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else 'kc keychain default', else login).",
+               completion: .keychains),
         .value("master-password-fd", valueName: "N",
                help: "Read the master password from file descriptor N (never standard input)."),
         .value("lock-timeout", valueName: "SECONDS",
@@ -36,6 +41,12 @@ public struct GlobalOptions: Sendable, Equatable {
         case "vault":
             guard let value, !value.isEmpty else { throw ParseError("--vault needs a non-empty path") }
             vault = value
+        case "keychain":
+            guard let value else { throw ParseError("--keychain needs a keychain name") }
+            if let problem = KeychainName.problem(value) {
+                throw ParseError("'\(Printable.text(value))' is not a keychain name: \(problem)", hint: "list the keychains with 'kc keychain list'")
+            }
+            keychain = value
         case "master-password-fd":
             guard let value, let fd = Int32(value), fd >= 0 else {
                 throw ParseError("--master-password-fd needs a descriptor number, not '\(value ?? "")'",
