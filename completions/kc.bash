@@ -35,6 +35,8 @@ _kc_value_options() {
         'netrc') echo '-s --server -r --protocol -P --port -a --account --vault --keychain --master-password-fd --lock-timeout' ;;
         'import') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import netrc') echo '-r --protocol --vault --keychain --master-password-fd --lock-timeout' ;;
+        'export') echo '--format -o --output --vault --keychain --master-password-fd --lock-timeout' ;;
+        'import json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
     esac
@@ -52,7 +54,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -317,6 +319,16 @@ _kc() {
         'import netrc:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import netrc:--master-password-fd') return ;;
         'import netrc:--lock-timeout') return ;;
+        'export:--format') COMPREPLY=($(compgen -W 'json' -- "$cur")); return ;;
+        'export:-o'|'export:--output') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'export:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'export:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'export:--master-password-fd') return ;;
+        'export:--lock-timeout') return ;;
+        'import json:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import json:--master-password-fd') return ;;
+        'import json:--lock-timeout') return ;;
         'completions:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'completions:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'completions:--master-password-fd') return ;;
@@ -328,7 +340,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd history ftp netrc import completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd history ftp netrc import export completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -360,8 +372,10 @@ _kc() {
         'ftp') candidates='login --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp login') candidates='--user --password-stdin --save --cafile --insecure --timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'import') candidates='netrc --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import') candidates='netrc json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
     esac

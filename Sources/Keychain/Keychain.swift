@@ -132,27 +132,54 @@ public final class Keychain {
     /// Entries whose primary key already exists (in the vault or earlier in the batch) are
     /// skipped as duplicates, never replaced.
     public func addAll(_ entries: [(attributes: ItemAttributes, secret: SecureBytes)]) throws(KeychainError) -> [BatchOutcome] {
+        try addAll(entries.map { ExchangeItem(attributes: $0.attributes, secret: $0.secret) })
+    }
+
+    /// `addAll` for items that may bring their own id and dates (a restored export): an entry whose
+    /// id the vault has ever held (live or deleted) or that repeats an id of the batch is a duplicate
+    /// too, so ids stay unique. Missing ids are new random ones; missing dates are now. With
+    /// `dryRun`, returns the outcomes on the current items and writes nothing.
+    public func addAll(_ entries: [ExchangeItem], dryRun: Bool = false) throws(KeychainError) -> [BatchOutcome] {
         for entry in entries { try entry.attributes.validate() }
+        if dryRun {
+            index.indexPrimaryKeys()
+            var current = try live()
+            return Self.plan(entries, &current).outcomes
+        }
         var outcomes: [BatchOutcome] = []
         try write(indexingPrimaryKeys: true) { (live: inout LiveIndex) throws(KeychainError) in
-            outcomes = []
-            var seen = Set<PrimaryKey>()
-            var records: [PendingRecord] = []
-            let now = Self.now()
-            for entry in entries {
-                let key = PrimaryKey(entry.attributes)
-                if live.entry(withPrimaryKeyOf: entry.attributes) != nil || !seen.insert(key).inserted {
-                    outcomes.append(.duplicate)
-                    continue
-                }
-                let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: entry.attributes,
-                                created: now, modified: now, secret: entry.secret)
-                outcomes.append(.added(item))
-                records.append(Self.put(item, base: nil))
-            }
-            return records
+            let plan = Self.plan(entries, &live)
+            outcomes = plan.outcomes
+            return plan.records
         }
         return outcomes
+    }
+
+    /// What adding `entries` to `live` does: each entry's outcome, and the records to append.
+    private static func plan(_ entries: [ExchangeItem], _ live: inout LiveIndex) -> (outcomes: [BatchOutcome], records: [PendingRecord]) {
+        var outcomes: [BatchOutcome] = []
+        var seen = Set<PrimaryKey>()
+        var seenIDs = Set<ItemKey>()
+        var records: [PendingRecord] = []
+        let now = now()
+        for entry in entries {
+            let key = PrimaryKey(entry.attributes)
+            let id = entry.id ?? Crypto.randomBytes(RecordPayload.idLength)
+            let idKey = ItemKey(id)
+            if live.entry(withPrimaryKeyOf: entry.attributes) != nil || live.hasHeld(idKey)
+                || seen.contains(key) || seenIDs.contains(idKey) {
+                outcomes.append(.duplicate)
+                continue
+            }
+            seen.insert(key)
+            seenIDs.insert(idKey)
+            let created = entry.created ?? now
+            let item = Item(id: id, attributes: entry.attributes, created: created,
+                            modified: entry.modified ?? created, secret: entry.secret)
+            outcomes.append(.added(item))
+            records.append(put(item, base: nil))
+        }
+        return (outcomes, records)
     }
 
     /// SecItemUpdate: applies `changes` (nil removes an attribute) and, when given, a new secret

@@ -33,7 +33,8 @@ enum ItemPrinter {
     }
 
     /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
-    static func writeJSON(_ items: [Item], withSecrets: Bool, to out: Output) {
+    /// `exactDates` adds `createdMs` and `modifiedMs` (milliseconds since 1970, as stored: `export`).
+    static func writeJSON(_ items: [Item], withSecrets: Bool, exactDates: Bool = false, to out: Output) {
         if items.isEmpty {
             out.writeLine("[]")
             return
@@ -44,6 +45,7 @@ enum ItemPrinter {
             out.write(fields(item).map { name, value in
                 "\(JSON.quoted(name)): " + (name == "port" ? value : JSON.quoted(value))
             }.joined(separator: ", "))
+            if exactDates { out.write(", \"createdMs\": \(item.created), \"modifiedMs\": \(item.modified)") }
             if withSecrets { writeSecretField(item.secret, to: out) }
             out.write(index + 1 < items.count ? "},\n" : "}\n")
         }

@@ -1,0 +1,54 @@
+/// Export and import in kc's own formats: `export`, `import json`.
+let exchangeCommands: [CommandSpec] = [exportCommand, importJSONCommand]
+
+let exportCommand = CommandSpec(
+    "export", abstract: "Write every item, as JSON or CSV, with secrets only on request.",
+    discussion: """
+    Writes every item of the vault: its id, class, every attribute, and its creation and modification \
+    dates, to standard output or, with -o, to a new file. Secrets are written only with --with-secrets: \
+    "password" for a secret that is UTF-8 text, else "passwordBase64". Such a file holds every secret in \
+    clear: keep it out of backups, and delete it (shred) once imported.
+
+    JSON (--format json, the default) is an array of objects, one a line, with the keys of kc find --json \
+    (id, class, the attributes of the class, created, modified: ISO 8601 to the second) plus createdMs and \
+    modifiedMs (milliseconds since 1970-01-01 UTC, the stored dates) and, with --with-secrets, password or \
+    passwordBase64. kc import json FILE reads it back with every id, date, attribute and secret.
+
+    With --with-secrets kc refuses to write to a terminal (errSecParam, exit 2): use -o FILE or a pipe. When \
+    kc has a controlling terminal it asks to confirm first (--yes does not ask); without one (a script, \
+    cron), --with-secrets is taken as given. -o FILE creates FILE new with mode 0600 (never following a \
+    symbolic link) and flushes it to disk; an existing FILE (or link) is refused with errSecParam (exit 2).
+    """,
+    options: [
+        .value("format", valueName: "FORMAT", help: "json (default).", completion: .choices(["json"])),
+        .flag("with-secrets", help: "Include the secrets (in clear)."),
+        .value("output", short: "o", valueName: "FILE", help: "Write to this new file (mode 0600) instead of standard output.",
+               completion: .file),
+        .flag("yes", short: "y", help: "With --with-secrets: do not ask to confirm on the terminal."),
+    ],
+    examples: ["kc export -o items.json", "kc export --with-secrets -o backup.json"],
+    handler: runExport)
+
+let importJSONCommand = CommandSpec(
+    "import json", abstract: "Import the items of a kc export in JSON.",
+    discussion: """
+    Reads FILE, written by kc export --format json --with-secrets (or by hand in that form: id, createdMs and \
+    modifiedMs may be left out, and are then new), and adds every item in one write: all or nothing. Each \
+    item keeps its id and dates. An item whose primary key or id is already in the vault (or earlier in \
+    the file) is skipped as a duplicate. kc reports each item added, skipped or rejected (with its index \
+    from 0 and its line), then a summary on standard error.
+
+    A file that is not such JSON (invalid JSON or UTF-8, a truncated file) fails with errSecDecode and its \
+    line, and nothing is written. An item kc cannot take (no password, an unknown key or class, an invalid \
+    attribute) also fails the import with errSecDecode unless --partial, which imports the other items. \
+    --dry-run reports what would happen and writes nothing.
+    """,
+    arguments: [ArgumentSpec("FILE", help: "The JSON file to read.", completion: .file)],
+    options: importOptions,
+    examples: ["kc import json backup.json", "kc import json --dry-run backup.json"],
+    handler: runImportJSON)
+
+let importOptions: [OptionSpec] = [
+    .flag("dry-run", help: "Report what would be imported; write nothing."),
+    .flag("partial", help: "Import the good items even when others are rejected."),
+]

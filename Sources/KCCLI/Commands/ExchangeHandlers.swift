@@ -1,0 +1,125 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCSystem
+import Keychain
+
+/// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
+func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let format = invocation.value("format") ?? "json"
+    guard format == "json" else {
+        throw usageError("unknown export format '\(format)'", hint: "choose json")
+    }
+    let withSecrets = invocation.flag("with-secrets")
+    let path = invocation.value("output")
+    if withSecrets && path == nil && context.output.isTerminal {
+        throw usageError("kc export --with-secrets writes every secret in clear, and standard output is a terminal",
+                         hint: "write to a new file with -o FILE, or through a pipe")
+    }
+    let keychain = try context.openKeychain()
+    let items = try keychain.allItems()
+    if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
+        guard try terminal.confirm(prompt: "Write the secrets of \(items.count) items in clear to \(path ?? "standard output")? [y/N] ") else {
+            throw KeychainError(.userCanceled, "nothing was exported")
+        }
+    }
+    guard let path else {
+        ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: context.output)
+        context.output.flush()
+        return 0
+    }
+    let descriptor = try createExportFile(path)
+    let output = Output(descriptor: descriptor)
+    ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: output)
+    output.flush()
+    do throws(Errno) { try descriptor.sync() } catch {
+        descriptor.close()
+        throw KeychainError(.io, "cannot write \(path): \(error)")
+    }
+    descriptor.close()
+    context.notice("exported \(items.count) items to \(path)")
+    return 0
+}
+
+/// Creates `path` new, mode 0600, without following a symbolic link.
+private func createExportFile(_ path: String) throws(KeychainError) -> FileDescriptor {
+    do throws(Errno) {
+        return try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
+    } catch {
+        if error == .fileExists {
+            throw usageError("\(path) already exists; kc export never overwrites a file", hint: "choose a new file name")
+        }
+        throw KeychainError(.io, "cannot create \(path): \(error)")
+    }
+}
+
+/// `kc import json FILE`.
+func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = invocation.arguments[0]
+    let contents = try readImportFile(path)
+    let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
+    return try importRows(parsed, from: path, entryName: "item", invocation, context)
+}
+
+private func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
+    let descriptor: FileDescriptor
+    do throws(Errno) {
+        descriptor = try FileDescriptor.open(path, O_RDONLY)
+    } catch {
+        throw KeychainError(.io, "cannot open \(path): \(error)")
+    }
+    defer { descriptor.close() }
+    return try SecretSource.readAll(descriptor, what: path)
+}
+
+/// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
+/// the whole import unless --partial.
+private func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
+                        _ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let rows: [ExchangeRow]
+    switch parsed {
+    case .success(let read): rows = read
+    case .failure(let error): throw KeychainError(.decode, "\(path):\(error.line): " + ExchangeWording.text(error.problem))
+    }
+    var good: [(row: ExchangeRow, item: ExchangeItem)] = []
+    var rejected: [(row: ExchangeRow, problem: ExchangeRowProblem)] = []
+    for row in rows {
+        switch row.result {
+        case .success(let item): good.append((row, item))
+        case .failure(let rejection): rejected.append((row, rejection.problem))
+        }
+    }
+    func where_(_ row: ExchangeRow) -> String { "\(entryName) \(row.index) (line \(row.line))" }
+    if let first = rejected.first, !invocation.flag("partial") {
+        for other in rejected.dropFirst() {
+            context.warn("\(path):\(other.row.line): \(where_(other.row)): " + ExchangeWording.text(other.problem))
+        }
+        throw KeychainError(.decode, "\(path):\(first.row.line): \(where_(first.row)): " + ExchangeWording.text(first.problem),
+                            hint: "nothing was imported; --partial imports the other \(entryName)s")
+    }
+    let dryRun = invocation.flag("dry-run")
+    let keychain = try context.openKeychain()
+    let outcomes = try keychain.addAll(good.map(\.item), dryRun: dryRun)
+    var added = 0
+    var duplicates = 0
+    let verb = dryRun ? "would add" : "added"
+    for ((row, item), outcome) in zip(good, outcomes) {
+        let name = Printable.text(ExchangeWording.name(item.attributes))
+        switch outcome {
+        case .added:
+            context.output.writeLine("\(verb) \(where_(row)): \(name)")
+            added += 1
+        case .duplicate:
+            context.output.writeLine("skipped \(where_(row)): \(name): already in the keychain")
+            duplicates += 1
+        }
+    }
+    for (row, problem) in rejected {
+        context.output.writeLine("rejected \(where_(row)): " + ExchangeWording.text(problem))
+    }
+    context.output.flush()
+    context.notice("import: \(added) \(dryRun ? "would be added (dry run, nothing written)" : "added"), "
+                   + "\(duplicates) skipped as duplicate, \(rejected.count) rejected")
+    return 0
+}

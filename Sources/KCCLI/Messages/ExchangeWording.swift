@@ -1,0 +1,40 @@
+import Keychain
+
+/// Words the problems of an export file being imported.
+enum ExchangeWording {
+    static func text(_ problem: ExchangeFileError.Problem) -> String {
+        switch problem {
+        case .invalidUTF8: return "not valid UTF-8"
+        case .truncated: return "the file ends too early (truncated?)"
+        case .unexpected(let found, let expected): return "\(found) where \(expected) was expected"
+        case .invalidEscape: return "invalid escape sequence in a string"
+        case .controlCharacterInString: return "a control character (line break, tab, ...) inside a string: JSON writes it as an escape"
+        case .numberOutOfRange: return "a number out of range"
+        case .wrongHeader(let header): return "the header row is not kc's export columns: \(Printable.text(header))"
+        case .wrongFieldCount(let count, let expected): return "\(count) fields where the header has \(expected)"
+        case .empty: return "the file is empty"
+        }
+    }
+
+    static func text(_ problem: ExchangeRowProblem) -> String {
+        switch problem {
+        case .missingClass: return "no class"
+        case .unknownClass(let name): return "unknown class '\(Printable.text(name))' (generic or internet)"
+        case .unknownField(let name): return "unknown field '\(Printable.text(name))' for its class"
+        case .repeatedField(let name): return "field '\(Printable.text(name))' given twice"
+        case .invalidAttribute(let attribute, let value): return "invalid \(attribute.rawValue) '\(Printable.text(value))'"
+        case .missingPassword: return "no password (export with --with-secrets)"
+        case .twoPasswords: return "both password and passwordBase64"
+        case .invalidBase64: return "passwordBase64 is not valid base64"
+        case .invalidID(let id): return "invalid id '\(Printable.text(id))' (32 hexadecimal digits)"
+        case .invalidDate(let date): return "invalid date '\(Printable.text(date))' (milliseconds since 1970)"
+        case .wrongType(let name): return "'\(Printable.text(name))' has the wrong type (a string or a number)"
+        }
+    }
+
+    /// A short name for an item in reports: label, else service or server, and account.
+    static func name(_ attributes: ItemAttributes) -> String {
+        let place = attributes[.label] ?? attributes[.service] ?? attributes[.server] ?? "(no label)"
+        return attributes[.account].map { "\(place) (\($0))" } ?? place
+    }
+}

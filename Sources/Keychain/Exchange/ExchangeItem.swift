@@ -1,0 +1,186 @@
+import KCCrypto
+
+/// An item read from an export file (kc's JSON or CSV), to be added as it was: with its id and
+/// dates when the file gives them (a round trip keeps them), else a new id and the current time.
+public struct ExchangeItem: Sendable {
+    public var attributes: ItemAttributes
+    public var secret: SecureBytes
+    /// 16 bytes, or nil for a new random id.
+    public var id: [UInt8]?
+    /// Milliseconds since 1970-01-01 UTC, or nil for the time of the import.
+    public var created: Int64?
+    public var modified: Int64?
+
+    public init(attributes: ItemAttributes, secret: SecureBytes, id: [UInt8]? = nil,
+                created: Int64? = nil, modified: Int64? = nil) {
+        self.attributes = attributes
+        self.secret = secret
+        self.id = id
+        self.created = created
+        self.modified = modified
+    }
+}
+
+/// Why one entry of an export file cannot become an item (the rest of the file may still be good).
+public enum ExchangeRowProblem: Equatable, Sendable {
+    case missingClass
+    case unknownClass(String)
+    /// A key or column the format does not have, or an attribute of the other class.
+    case unknownField(String)
+    case repeatedField(String)
+    case invalidAttribute(Attribute, String)
+    case missingPassword
+    /// Both `password` and `passwordBase64`.
+    case twoPasswords
+    case invalidBase64
+    case invalidID(String)
+    case invalidDate(String)
+    /// A number where text belongs, or text where a number belongs.
+    case wrongType(String)
+}
+
+/// One entry of an export file: the item, or why it was rejected; `index` counts entries from 0,
+/// `line` is the line (from 1) the entry starts on.
+public struct ExchangeRow: Sendable {
+    public var index: Int
+    public var line: Int
+    public var result: Result<ExchangeItem, ExchangeRejection>
+}
+
+public struct ExchangeRejection: Error, Sendable {
+    public var problem: ExchangeRowProblem
+}
+
+/// Why a whole export file cannot be read: nothing in it is imported.
+public struct ExchangeFileError: Error, Equatable, Sendable {
+    public enum Problem: Equatable, Sendable {
+        case invalidUTF8
+        /// The file ends inside a value or before its closing bracket.
+        case truncated
+        /// `found` (a printable description of the byte) where `expected` was wanted.
+        case unexpected(found: String, expected: String)
+        case invalidEscape
+        case controlCharacterInString
+        case numberOutOfRange
+        /// CSV: the header row differs from the documented columns.
+        case wrongHeader(String)
+        /// CSV: a row with another number of fields than the header.
+        case wrongFieldCount(Int, expected: Int)
+        case empty
+    }
+    public var line: Int
+    public var problem: Problem
+    public init(line: Int, _ problem: Problem) {
+        self.line = line
+        self.problem = problem
+    }
+}
+
+/// Builds an `ExchangeItem` from the named fields of one entry (JSON keys or CSV columns), shared by
+/// the JSON and CSV readers. Secrets arrive in secure memory.
+struct ExchangeFields {
+    var itemClass: String?
+    var attributes: [Attribute: String] = [:]
+    var password: SecureBytes?
+    var passwordBase64: SecureBytes?
+    var id: String?
+    var createdMs: Int64?
+    var modifiedMs: Int64?
+
+    func item() -> Result<ExchangeItem, ExchangeRejection> {
+        func reject(_ problem: ExchangeRowProblem) -> Result<ExchangeItem, ExchangeRejection> { .failure(ExchangeRejection(problem: problem)) }
+        guard let name = itemClass else { return reject(.missingClass) }
+        guard let itemClass = ItemClass(rawValue: name) else { return reject(.unknownClass(name)) }
+        var attributes = ItemAttributes(itemClass)
+        let allowed = Set(Attribute.all(for: itemClass))
+        for (attribute, value) in self.attributes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            guard allowed.contains(attribute) else { return reject(.unknownField(attribute.rawValue)) }
+            guard let checked = attribute.checked(value) else { return reject(.invalidAttribute(attribute, value)) }
+            attributes[attribute] = checked
+        }
+        if password != nil && passwordBase64 != nil { return reject(.twoPasswords) }
+        let secret: SecureBytes
+        if let password {
+            secret = password
+        } else if let passwordBase64 {
+            guard let decoded = Base64Decoding.decode(passwordBase64) else { return reject(.invalidBase64) }
+            secret = decoded
+        } else {
+            return reject(.missingPassword)
+        }
+        var idBytes: [UInt8]?
+        if let id {
+            guard let bytes = Self.hexBytes(id), bytes.count == 16 else { return reject(.invalidID(id)) }
+            idBytes = bytes
+        }
+        return .success(ExchangeItem(attributes: attributes, secret: secret, id: idBytes, created: createdMs, modified: modifiedMs ?? createdMs))
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        func nibble(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: return c - 0x30
+            case 0x61...0x66: return c - 0x61 + 10
+            case 0x41...0x46: return c - 0x41 + 10
+            default: return nil
+            }
+        }
+        var bytes: [UInt8] = []
+        var i = 0
+        while i < digits.count {
+            guard let high = nibble(digits[i]), let low = nibble(digits[i + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            i += 2
+        }
+        return bytes
+    }
+
+    /// A millisecond count written as decimal digits (CSV).
+    static func milliseconds(_ text: String) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) || $0 == 0x2D }) else { return nil }
+        return Int64(text)
+    }
+}
+
+/// Standard base64 (RFC 4648, padded) decoded from secure memory into secure memory.
+enum Base64Decoding {
+    static func decode(_ text: SecureBytes) -> SecureBytes? {
+        guard text.count % 4 == 0 else { return nil }
+        let output = SecureBytes(count: text.count / 4 * 3)
+        var produced = 0
+        let ok = text.withUnsafeBytes { input -> Bool in
+            output.withUnsafeMutableBytes { out -> Bool in
+                func value(_ c: UInt8) -> UInt32? {
+                    switch c {
+                    case 0x41...0x5A: return UInt32(c - 0x41)
+                    case 0x61...0x7A: return UInt32(c - 0x61 + 26)
+                    case 0x30...0x39: return UInt32(c - 0x30 + 52)
+                    case 0x2B: return 62
+                    case 0x2F: return 63
+                    default: return nil
+                    }
+                }
+                var i = 0
+                while i < input.count {
+                    let last = i + 4 == input.count
+                    let pad = last ? (input[i + 3] == 0x3D ? (input[i + 2] == 0x3D ? 2 : 1) : 0) : 0
+                    var quad: UInt32 = 0
+                    for j in 0..<4 {
+                        if j >= 4 - pad { quad <<= 6; continue }
+                        guard let v = value(input[i + j]) else { return false }
+                        quad = quad << 6 | v
+                    }
+                    for k in 0..<(3 - pad) {
+                        out[produced] = UInt8(truncatingIfNeeded: quad >> UInt32(16 - 8 * k))
+                        produced += 1
+                    }
+                    i += 4
+                }
+                return true
+            }
+        }
+        return ok ? output.slice(0..<produced) : nil
+    }
+}

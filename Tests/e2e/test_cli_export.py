@@ -1,0 +1,160 @@
+"""kc export and kc import json through the binary: a lossless round trip into a fresh vault (every
+attribute, date, id and binary secret), -o creating a new 0600 file, no secrets to a terminal,
+bad input refused with its line and the vault untouched, --dry-run and --partial."""
+import json
+import os
+
+import pexpect
+import pytest
+
+from kcharness import FAST_KDF, KC, assert_failure
+
+BINARY_SECRET = bytes(range(256))
+
+
+@pytest.fixture
+def source(kc_ready):
+    kc = kc_ready
+    kc.add_generic("github.com", "me@example.com", "pa,ss\"word\nline two", "-l", "GitHub", "-D", "web login",
+                   "-j", "Ворота, \"quoted\"", "-G", "generic attr")
+    kc.add_generic("binary.example", "ops", BINARY_SECRET, "-l", "Été binaire")
+    kc.add_internet("ftp.example.com", "deploy", "ftp-✓-secret", "-r", "ftps", "-P", "2121", "-p", "/srv/x",
+                    "-d", "realm", "-t", "http-basic", "-l", "FTP", "-D", "desc", "-j", "comment")
+    kc.add_internet("bare.example", None, "x")
+    return kc
+
+
+@pytest.fixture
+def target(kc_bin, tmp_path):
+    kc = KC(kc_bin, tmp_path / "target-home")
+    kc.init()
+    return kc
+
+
+def dump(kc) -> list:
+    """Every item with its secret, from `find --all --json -w`."""
+    return json.loads(kc.ok(["find", "--all", "--json", "-w"]).stdout)
+
+
+def exported(kc, *extra) -> list:
+    return json.loads(kc.ok(["export", *extra]).stdout)
+
+
+def test_json_round_trip_keeps_ids_dates_attributes_and_binary_secrets(source, target, tmp_path):
+    path = tmp_path / "export.json"
+    source.ok(["export", "--with-secrets", "-o", path])
+    result = target.ok(["import", "json", path])
+    assert "4 added, 0 skipped as duplicate, 0 rejected" in result.stderr
+    assert dump(target) == dump(source)
+    assert exported(target) == exported(source)        # ids and dates to the millisecond
+    items = exported(source)
+    assert all(len(item["id"]) == 32 and isinstance(item["createdMs"], int) for item in items)
+    binary = next(item for item in dump(target) if item.get("service") == "binary.example")
+    import base64
+    assert base64.b64decode(binary["passwordBase64"]) == BINARY_SECRET
+
+
+def test_export_without_secrets_has_every_attribute_and_no_secret(source):
+    items = exported(source)
+    assert len(items) == 4
+    assert not any("password" in item or "passwordBase64" in item for item in items)
+    ftp = next(item for item in items if item.get("server") == "ftp.example.com")
+    assert {k: ftp[k] for k in ("protocol", "port", "path", "securityDomain", "authenticationType", "account",
+                                "label", "description", "comment")} == {
+        "protocol": "ftps", "port": 2121, "path": "/srv/x", "securityDomain": "realm",
+        "authenticationType": "http-basic", "account": "deploy", "label": "FTP", "description": "desc",
+        "comment": "comment"}
+    assert "ftp-✓-secret" not in source.ok(["export"]).stdout
+
+
+def test_importing_twice_skips_duplicates_by_key_and_id(source, target, tmp_path):
+    path = tmp_path / "export.json"
+    source.ok(["export", "--with-secrets", "-o", path])
+    target.ok(["import", "json", path])
+    again = target.ok(["import", "json", path])
+    assert "0 added, 4 skipped as duplicate" in again.stderr
+    # Same id under another primary key is still a duplicate: ids stay unique.
+    items = json.loads(path.read_text())
+    items[0]["service"] = "renamed.example"
+    renamed = tmp_path / "renamed.json"
+    renamed.write_text(json.dumps(items))
+    assert "0 added, 4 skipped as duplicate" in target.ok(["import", "json", renamed]).stderr
+
+
+def test_output_file_is_new_and_private(source, tmp_path):
+    path = tmp_path / "out.json"
+    source.ok(["export", "--with-secrets", "-o", path])
+    assert source.mode(path) == 0o600
+    before = path.read_bytes()
+    assert_failure(source.run(["export", "--with-secrets", "-o", path]), "errSecParam")
+    assert path.read_bytes() == before
+    link = tmp_path / "link.json"
+    os.symlink(tmp_path / "elsewhere.json", link)
+    assert_failure(source.run(["export", "-o", link]), "errSecParam")
+    assert not (tmp_path / "elsewhere.json").exists()
+
+
+def test_secrets_are_refused_to_a_terminal(source):
+    child = source.spawn(["export", "--with-secrets"])
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+    assert "errSecParam" in child.before and "s3cret" not in child.before and "ftp-✓-secret" not in child.before
+
+
+def test_a_terminal_is_asked_before_secrets_are_written(source, tmp_path):
+    path = tmp_path / "asked.json"
+    child = source.spawn(["export", "--with-secrets", "-o", str(path)])
+    child.expect_exact("[y/N] ")
+    child.sendline("n")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 128 and not path.exists()
+    child = source.spawn(["export", "--with-secrets", "-o", str(path)])
+    child.expect_exact("[y/N] ")
+    child.sendline("y")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and "ftp-✓-secret" in path.read_text()
+
+
+BAD_INPUTS = {
+    "invalid_json": (b'[\n{"class": "generic", "service": "a", "password": "x"},\n{"class": oops}\n]\n', 3),
+    "truncated": (b'[\n{"class": "generic", "service": "a", "password": "x"},\n{"class": "generic", "serv', 3),
+    "invalid_utf8": (b'[\n{"class": "generic", "service": "a", "password": "x"},\n{"class": "generic", "service": "\xff", "password": "y"}\n]\n', 3),
+    "missing_password": (b'[\n{"class": "generic", "service": "a", "password": "x"},\n\n{"class": "generic", "service": "b"}\n]\n', 4),
+    "unknown_key": (b'[{"class": "generic", "service": "a", "password": "x"},\n{"class": "generic", "server": "b", "password": "y"}]', 2),
+    "bad_base64": (b'[\n{"class": "generic", "service": "a", "passwordBase64": "!!!!"}]', 2),
+    "bad_port": (b'[\n{"class": "internet", "server": "a", "port": 70000, "password": "x"}]', 2),
+    "empty": (b'', 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_INPUTS))
+def test_bad_input_names_its_line_and_writes_nothing(kc_ready, tmp_path, name):
+    contents, line = BAD_INPUTS[name]
+    path = tmp_path / "bad.json"
+    path.write_bytes(contents)
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", "json", path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:{line}: " in result.stderr, result
+    assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_dry_run_writes_nothing(source, target, tmp_path):
+    path = tmp_path / "export.json"
+    source.ok(["export", "--with-secrets", "-o", path])
+    before = target.vault_path.read_bytes()
+    result = target.ok(["import", "json", "--dry-run", path])
+    assert "4 would be added" in result.stderr and result.stdout.count("would add") == 4
+    assert target.vault_path.read_bytes() == before
+
+
+def test_partial_keeps_the_good_items(kc_ready, tmp_path):
+    path = tmp_path / "mixed.json"
+    path.write_bytes(b'[\n{"class": "generic", "service": "good", "password": "x"},\n{"class": "generic", "service": "bad"}\n]\n')
+    result = kc_ready.ok(["import", "json", "--partial", path])
+    assert "rejected item 1 (line 3): no password" in result.stdout
+    assert "1 added, 0 skipped as duplicate, 1 rejected" in result.stderr
+    assert [item["service"] for item in dump(kc_ready)] == ["good"]
