@@ -1,4 +1,5 @@
 import KCCrypto
+import KCFormat
 
 /// An item read from an export file (kc's JSON or CSV), to be added as it was: with its id and
 /// dates when the file gives them (a round trip keeps them), else a new id and the current time.
@@ -110,31 +111,10 @@ struct ExchangeFields {
         }
         var idBytes: [UInt8]?
         if let id {
-            guard let bytes = Self.hexBytes(id), bytes.count == 16 else { return reject(.invalidID(id)) }
+            guard let bytes = [UInt8](hexString: id), bytes.count == 16 else { return reject(.invalidID(id)) }
             idBytes = bytes
         }
         return .success(ExchangeItem(attributes: attributes, secret: secret, id: idBytes, created: createdMs, modified: modifiedMs ?? createdMs))
-    }
-
-    static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: return c - 0x30
-            case 0x61...0x66: return c - 0x61 + 10
-            case 0x41...0x46: return c - 0x41 + 10
-            default: return nil
-            }
-        }
-        var bytes: [UInt8] = []
-        var i = 0
-        while i < digits.count {
-            guard let high = nibble(digits[i]), let low = nibble(digits[i + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            i += 2
-        }
-        return bytes
     }
 
     /// A millisecond count written as decimal digits (CSV).

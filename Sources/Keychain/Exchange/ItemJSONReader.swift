@@ -132,10 +132,11 @@ private struct JSONScanner {
             case "passwordBase64": fields.passwordBase64 = try secret(range)
             case "class": fields.itemClass = try text(range)
             case "id": fields.id = try text(range)
-            case "created", "modified": break
+            case "created", "modified": _ = try text(range)
             default:
+                let value = try text(range)
                 if let attribute = Attribute(rawValue: key), attribute != .port {
-                    fields.attributes[attribute] = try text(range)
+                    fields.attributes[attribute] = value
                 } else if fieldsProblem == nil {
                     fieldsProblem = key == "port" || key.hasSuffix("Ms") ? .wrongType(key) : .unknownField(key)
                 }
@@ -186,7 +187,6 @@ private struct JSONScanner {
                     position += 2
                 }
             case 0x00..<0x20:
-                if byte == 0x0A { throw fail(.controlCharacterInString) }
                 throw fail(.controlCharacterInString)
             default:
                 position += 1

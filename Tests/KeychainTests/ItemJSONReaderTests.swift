@@ -1,0 +1,89 @@
+import XCTest
+import KCCrypto
+import Keychain
+
+/// kc's JSON export read back without I/O: escapes, base64, ids and dates, and bad input with its line.
+final class ItemJSONReaderTests: XCTestCase {
+    private func read(_ text: String) -> Result<[ExchangeRow], ExchangeFileError> {
+        read(Array(text.utf8))
+    }
+
+    private func read(_ bytes: [UInt8]) -> Result<[ExchangeRow], ExchangeFileError> {
+        bytes.withUnsafeBytes { ItemJSONReader.read($0) }
+    }
+
+    private func items(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [ExchangeItem] {
+        guard case .success(let rows) = read(text) else { XCTFail("not read: \(read(text))", file: file, line: line); return [] }
+        return rows.compactMap { try? $0.result.get() }
+    }
+
+    private func fileError(_ bytes: [UInt8]) -> ExchangeFileError? {
+        if case .failure(let error) = read(bytes) { return error }
+        return nil
+    }
+
+    private func rowProblem(_ text: String) -> (index: Int, line: Int, problem: ExchangeRowProblem)? {
+        guard case .success(let rows) = read(text) else { return nil }
+        for row in rows { if case .failure(let rejection) = row.result { return (row.index, row.line, rejection.problem) } }
+        return nil
+    }
+
+    func testEscapesCommasAndNewlinesInSecretsAndAttributes() {
+        let read = items(#"[{"class": "generic", "service": "a,\"b\"\nc", "password": "p,\"w\"\n\u00e9\ud83d\ude00\\"}]"#)
+        XCTAssertEqual(read.count, 1)
+        XCTAssertEqual(read[0].attributes[.service], "a,\"b\"\nc")
+        XCTAssertEqual(read[0].secret.copyBytes(), Array("p,\"w\"\né😀\\".utf8))
+    }
+
+    func testBase64SecretsIdsDatesAndPorts() {
+        let read = items("""
+        [{"id": "00112233445566778899aabbccddeeff", "class": "internet", "server": "s", "port": 2121, \
+        "created": "ignored", "createdMs": 1700000000123, "modifiedMs": 1700000000456, "passwordBase64": "AP8Q"}]
+        """)
+        XCTAssertEqual(read.count, 1)
+        XCTAssertEqual(read[0].secret.copyBytes(), [0x00, 0xFF, 0x10])
+        XCTAssertEqual(read[0].id, [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff])
+        XCTAssertEqual(read[0].created, 1700000000123)
+        XCTAssertEqual(read[0].modified, 1700000000456)
+        XCTAssertEqual(read[0].attributes[.port], "2121")
+        XCTAssertEqual(items(#"[{"class": "generic", "passwordBase64": "YQ=="}]"#)[0].secret.copyBytes(), [0x61])
+        XCTAssertEqual(items(#"[{"class": "generic", "passwordBase64": "YWI="}]"#)[0].secret.copyBytes(), [0x61, 0x62])
+        XCTAssertEqual(items("[]").count, 0)
+    }
+
+    func testBrokenFilesNameTheirLine() {
+        XCTAssertEqual(fileError(Array("[\n{\"class\": oops}]".utf8)), ExchangeFileError(line: 2, .unexpected(found: "'o'", expected: "a string or an integer")))
+        XCTAssertEqual(fileError(Array("[\n{\"class\": \"gen".utf8)), ExchangeFileError(line: 2, .truncated))
+        XCTAssertEqual(fileError(Array("[\n{}\n".utf8)), ExchangeFileError(line: 3, .truncated))
+        XCTAssertEqual(fileError([0x5B, 0x0A, 0x0A, 0x22, 0xFF, 0x22, 0x5D]), ExchangeFileError(line: 3, .invalidUTF8))
+        XCTAssertEqual(fileError(Array("[{\"a\": \"x\ny\"}]".utf8)), ExchangeFileError(line: 1, .controlCharacterInString))
+        XCTAssertEqual(fileError(Array("[{\"a\": \"\\x\"}]".utf8)), ExchangeFileError(line: 1, .invalidEscape))
+        XCTAssertEqual(fileError(Array("[{\"a\": \"\\udc00\"}]".utf8)), ExchangeFileError(line: 1, .invalidEscape))
+        XCTAssertEqual(fileError(Array("[] x".utf8)), ExchangeFileError(line: 1, .unexpected(found: "'x'", expected: "the end of the file after ']'")))
+        XCTAssertEqual(fileError(Array("  \n".utf8)), ExchangeFileError(line: 2, .empty))
+        XCTAssertEqual(fileError(Array("[{\"port\": 1.5}]".utf8)), ExchangeFileError(line: 1, .unexpected(found: "'.'", expected: "an integer")))
+    }
+
+    func testItemsKcCannotTakeAreRejectedRowsWithIndexAndLine() {
+        let ok = #"{"class": "generic", "service": "a", "password": "x"}"#
+        func check(_ object: String, _ problem: ExchangeRowProblem, file: StaticString = #filePath, line: UInt = #line) {
+            let found = rowProblem("[\n\(ok),\n\n\(object)\n]")
+            XCTAssertEqual(found?.index, 1, file: file, line: line)
+            XCTAssertEqual(found?.line, 4, file: file, line: line)
+            XCTAssertEqual(found?.problem, problem, file: file, line: line)
+        }
+        check(#"{"class": "generic", "service": "b"}"#, .missingPassword)
+        check(#"{"service": "b", "password": "x"}"#, .missingClass)
+        check(#"{"class": "other", "password": "x"}"#, .unknownClass("other"))
+        check(#"{"class": "generic", "server": "b", "password": "x"}"#, .unknownField("server"))
+        check(#"{"class": "generic", "colour": "b", "password": "x"}"#, .unknownField("colour"))
+        check(#"{"class": "generic", "service": "b", "service": "c", "password": "x"}"#, .repeatedField("service"))
+        check(#"{"class": "internet", "port": 0, "password": "x"}"#, .invalidAttribute(.port, "0"))
+        check(#"{"class": "internet", "port": "21", "password": "x"}"#, .wrongType("port"))
+        check(#"{"class": "generic", "service": 5, "password": "x"}"#, .wrongType("service"))
+        check(#"{"class": "generic", "password": "x", "passwordBase64": "eA=="}"#, .twoPasswords)
+        check(#"{"class": "generic", "passwordBase64": "eA="}"#, .invalidBase64)
+        check(#"{"class": "generic", "passwordBase64": "e!=="}"#, .invalidBase64)
+        check(#"{"class": "generic", "id": "abc", "password": "x"}"#, .invalidID("abc"))
+    }
+}
