@@ -63,13 +63,14 @@ install: deps
 	@$(MAKE) --no-print-directory release
 	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
 	install -m 0755 $(RELEASE_BIN) $(BINDIR)/kc
+	ln -sfn kc $(BINDIR)/git-credential-kc
 	install -m 0644 Docs/kc.1 $(MANDIR)/kc.1
 	install -m 0644 completions/kc.bash $(BASHDIR)/kc
 	install -m 0644 completions/_kc $(ZSHDIR)/_kc
 	install -m 0644 completions/kc.fish $(FISHDIR)/kc.fish
 
 uninstall:
-	rm -f $(BINDIR)/kc $(MANDIR)/kc.1 $(BASHDIR)/kc $(ZSHDIR)/_kc $(FISHDIR)/kc.fish
+	rm -f $(BINDIR)/kc $(BINDIR)/git-credential-kc $(MANDIR)/kc.1 $(BASHDIR)/kc $(ZSHDIR)/_kc $(FISHDIR)/kc.fish
 
 # Regenerates the man page and completions from the command table (tests check they match).
 docs: build

@@ -37,6 +37,7 @@ _kc_value_options() {
         'import netrc') echo '-r --protocol --vault --keychain --master-password-fd --lock-timeout' ;;
         'export') echo '--format -o --output --vault --keychain --master-password-fd --lock-timeout' ;;
         'import json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
     esac
@@ -54,7 +55,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'git-credential'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -329,6 +330,10 @@ _kc() {
         'import json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import json:--master-password-fd') return ;;
         'import json:--lock-timeout') return ;;
+        'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'git-credential:--master-password-fd') return ;;
+        'git-credential:--lock-timeout') return ;;
         'completions:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'completions:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'completions:--master-password-fd') return ;;
@@ -340,7 +345,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd history ftp netrc import export completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd history ftp netrc import export git-credential completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -376,6 +381,7 @@ _kc() {
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
     esac

@@ -4,6 +4,14 @@ import Keychain
 
 /// The command-line interface: parse, run the command, report failures, return the exit status.
 public enum CLI {
+    /// The arguments kc runs with, from the whole command line: kc invoked through a link named
+    /// `git-credential-kc` (as git calls its credential helper `kc`) runs `kc git-credential`.
+    public static func arguments(invokedAs commandLine: [String]) -> [String] {
+        let rest = Array(commandLine.dropFirst())
+        let name = commandLine.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "kc"
+        return name == "git-credential-kc" ? ["git-credential"] + rest : rest
+    }
+
     /// Runs kc with `arguments` (without the program name) and returns the exit status.
     public static func run(_ arguments: [String],
                            environment: [String: String] = Context.processEnvironment(),

@@ -5,4 +5,4 @@ import Glibc
 #endif
 
 ProcessHardening.disableCoreDumps()
-exit(CLI.run(Array(CommandLine.arguments.dropFirst())))
+exit(CLI.run(CLI.arguments(invokedAs: CommandLine.arguments)))
