@@ -199,3 +199,18 @@ def test_unknown_operations_and_attributes_are_ignored_and_bad_lines_refused(kc_
     result = kc_ready.run(["git-credential", "store"], input=b"protocol=https\nhost=h\nusername=x\npassword=a\0b\n\n")
     assert result.returncode == EXIT_PARAM and "line 4 holds a NUL byte" in result.stderr
     assert kc_ready.vault_path.read_bytes() == after
+
+
+def test_global_options_after_the_helper_name_choose_the_vault(kc_ready, tmp_path):
+    """git runs `credential.helper 'kc --vault FILE'` as `git-credential-kc --vault FILE get`."""
+    other = tmp_path / "other.kc"
+    kc_ready.ok(["--vault", str(other), "init", "--kdf-ops", "1", "--kdf-memory", "8K"])
+    link = tmp_path / "git-credential-kc"
+    link.symlink_to(kc_ready.binary)
+    for operation, message in (("store", request(protocol="https", host="h", username="u", password="in-other")),
+                               ("get", request(protocol="https", host="h"))):
+        result = subprocess.run([str(link), "--vault", str(other), operation], input=message.encode(),
+                                env=kc_ready.environment(), capture_output=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+    assert result.stdout == b"username=u\npassword=in-other\n"
+    assert get(kc_ready, protocol="https", host="h") == ""
