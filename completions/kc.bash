@@ -27,6 +27,7 @@ _kc_value_options() {
         'repair') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'compact') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'passwd') echo '--new-password-fd --new-password-file --kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout' ;;
+        'backup') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'history') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'history generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
         'history internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -55,7 +56,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'git-credential'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'git-credential'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -263,6 +264,10 @@ _kc() {
         'passwd:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'passwd:--master-password-fd') return ;;
         'passwd:--lock-timeout') return ;;
+        'backup:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'backup:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'backup:--master-password-fd') return ;;
+        'backup:--lock-timeout') return ;;
         'history:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'history:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'history:--master-password-fd') return ;;
@@ -345,7 +350,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd history ftp netrc import export git-credential completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export git-credential completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -371,6 +376,7 @@ _kc() {
         'repair') candidates='--salvage -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'compact') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'passwd') candidates='--rotate-key --new-password-fd --new-password-file --kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'backup') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'history') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'history generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case -w --password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'history internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case -w --password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

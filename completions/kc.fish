@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'git-credential' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'git-credential' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -72,6 +72,8 @@ function __kc_valued --argument-names path
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'passwd'
             printf '%s\n' '--new-password-fd' '--new-password-file' '--kdf-ops' '--kdf-memory' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'backup'
+            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'history'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'history generic'
@@ -119,6 +121,7 @@ complete -c kc -n '__kc_at '\'''\''' -a 'check' -d 'Verify every record of the v
 complete -c kc -n '__kc_at '\'''\''' -a 'repair' -d 'Remove a torn tail, or salvage a damaged vault.'
 complete -c kc -n '__kc_at '\'''\''' -a 'compact' -d 'Rewrite the vault with only the current version of each item.'
 complete -c kc -n '__kc_at '\'''\''' -a 'passwd' -d 'Change the master password.'
+complete -c kc -n '__kc_at '\'''\''' -a 'backup' -d 'Copy the encrypted vault to a new file.'
 complete -c kc -n '__kc_at '\'''\''' -a 'history' -d 'history commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'ftp' -d 'ftp commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'netrc' -d 'Print internet passwords as netrc lines for curl and ftp.'
@@ -473,6 +476,13 @@ complete -c kc -n '__kc_at '\''passwd'\''' -l lock-timeout -x -d 'Wait at most S
 complete -c kc -n '__kc_at '\''passwd'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''passwd'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''passwd'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''backup'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''backup'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''backup'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''backup'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''backup'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''backup'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''backup'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''history'\''' -a 'generic' -d 'Show the earlier versions of one generic item.'
 complete -c kc -n '__kc_at '\''history'\''' -a 'internet' -d 'Show the earlier versions of one internet item.'
 complete -c kc -n '__kc_at '\''history'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'

@@ -88,3 +88,11 @@ extension Keychain {
         return report
     }
 }
+
+extension Keychain {
+    /// Copies the vault at `path` to the new file `destination` under the vault's lock (see
+    /// `Vault.copy`): the items stay sealed, so no password is asked. Returns the copy's size.
+    public static func copyVault(at path: String, to destination: String, options: OpenOptions) throws(KeychainError) -> Int {
+        do { return try Vault.copy(at: path, to: destination, lockTimeout: options.lockTimeout) } catch { throw KeychainError(error) }
+    }
+}

@@ -1,7 +1,7 @@
 import Keychain
 
-/// Vault maintenance commands: check, repair, compact, passwd, history.
-let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand]
+/// Vault maintenance commands: check, repair, compact, passwd, backup (BackupCommand.swift), history.
+let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand, backupCommand]
     + ItemClass.allCases.map(historyCommand)
 
 let checkCommand = CommandSpec(
