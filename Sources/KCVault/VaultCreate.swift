@@ -31,6 +31,9 @@ extension Vault {
         let key = SecureBytes.random(count: Crypto.keyLength)
         let header = try makeHeader(vaultID: Crypto.randomBytes(VaultHeader.vaultIDLength), key: key, password: password, kdf: kdf)
         try writeNewFile(at: path, contents: header.encoded())
+        // A vault made here on purpose is not a swap: it becomes the one this machine knows at the
+        // path (a failure to store that shows when the open below checks the path).
+        try? StateFolder(stateDirectory).remember(header.vaultID, at: AnchorPolicy.absolute(path))
         return try open(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
     }
 

@@ -184,3 +184,14 @@ def test_fish_completes_keychain_names(kc, tmp_path):
 
     assert complete("kc --keychain w") == ["wallet", "work"]
     assert complete("kc keychain default ") == ["home", "wallet", "work"]
+
+
+def test_a_keychain_made_again_after_delete_is_not_reported_as_swapped(kc):
+    kc.init()
+    create(kc, "work")
+    kc.ok(["--keychain", "work", "add", "generic", "-s", "old", "--password-stdin"], input="x")
+    kc.ok(["keychain", "delete", "work", "--yes"])
+    warnings = [line for line in create(kc, "work").stderr.splitlines() if "warning" in line]
+    assert all("INTERACTIVE preset" in line for line in warnings), warnings
+    result = kc.ok(["--keychain", "work", "add", "generic", "-s", "new", "--password-stdin"], input="y")
+    assert result.stderr == "", result

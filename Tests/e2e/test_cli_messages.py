@@ -9,7 +9,7 @@ from kcharness import EXIT_DUPLICATE_KEYCHAIN, EXIT_NO_SUCH_KEYCHAIN, EXIT_PARAM
 def test_missing_vault_hint_names_every_way_to_choose_a_vault(kc):
     result = kc.run(["list"])
     assert_failure(result, "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
-    assert result.hint == "create one with 'kc init', or name another with --vault PATH or KC_VAULT"
+    assert result.hint == "create one with 'kc init', or name another with --vault PATH, --keychain NAME or KC_VAULT"
 
 
 def test_status_lines_have_one_form_without_a_final_period(kc_ready):

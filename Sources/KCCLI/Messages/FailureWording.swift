@@ -77,7 +77,7 @@ struct FailureWording: Equatable {
         let damaged = "nothing was written; 'kc check' describes the damage and"
         switch failure {
         case .noSuchVault(let path):
-            self.init("no vault at \(path)", hint: "create one with 'kc init', or name another with --vault PATH or KC_VAULT")
+            self.init("no vault at \(path)", hint: "create one with 'kc init', or name another with --vault PATH, --keychain NAME or KC_VAULT")
         case .alreadyExists(let path):
             self.init("a vault already exists at \(path); it was left untouched",
                       hint: "use it as it is, or choose another path with --vault PATH")
