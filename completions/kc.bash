@@ -38,6 +38,7 @@ _kc_value_options() {
         'import netrc') echo '-r --protocol --vault --keychain --master-password-fd --lock-timeout' ;;
         'export') echo '--format -o --output --vault --keychain --master-password-fd --lock-timeout' ;;
         'import json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -56,7 +57,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'git-credential'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'git-credential'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -325,7 +326,7 @@ _kc() {
         'import netrc:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import netrc:--master-password-fd') return ;;
         'import netrc:--lock-timeout') return ;;
-        'export:--format') COMPREPLY=($(compgen -W 'json' -- "$cur")); return ;;
+        'export:--format') COMPREPLY=($(compgen -W 'json csv' -- "$cur")); return ;;
         'export:-o'|'export:--output') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'export:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'export:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
@@ -335,6 +336,10 @@ _kc() {
         'import json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import json:--master-password-fd') return ;;
         'import json:--lock-timeout') return ;;
+        'import csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import csv:--master-password-fd') return ;;
+        'import csv:--lock-timeout') return ;;
         'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
@@ -383,10 +388,11 @@ _kc() {
         'ftp') candidates='login --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp login') candidates='--user --password-stdin --save --cafile --insecure --timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'import') candidates='netrc json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import') candidates='netrc json csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

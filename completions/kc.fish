@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'git-credential' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'git-credential' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -93,6 +93,8 @@ function __kc_valued --argument-names path
         case 'export'
             printf '%s\n' '--format' '-o' '--output' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'import json'
+            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'import csv'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'git-credential'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
@@ -561,6 +563,7 @@ complete -c kc -n '__kc_at '\''netrc'\''' -l version -d 'Print the version and e
 complete -c kc -n '__kc_at '\''netrc'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'netrc' -d 'Import a netrc file as internet password items.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'json' -d 'Import the items of a kc export in JSON.'
+complete -c kc -n '__kc_at '\''import'\''' -a 'csv' -d 'Import the items of a kc export in CSV.'
 complete -c kc -n '__kc_at '\''import'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''import'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''import'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
@@ -576,7 +579,7 @@ complete -c kc -n '__kc_at '\''import netrc'\''' -l lock-timeout -x -d 'Wait at 
 complete -c kc -n '__kc_at '\''import netrc'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''import netrc'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''import netrc'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''export'\''' -l format -x -a 'json' -d 'json (default).'
+complete -c kc -n '__kc_at '\''export'\''' -l format -x -a 'json csv' -d 'json (default) or csv.'
 complete -c kc -n '__kc_at '\''export'\''' -l with-secrets -d 'Include the secrets (in clear).'
 complete -c kc -n '__kc_at '\''export'\''' -s o -l output -r -F -d 'Write to this new file (mode 0600) instead of standard output.'
 complete -c kc -n '__kc_at '\''export'\''' -s y -l yes -d 'With --with-secrets: do not ask to confirm on the terminal.'
@@ -596,6 +599,15 @@ complete -c kc -n '__kc_at '\''import json'\''' -l lock-timeout -x -d 'Wait at m
 complete -c kc -n '__kc_at '\''import json'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''import json'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''import json'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''import csv'\''' -l dry-run -d 'Report what would be imported; write nothing.'
+complete -c kc -n '__kc_at '\''import csv'\''' -l partial -d 'Import the good items even when others are rejected.'
+complete -c kc -n '__kc_at '\''import csv'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''import csv'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''import csv'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''import csv'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''import csv'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''import csv'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''import csv'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''git-credential'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''git-credential'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''git-credential'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'

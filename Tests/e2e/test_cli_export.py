@@ -40,10 +40,11 @@ def exported(kc, *extra) -> list:
     return json.loads(kc.ok(["export", *extra]).stdout)
 
 
-def test_json_round_trip_keeps_ids_dates_attributes_and_binary_secrets(source, target, tmp_path):
-    path = tmp_path / "export.json"
-    source.ok(["export", "--with-secrets", "-o", path])
-    result = target.ok(["import", "json", path])
+@pytest.mark.parametrize("fmt", ["json", "csv"])
+def test_round_trip_keeps_ids_dates_attributes_and_binary_secrets(source, target, tmp_path, fmt):
+    path = tmp_path / f"export.{fmt}"
+    source.ok(["export", "--format", fmt, "--with-secrets", "-o", path])
+    result = target.ok(["import", fmt, path])
     assert "4 added, 0 skipped as duplicate, 0 rejected" in result.stderr
     assert dump(target) == dump(source)
     assert exported(target) == exported(source)        # ids and dates to the millisecond
@@ -116,6 +117,58 @@ def test_a_terminal_is_asked_before_secrets_are_written(source, tmp_path):
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 0 and "ftp-✓-secret" in path.read_text()
+
+
+CSV_HEADER = ("id,class,created,modified,createdMs,modifiedMs,service,server,protocol,port,path,securityDomain,"
+              "authenticationType,account,label,description,comment,generic,password,passwordBase64")
+
+
+def csv_row(**cells) -> str:
+    return ",".join(cells.get(name, "") for name in CSV_HEADER.split(","))
+
+
+def test_csv_is_rfc_4180_with_binary_secrets_in_their_column(source):
+    import csv
+    import io
+    text = source.ok(["export", "--format", "csv", "--with-secrets"]).stdout
+    assert text.startswith(CSV_HEADER + "\r\n")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    github = next(row for row in rows if row["service"] == "github.com")
+    assert github["password"] == "pa,ss\"word\nline two" and github["passwordBase64"] == ""
+    assert github["comment"] == "Ворота, \"quoted\""
+    binary = next(row for row in rows if row["service"] == "binary.example")
+    import base64
+    assert binary["password"] == "" and base64.b64decode(binary["passwordBase64"]) == BINARY_SECRET
+    without = list(csv.DictReader(io.StringIO(source.ok(["export", "--format", "csv"]).stdout, newline="")))
+    assert len(without) == 4 and all(row["password"] == row["passwordBase64"] == "" for row in without)
+
+
+BAD_CSV = {
+    "wrong_columns": ("id,class,service,password\n,generic,a,x\n", 1),
+    "missing_password": (CSV_HEADER + "\n" + csv_row(**{"class": "generic", "service": "a", "password": "x"}) + "\n"
+                         + csv_row(**{"class": "generic", "service": "b"}) + "\n", 3),
+    "row_too_short": (CSV_HEADER + "\n" + csv_row(**{"class": "generic", "service": "a", "password": "x"}) + "\n"
+                      + "\n" + ",generic,,,,,b\n", 4),
+    "truncated_quote": (CSV_HEADER + "\n" + csv_row(**{"class": "generic", "service": "a", "password": "x"}) + "\n"
+                        + csv_row(**{"class": "generic", "service": "b", "password": '"never\nclosed'}), 3),
+    "invalid_utf8": (CSV_HEADER + "\n" + csv_row(**{"class": "generic", "service": "a", "password": "x"}) + "\n"
+                     + csv_row(**{"class": "generic", "service": "\udcff", "password": "x"}) + "\n", 3),
+    "bad_date": (CSV_HEADER + "\n" + csv_row(**{"class": "generic", "service": "a", "createdMs": "yesterday",
+                                                "password": "x"}) + "\n", 2),
+    "bad_port": (CSV_HEADER + "\n\n" + csv_row(**{"class": "internet", "server": "a", "port": "99999", "password": "x"}), 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_CSV))
+def test_bad_csv_names_its_line_and_writes_nothing(kc_ready, tmp_path, name):
+    contents, line = BAD_CSV[name]
+    path = tmp_path / "bad.csv"
+    path.write_bytes(contents.encode("utf-8", "surrogateescape"))
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", "csv", path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:{line}: " in result.stderr, result
+    assert kc_ready.vault_path.read_bytes() == before
 
 
 BAD_INPUTS = {

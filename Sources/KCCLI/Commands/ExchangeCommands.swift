@@ -1,5 +1,5 @@
-/// Export and import in kc's own formats: `export`, `import json`.
-let exchangeCommands: [CommandSpec] = [exportCommand, importJSONCommand]
+/// Export and import in kc's own formats: `export`, `import json`, `import csv`.
+let exchangeCommands: [CommandSpec] = [exportCommand, importJSONCommand, importCSVCommand]
 
 let exportCommand = CommandSpec(
     "export", abstract: "Write every item, as JSON or CSV, with secrets only on request.",
@@ -14,19 +14,27 @@ let exportCommand = CommandSpec(
     modifiedMs (milliseconds since 1970-01-01 UTC, the stored dates) and, with --with-secrets, password or \
     passwordBase64. kc import json FILE reads it back with every id, date, attribute and secret.
 
+    CSV (--format csv) follows RFC 4180: a header row of the columns id, class, created, modified, \
+    createdMs, modifiedMs, service, server, protocol, port, path, securityDomain, authenticationType, \
+    account, label, description, comment, generic, password, passwordBase64, then one row an item, records \
+    ended by CRLF; a field holding a comma, quote or line break is quoted with quotes doubled, and secrets \
+    are always quoted. An empty cell is an unset attribute (CSV cannot tell an empty value from none). \
+    kc import csv FILE reads it back.
+
     With --with-secrets kc refuses to write to a terminal (errSecParam, exit 2): use -o FILE or a pipe. When \
     kc has a controlling terminal it asks to confirm first (--yes does not ask); without one (a script, \
     cron), --with-secrets is taken as given. -o FILE creates FILE new with mode 0600 (never following a \
     symbolic link) and flushes it to disk; an existing FILE (or link) is refused with errSecParam (exit 2).
     """,
     options: [
-        .value("format", valueName: "FORMAT", help: "json (default).", completion: .choices(["json"])),
+        .value("format", valueName: "FORMAT", help: "json (default) or csv.", completion: .choices(["json", "csv"])),
         .flag("with-secrets", help: "Include the secrets (in clear)."),
         .value("output", short: "o", valueName: "FILE", help: "Write to this new file (mode 0600) instead of standard output.",
                completion: .file),
         .flag("yes", short: "y", help: "With --with-secrets: do not ask to confirm on the terminal."),
     ],
-    examples: ["kc export -o items.json", "kc export --with-secrets -o backup.json"],
+    examples: ["kc export -o items.json", "kc export --with-secrets -o backup.json",
+               "kc export --format csv --with-secrets -o backup.csv"],
     handler: runExport)
 
 let importJSONCommand = CommandSpec(
@@ -47,6 +55,23 @@ let importJSONCommand = CommandSpec(
     options: importOptions,
     examples: ["kc import json backup.json", "kc import json --dry-run backup.json"],
     handler: runImportJSON)
+
+let importCSVCommand = CommandSpec(
+    "import csv", abstract: "Import the items of a kc export in CSV.",
+    discussion: """
+    Reads FILE, written by kc export --format csv --with-secrets (the header row must be exactly kc's \
+    columns; id, createdMs and modifiedMs may be empty, and are then new), and adds every item in one \
+    write, as kc import json does: duplicates by primary key or id are skipped, each row is reported with \
+    its index (from 0, after the header) and line.
+
+    A file that is not such CSV (another header, a row of another width, a broken quote, invalid UTF-8, a \
+    truncated file) fails with errSecDecode and its line, and nothing is written; so does a row kc cannot \
+    take (no password, an invalid attribute or date) unless --partial. --dry-run writes nothing.
+    """,
+    arguments: [ArgumentSpec("FILE", help: "The CSV file to read.", completion: .file)],
+    options: importOptions,
+    examples: ["kc import csv backup.csv"],
+    handler: runImportCSV)
 
 let importOptions: [OptionSpec] = [
     .flag("dry-run", help: "Report what would be imported; write nothing."),

@@ -8,8 +8,15 @@ import Keychain
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
 func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let format = invocation.value("format") ?? "json"
-    guard format == "json" else {
-        throw usageError("unknown export format '\(format)'", hint: "choose json")
+    guard ["json", "csv"].contains(format) else {
+        throw usageError("unknown export format '\(format)'", hint: "choose json or csv")
+    }
+    func write(_ items: [Item], withSecrets: Bool, to out: Output) {
+        if format == "csv" {
+            CSVWriter.write(items, withSecrets: withSecrets, to: out)
+        } else {
+            ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: out)
+        }
     }
     let withSecrets = invocation.flag("with-secrets")
     let path = invocation.value("output")
@@ -25,13 +32,13 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
     }
     guard let path else {
-        ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: context.output)
+        write(items, withSecrets: withSecrets, to: context.output)
         context.output.flush()
         return 0
     }
     let descriptor = try createExportFile(path)
     let output = Output(descriptor: descriptor)
-    ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: output)
+    write(items, withSecrets: withSecrets, to: output)
     output.flush()
     do throws(Errno) { try descriptor.sync() } catch {
         descriptor.close()
@@ -60,6 +67,14 @@ func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     let contents = try readImportFile(path)
     let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
     return try importRows(parsed, from: path, entryName: "item", invocation, context)
+}
+
+/// `kc import csv FILE`.
+func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = invocation.arguments[0]
+    let contents = try readImportFile(path)
+    let parsed = contents.withUnsafeBytes { ItemCSVReader.read($0) }
+    return try importRows(parsed, from: path, entryName: "row", invocation, context)
 }
 
 private func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {

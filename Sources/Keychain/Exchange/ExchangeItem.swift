@@ -87,9 +87,16 @@ struct ExchangeFields {
     var id: String?
     var createdMs: Int64?
     var modifiedMs: Int64?
+    /// A problem the reader found before the fields were complete.
+    var problem: ExchangeRowProblem?
+
+    init() {}
+
+    init(problem: ExchangeRowProblem) { self.problem = problem }
 
     func item() -> Result<ExchangeItem, ExchangeRejection> {
         func reject(_ problem: ExchangeRowProblem) -> Result<ExchangeItem, ExchangeRejection> { .failure(ExchangeRejection(problem: problem)) }
+        if let problem { return reject(problem) }
         guard let name = itemClass else { return reject(.missingClass) }
         guard let itemClass = ItemClass(rawValue: name) else { return reject(.unknownClass(name)) }
         var attributes = ItemAttributes(itemClass)

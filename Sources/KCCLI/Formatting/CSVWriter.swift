@@ -1,0 +1,64 @@
+import KCCrypto
+import KCFormat
+import KCSystem
+import Keychain
+
+/// kc's CSV export (RFC 4180): the header row `ItemCSVReader.columns`, then one row an item, records
+/// ended by CRLF. A field holding a comma, quote, CR or LF is quoted (`"` doubled); secrets are
+/// always quoted and written straight from secure memory; binary secrets go base64 in their column.
+enum CSVWriter {
+    static func write(_ items: [Item], withSecrets: Bool, to out: Output) {
+        out.write(ItemCSVReader.columns.joined(separator: ",") + "\r\n")
+        for item in items {
+            var cells: [String] = []
+            for column in ItemCSVReader.columns.dropLast(2) {
+                cells.append(quoted(value(of: column, in: item) ?? ""))
+            }
+            out.write(cells.joined(separator: ",") + ",")
+            if withSecrets && item.secret.isValidUTF8 {
+                item.secret.withUnsafeBytes { writeQuoted($0, to: out) }
+                out.write(",")
+            } else if withSecrets {
+                out.write(",\"")
+                let encoded = SecureBytes(count: Base64.encodedLength(item.secret.count))
+                encoded.withUnsafeMutableBytes { target in item.secret.withUnsafeBytes { Base64.encode($0, into: target) } }
+                out.write(secret: encoded)
+                out.write("\"")
+            } else {
+                out.write(",")
+            }
+            out.write("\r\n")
+        }
+    }
+
+    private static func value(of column: String, in item: Item) -> String? {
+        switch column {
+        case "id": return item.id.hexString
+        case "class": return item.itemClass.rawValue
+        case "created": return ISO8601.string(millisecondsSince1970: item.created)
+        case "modified": return ISO8601.string(millisecondsSince1970: item.modified)
+        case "createdMs": return String(item.created)
+        case "modifiedMs": return String(item.modified)
+        default: return Attribute(rawValue: column).flatMap { item.attributes[$0] }
+        }
+    }
+
+    /// `text` as a CSV field: quoted, with quotes doubled, when it holds a comma, quote, CR or LF.
+    static func quoted(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 0x2C || $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) else { return text }
+        return "\"" + String(text.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
+    }
+
+    /// Writes `bytes` (a secret) as a quoted field without collecting them in a Swift buffer.
+    private static func writeQuoted(_ bytes: UnsafeRawBufferPointer, to out: Output) {
+        out.write("\"")
+        var runStart = 0
+        for i in 0..<bytes.count where bytes[i] == 0x22 {
+            out.write(bytes: UnsafeRawBufferPointer(rebasing: bytes[runStart...i]))
+            out.write("\"")
+            runStart = i + 1
+        }
+        if bytes.count > runStart { out.write(bytes: UnsafeRawBufferPointer(rebasing: bytes[runStart..<bytes.count])) }
+        out.write("\"")
+    }
+}
