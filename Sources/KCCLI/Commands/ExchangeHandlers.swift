@@ -77,7 +77,8 @@ func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(Key
     return try importRows(parsed, from: path, entryName: "row", invocation, context)
 }
 
-private func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
+/// The whole of a file to import, in secure memory.
+func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
     let descriptor: FileDescriptor
     do throws(Errno) {
         descriptor = try FileDescriptor.open(path, O_RDONLY)

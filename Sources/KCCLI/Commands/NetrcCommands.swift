@@ -91,14 +91,7 @@ private func netrcRefusalText(_ refusal: NetrcRefusal) -> String {
 func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let path = invocation.arguments[0]
     let proto = try ItemOptions.checked(invocation.value("protocol") ?? "ftp", .protocol, written: "--protocol")
-    let descriptor: FileDescriptor
-    do throws(Errno) {
-        descriptor = try FileDescriptor.open(path, O_RDONLY)
-    } catch {
-        throw KeychainError(.io, "cannot open \(path): \(error)")
-    }
-    let contents = try SecretSource.readAll(descriptor, what: path)
-    descriptor.close()
+    let contents = try readImportFile(path)
     let (entries, problems) = Netrc.parse(contents)
 
     let keychain = try context.openKeychain()

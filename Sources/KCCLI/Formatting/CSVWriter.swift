@@ -20,9 +20,7 @@ enum CSVWriter {
                 out.write(",")
             } else if withSecrets {
                 out.write(",\"")
-                let encoded = SecureBytes(count: Base64.encodedLength(item.secret.count))
-                encoded.withUnsafeMutableBytes { target in item.secret.withUnsafeBytes { Base64.encode($0, into: target) } }
-                out.write(secret: encoded)
+                out.write(secret: Base64.encode(secret: item.secret))
                 out.write("\"")
             } else {
                 out.write(",")

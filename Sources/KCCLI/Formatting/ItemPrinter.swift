@@ -59,9 +59,7 @@ enum ItemPrinter {
             secret.withUnsafeBytes { JSON.writeQuoted($0, to: out) }
         } else {
             out.write(", \"passwordBase64\": \"")
-            let encoded = SecureBytes(count: Base64.encodedLength(secret.count))
-            encoded.withUnsafeMutableBytes { target in secret.withUnsafeBytes { Base64.encode($0, into: target) } }
-            out.write(secret: encoded)
+            out.write(secret: Base64.encode(secret: secret))
             out.write("\"")
         }
     }

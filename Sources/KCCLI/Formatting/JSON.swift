@@ -1,3 +1,5 @@
+import KCCrypto
+
 /// Hand-written JSON output (no Foundation): string escaping per RFC 8259.
 public enum JSON {
     /// `text` as a JSON string literal, quotes included.
@@ -73,6 +75,13 @@ public enum Base64 {
             i += 3
             o += 4
         }
+    }
+
+    /// The encoding of a secret, in secure memory.
+    public static func encode(secret: SecureBytes) -> SecureBytes {
+        let encoded = SecureBytes(count: encodedLength(secret.count))
+        encoded.withUnsafeMutableBytes { target in secret.withUnsafeBytes { encode($0, into: target) } }
+        return encoded
     }
 
     /// Convenience for non-secret bytes and tests.

@@ -88,9 +88,7 @@ private struct JSONScanner {
             while true {
                 skipSpace()
                 let start = line
-                let fields = try object()
-                rows.append(ExchangeRow(index: rows.count, line: start, result: fields.map { $0.item() } ?? .failure(ExchangeRejection(problem: fieldsProblem!))))
-                fieldsProblem = nil
+                rows.append(ExchangeRow(index: rows.count, line: start, result: try object().item()))
                 if peek(0x2C) { position += 1; continue }
                 try expect(0x5D, "',' or ']' after an item")
                 break
@@ -101,11 +99,8 @@ private struct JSONScanner {
         return rows
     }
 
-    /// The first problem of the object being read that makes it a rejected row (not a broken file).
-    var fieldsProblem: ExchangeRowProblem?
-
-    /// One item object; nil (with `fieldsProblem` set) when its keys are not those of an item.
-    mutating func object() throws(ExchangeFileError) -> ExchangeFields? {
+    /// One item object's fields; `problem` holds the first key that is not an item's.
+    mutating func object() throws(ExchangeFileError) -> ExchangeFields {
         try expect(0x7B, "'{' starting an item")
         var fields = ExchangeFields()
         var seen = Set<String>()
@@ -115,11 +110,11 @@ private struct JSONScanner {
             let key = try text(try stringRange())
             try expect(0x3A, "':' after a key")
             skipSpace()
-            if !seen.insert(key).inserted, fieldsProblem == nil { fieldsProblem = .repeatedField(key) }
+            if !seen.insert(key).inserted, fields.problem == nil { fields.problem = .repeatedField(key) }
             try value(for: key, into: &fields)
             if peek(0x2C) { position += 1; continue }
             try expect(0x7D, "',' or '}' in an item")
-            return fieldsProblem == nil ? fields : nil
+            return fields
         }
     }
 
@@ -137,8 +132,8 @@ private struct JSONScanner {
                 let value = try text(range)
                 if let attribute = Attribute(rawValue: key), attribute != .port {
                     fields.attributes[attribute] = value
-                } else if fieldsProblem == nil {
-                    fieldsProblem = key == "port" || key.hasSuffix("Ms") ? .wrongType(key) : .unknownField(key)
+                } else if fields.problem == nil {
+                    fields.problem = key == "port" || key.hasSuffix("Ms") ? .wrongType(key) : .unknownField(key)
                 }
             }
             return
@@ -148,7 +143,7 @@ private struct JSONScanner {
         case "port": fields.attributes[.port] = String(number)
         case "createdMs": fields.createdMs = number
         case "modifiedMs": fields.modifiedMs = number
-        default: if fieldsProblem == nil { fieldsProblem = Attribute(rawValue: key) != nil || ["id", "class", "password", "passwordBase64"].contains(key) ? .wrongType(key) : .unknownField(key) }
+        default: if fields.problem == nil { fields.problem = Attribute(rawValue: key) != nil || ["id", "class", "password", "passwordBase64"].contains(key) ? .wrongType(key) : .unknownField(key) }
         }
     }
 
