@@ -98,8 +98,9 @@ public struct RecordPayload: Equatable, Sendable {
         return w.bytes
     }
 
-    /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges.
-    public static func decode(_ plain: UnsafeRawBufferPointer) throws(FormatError) -> RecordPayload {
+    /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges. A
+    /// device id equal to `knownDevice` (the previous record's, usually) shares its storage.
+    public static func decode(_ plain: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(FormatError) -> RecordPayload {
         var r = ByteReader(plain)
         guard plain.count >= fixedLength else { throw .badPayload(.shorterThanFixedPart) }
         let version = try r.u8()
@@ -118,7 +119,7 @@ public struct RecordPayload: Equatable, Sendable {
         guard (baseCounter == 0) == isZero(baseDevice) else { throw .badPayload(.halfSetBase) }
         guard (kind == .compaction) == isZero(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
         var fields: [PayloadField] = []
-        fields.reserveCapacity(16)
+        fields.reserveCapacity(fieldCount(plain, from: r.offset))   // exactly: a vault holds one array per record
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
         while r.remaining > 0 {
             guard r.remaining >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
@@ -139,9 +140,21 @@ public struct RecordPayload: Equatable, Sendable {
             }
             fields.append(PayloadField(tag: tag, range: try r.skip(length)))
         }
-        let base = baseCounter == 0 ? nil : RecordID(device: Array(plain[baseDevice]), counter: baseCounter)
-        return RecordPayload(kind: kind, itemID: Array(plain[itemID]), recordID: RecordID(device: Array(plain[device]), counter: counter),
+        func deviceID(_ range: Range<Int>) -> [UInt8] { knownDevice.elementsEqual(plain[range]) ? knownDevice : Array(plain[range]) }
+        let base = baseCounter == 0 ? nil : RecordID(device: deviceID(baseDevice), counter: baseCounter)
+        return RecordPayload(kind: kind, itemID: Array(plain[itemID]), recordID: RecordID(device: deviceID(device), counter: counter),
                              timestamp: timestamp, base: base, fields: fields)
+    }
+
+    /// How many field headers follow `offset` before the payload ends or stops making sense
+    /// (`decode` then throws).
+    private static func fieldCount(_ plain: UnsafeRawBufferPointer, from offset: Int) -> Int {
+        var count = 0, at = offset
+        while plain.count - at >= fieldHeaderLength {
+            at += fieldHeaderLength + Int(UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: at + 1, as: UInt32.self)))
+            count += 1
+        }
+        return count
     }
 
     public func field(_ tag: FieldTag) -> Range<Int>? {

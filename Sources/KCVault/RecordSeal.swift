@@ -30,8 +30,9 @@ struct RecordSeal {
     /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`).
     /// Reads the nonce and ciphertext in place and builds the associated data on the stack: the
     /// only allocations per record are its plaintext and its parsed payload.
+    /// A device id equal to `knownDevice` shares its storage (`RecordPayload.decode`).
     func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-              previousTag: [UInt8]) throws(Failure) -> VaultRecord {
+              previousTag: [UInt8], knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
         let frameBytes = UnsafeRawBufferPointer(rebasing: file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
         let plain: SecureBytes
@@ -42,7 +43,7 @@ struct RecordSeal {
             }
         } catch { throw .authentication }
         do {
-            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0) }
+            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0, knownDevice: knownDevice) }
             return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
         } catch { throw .payload(error as? FormatError ?? .truncated) }
     }

@@ -28,7 +28,8 @@ extension Vault {
                         return
                     case .record(let frame, let body):
                         let record: VaultRecord
-                        do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag) } catch VaultError.recordAuthenticationFailed
+                        let knownDevice = (batch.last ?? log.records.last)?.payload.recordID.device ?? []
+                        do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag, knownDevice: knownDevice) } catch VaultError.recordAuthenticationFailed
                             where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base) {
                             log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))   // zero fill: never acknowledged
                             return
@@ -52,8 +53,10 @@ extension Vault {
     }
 
     private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                            previousTag: [UInt8]) throws -> VaultRecord {
-        do { return try recordSeal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag) } catch {
+                            previousTag: [UInt8], knownDevice: [UInt8]) throws -> VaultRecord {
+        do {
+            return try recordSeal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
+        } catch {
             switch error {
             case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
             case .payload(let reason): throw VaultError.badRecordPayload(sequence: frame.sequence, offset: offset, reason)

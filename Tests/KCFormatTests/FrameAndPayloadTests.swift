@@ -153,4 +153,16 @@ final class FrameAndPayloadTests: XCTestCase {
         assertBad(full + [7, 1, 0, 0, 0], .fieldRunsPast(tag: 7))
         assertBad(full + [7, 0xFF, 0xFF, 0xFF, 0xFF, 1, 2], .fieldRunsPast(tag: 7))
     }
+
+    /// A known device id changes nothing but the storage: the same payload, every field counted.
+    func testPayloadWithKnownDeviceDecodesTheSame() throws {
+        let base = RecordID(device: device, counter: 2)
+        let encoded = payload { $0.baseDevice = base.device; $0.baseCounter = 2; $0.fields += [(200, [1, 2, 3]), (99, [])] }
+        let plain = try decode(encoded)
+        for known in [[], device, [UInt8](repeating: 0xEE, count: 16)] {
+            let p = try encoded.withUnsafeBytes { raw throws(FormatError) in try RecordPayload.decode(raw, knownDevice: known) }
+            XCTAssertEqual(p, plain)
+            XCTAssertEqual(p.fields.count, 5)
+        }
+    }
 }
