@@ -70,7 +70,7 @@ def machine_line(results: dict) -> str:
 def markdown(results: dict) -> str:
     sizes, rows = results["sizes"], results["rows"]
     head = "| operation | " + " | ".join(f"{s:,} items" for s in sizes) + " |\n|---|" + "---|" * len(sizes) + "\n"
-    lines = ["## Time (median of repeated runs)", "", head.rstrip("\n")]
+    lines = ["### Time (median of repeated runs)", "", head.rstrip("\n")]
     for key, label in TIME_ROWS:
         lines.append(f"| {label} | " + " | ".join(cell(rows.get(key, {}).get(s), "median_ms") for s in sizes) + " |")
     for key, label in PEERS:
@@ -79,7 +79,7 @@ def markdown(results: dict) -> str:
             peer, kc = rows.get(key, {}).get(s, {}), rows.get("find", {}).get(s, {})
             ratios.append(f"{peer['median_ms'] / kc['median_ms']:.2f}x" if "median_ms" in peer and kc else "-")
         lines.append(f"| {label} ÷ cold `kc find -w` (above 1: kc is faster) | " + " | ".join(ratios) + " |")
-    lines += ["", "## Peak memory (max RSS of one run)", "", head.rstrip("\n")]
+    lines += ["", "### Peak memory (max RSS of one run)", "", head.rstrip("\n")]
     for key, label in MEMORY_ROWS:
         stats = rows.get(key) or {s: {"note": "n/a (no agent yet)"} for s in sizes} if key == "agent" else rows.get(key, {})
         lines.append(f"| {label} | " + " | ".join(cell(stats.get(s), "max_rss_kib") for s in sizes) + " |")
