@@ -22,7 +22,7 @@ final class CSVWriterTests: XCTestCase {
 
     func testRowsReadBackWithSecretsAndDates() throws {
         let out = Output()
-        let items = [item(Array("p,\"w\"\nx".utf8), [.service: "s,1", .account: "me", .comment: "Ворота \"q\""]),
+        let items = [item(Array("p,\"w\"\nx".utf8), [.service: "s,1", .account: "me", .label: "", .comment: "Ворота \"q\""]),
                      item([0, 0xFF, 0x22, 0x0A], [.service: "bin"])]
         CSVWriter.write(items, withSecrets: true, to: out)
         out.flush()

@@ -21,6 +21,7 @@ def source(kc_ready):
     kc.add_internet("ftp.example.com", "deploy", "ftp-✓-secret", "-r", "ftps", "-P", "2121", "-p", "/srv/x",
                     "-d", "realm", "-t", "http-basic", "-l", "FTP", "-D", "desc", "-j", "comment")
     kc.add_internet("bare.example", None, "x")
+    kc.add_generic("empty.example", "", "y", "-l", "")         # empty values, not unset ones
     return kc
 
 
@@ -45,7 +46,7 @@ def test_round_trip_keeps_ids_dates_attributes_and_binary_secrets(source, target
     path = tmp_path / f"export.{fmt}"
     source.ok(["export", "--format", fmt, "--with-secrets", "-o", path])
     result = target.ok(["import", fmt, path])
-    assert "4 added, 0 skipped as duplicate, 0 rejected" in result.stderr
+    assert "5 added, 0 skipped as duplicate, 0 rejected" in result.stderr
     assert dump(target) == dump(source)
     assert exported(target) == exported(source)        # ids and dates to the millisecond
     items = exported(source)
@@ -57,7 +58,7 @@ def test_round_trip_keeps_ids_dates_attributes_and_binary_secrets(source, target
 
 def test_export_without_secrets_has_every_attribute_and_no_secret(source):
     items = exported(source)
-    assert len(items) == 4
+    assert len(items) == 5
     assert not any("password" in item or "passwordBase64" in item for item in items)
     ftp = next(item for item in items if item.get("server") == "ftp.example.com")
     assert {k: ftp[k] for k in ("protocol", "port", "path", "securityDomain", "authenticationType", "account",
@@ -73,13 +74,13 @@ def test_importing_twice_skips_duplicates_by_key_and_id(source, target, tmp_path
     source.ok(["export", "--with-secrets", "-o", path])
     target.ok(["import", "json", path])
     again = target.ok(["import", "json", path])
-    assert "0 added, 4 skipped as duplicate" in again.stderr
+    assert "0 added, 5 skipped as duplicate" in again.stderr
     # Same id under another primary key is still a duplicate: ids stay unique.
     items = json.loads(path.read_text())
     items[0]["service"] = "renamed.example"
     renamed = tmp_path / "renamed.json"
     renamed.write_text(json.dumps(items))
-    assert "0 added, 4 skipped as duplicate" in target.ok(["import", "json", renamed]).stderr
+    assert "0 added, 5 skipped as duplicate" in target.ok(["import", "json", renamed]).stderr
 
 
 def test_output_file_is_new_and_private(source, tmp_path):
@@ -140,7 +141,7 @@ def test_csv_is_rfc_4180_with_binary_secrets_in_their_column(source):
     import base64
     assert binary["password"] == "" and base64.b64decode(binary["passwordBase64"]) == BINARY_SECRET
     without = list(csv.DictReader(io.StringIO(source.ok(["export", "--format", "csv"]).stdout, newline="")))
-    assert len(without) == 4 and all(row["password"] == row["passwordBase64"] == "" for row in without)
+    assert len(without) == 5 and all(row["password"] == row["passwordBase64"] == "" for row in without)
 
 
 BAD_CSV = {
@@ -200,7 +201,7 @@ def test_dry_run_writes_nothing(source, target, tmp_path):
     source.ok(["export", "--with-secrets", "-o", path])
     before = target.vault_path.read_bytes()
     result = target.ok(["import", "json", "--dry-run", path])
-    assert "4 would be added" in result.stderr and result.stdout.count("would add") == 4
+    assert "5 would be added" in result.stderr and result.stdout.count("would add") == 5
     assert target.vault_path.read_bytes() == before
 
 

@@ -18,7 +18,7 @@ let exportCommand = CommandSpec(
     createdMs, modifiedMs, service, server, protocol, port, path, securityDomain, authenticationType, \
     account, label, description, comment, generic, password, passwordBase64, then one row an item, records \
     ended by CRLF; a field holding a comma, quote or line break is quoted with quotes doubled, and secrets \
-    are always quoted. An empty cell is an unset attribute (CSV cannot tell an empty value from none). \
+    are always quoted. An empty cell is an unset attribute, a quoted empty cell ("") an empty value. \
     kc import csv FILE reads it back.
 
     With --with-secrets kc refuses to write to a terminal (errSecParam, exit 2): use -o FILE or a pipe. When \

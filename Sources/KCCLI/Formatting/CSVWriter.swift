@@ -6,13 +6,15 @@ import Keychain
 /// kc's CSV export (RFC 4180): the header row `ItemCSVReader.columns`, then one row an item, records
 /// ended by CRLF. A field holding a comma, quote, CR or LF is quoted (`"` doubled); secrets are
 /// always quoted and written straight from secure memory; binary secrets go base64 in their column.
+/// An unset attribute is an empty cell, an attribute set to the empty string a quoted empty cell (`""`).
 enum CSVWriter {
     static func write(_ items: [Item], withSecrets: Bool, to out: Output) {
         out.write(ItemCSVReader.columns.joined(separator: ",") + "\r\n")
         for item in items {
             var cells: [String] = []
             for column in ItemCSVReader.columns.dropLast(2) {
-                cells.append(quoted(value(of: column, in: item) ?? ""))
+                // An unset attribute is an empty cell; an empty value is "" (kept apart on import).
+                cells.append(value(of: column, in: item).map { $0.isEmpty ? "\"\"" : quoted($0) } ?? "")
             }
             out.write(cells.joined(separator: ",") + ",")
             if withSecrets && item.secret.isValidUTF8 {

@@ -116,6 +116,7 @@ struct ExchangeFields {
         } else {
             return reject(.missingPassword)
         }
+        if secret.count == 0 { return reject(.missingPassword) }   // kc stores no empty secret
         var idBytes: [UInt8]?
         if let id {
             guard let bytes = [UInt8](hexString: id), bytes.count == 16 else { return reject(.invalidID(id)) }

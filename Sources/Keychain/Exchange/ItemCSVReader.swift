@@ -3,7 +3,8 @@ import KCCrypto
 /// Reads kc's CSV export (no I/O): RFC 4180 (fields separated by commas, records by CRLF or LF,
 /// a field in double quotes may hold commas, line breaks and `""` for a quote; blank lines are
 /// skipped), a header row of
-/// exactly `columns`, then one item a row. An empty cell is an unset attribute. Secrets are
+/// exactly `columns`, then one item a row. An empty cell is an unset attribute, a quoted empty
+/// cell (`""`) an attribute set to the empty string. Secrets are
 /// unquoted straight into secure memory.
 public enum ItemCSVReader {
     /// The columns of kc's CSV export, in order (`created` and `modified`, to the second, are read past).
@@ -38,7 +39,7 @@ public enum ItemCSVReader {
 
     private static func fields(_ record: CSVScanner.Record, _ scanner: CSVScanner) -> ExchangeFields {
         var fields = ExchangeFields()
-        for (name, cell) in zip(columns, record.cells) where !cell.range.isEmpty {
+        for (name, cell) in zip(columns, record.cells) where !cell.range.isEmpty || cell.quoted {
             switch name {
             case "password": fields.password = scanner.secret(cell)
             case "passwordBase64": fields.passwordBase64 = scanner.secret(cell)
