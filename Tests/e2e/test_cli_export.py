@@ -212,3 +212,13 @@ def test_partial_keeps_the_good_items(kc_ready, tmp_path):
     assert "rejected item 1 (line 3): no password" in result.stdout
     assert "1 added, 0 skipped as duplicate, 1 rejected" in result.stderr
     assert [item["service"] for item in dump(kc_ready)] == ["good"]
+
+
+@pytest.mark.parametrize("fault", ["write:1:ENOSPC", "fsync:1:EIO"])
+def test_a_failed_write_is_an_error_and_leaves_no_file(source, tmp_path, fault):
+    """A full disk or a failing fsync must not leave a cut-short export that passes for a whole one
+    (the debug build's fault seam fails the first such step: opening the vault to read writes nothing)."""
+    path = tmp_path / "full.json"
+    result = source.run(["export", "--with-secrets", "-o", path], fault=fault)
+    assert_failure(result, "errSecIO")
+    assert not path.exists()

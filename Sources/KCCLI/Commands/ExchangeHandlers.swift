@@ -34,17 +34,23 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     guard let path else {
         write(items, withSecrets: withSecrets, to: context.output)
         context.output.flush()
+        if let failure = context.output.failure { throw KeychainError(.io, "cannot write the export: \(failure)") }
         return 0
     }
     let descriptor = try createExportFile(path)
     let output = Output(descriptor: descriptor)
     write(items, withSecrets: withSecrets, to: output)
     output.flush()
-    do throws(Errno) { try descriptor.sync() } catch {
-        descriptor.close()
-        throw KeychainError(.io, "cannot write \(path): \(error)")
+    var failure = output.failure
+    if failure == nil {
+        do throws(Errno) { try descriptor.sync() } catch { failure = error }
     }
     descriptor.close()
+    if let failure {
+        // A cut-short export must not pass for a whole one.
+        try? FileSystem.unlink(path)
+        throw KeychainError(.io, "cannot write \(path): \(failure); the incomplete file was removed")
+    }
     context.notice("exported \(items.count) items to \(path)")
     return 0
 }

@@ -11,6 +11,8 @@ public final class Output {
     private var buffer: [UInt8] = []
     /// What was written, when capturing (tests).
     public private(set) var captured: [UInt8] = []
+    /// The first write that failed (a full disk, a closed pipe): later writes are not attempted.
+    public private(set) var failure: Errno?
 
     /// A stream writing to `descriptor`.
     public init(descriptor: FileDescriptor) { self.descriptor = descriptor }
@@ -37,7 +39,8 @@ public final class Output {
         flush()
         guard bytes.count > 0 else { return }
         guard let descriptor else { captured.append(contentsOf: bytes); return }
-        do throws(Errno) { try descriptor.write(all: bytes) } catch { /* a closed pipe: nothing to do */ }
+        guard failure == nil else { return }
+        do throws(Errno) { try descriptor.write(all: bytes) } catch { failure = error }
     }
 
     /// Writes the bytes of a secret without copying them into a Swift buffer.
@@ -49,7 +52,8 @@ public final class Output {
         guard !buffer.isEmpty else { return }
         defer { buffer.removeAll(keepingCapacity: true) }
         guard let descriptor else { captured.append(contentsOf: buffer); return }
-        do throws(Errno) { try descriptor.write(all: buffer) } catch { /* a closed pipe: nothing to do */ }
+        guard failure == nil else { return }
+        do throws(Errno) { try descriptor.write(all: buffer) } catch { failure = error }
     }
 
     deinit { flush() }
