@@ -44,7 +44,7 @@ public enum CLI {
             do throws(KeychainError) {
                 let status = try invocation.command.handler(invocation, context)
                 warnIfSecretsAreSwappable(context)
-                return status
+                return status == 0 ? reportFailedOutput(output, to: errors) : status
             } catch {
                 output.flush()
                 warnIfSecretsAreSwappable(context)
@@ -69,6 +69,17 @@ public enum CLI {
         guard let code = SecureMemory.lockFailure else { return }
         context.warn("secrets could not be locked in memory (mlock: \(Errno(rawValue: code))), so they may be "
                      + "written to swap; raise the locked-memory limit (ulimit -l) or encrypt swap")
+    }
+
+    /// Zero when everything written to standard output reached it; otherwise (a full disk, a
+    /// closed descriptor) errSecIO, reported, so a script never takes a cut-off secret for a whole one.
+    private static func reportFailedOutput(_ output: Output, to errors: Output) -> Int32 {
+        output.flush()
+        guard let failure = output.failure else { return 0 }
+        report(FailureWording("could not write to standard output: \(failure)",
+                              hint: "what was written may be incomplete; check the disk or where the output goes"),
+               .io, to: errors)
+        return KeychainStatus.io.exitCode
     }
 
     /// A usage error: errSecParam; returns its exit status.
