@@ -142,8 +142,8 @@ public final class Keychain {
     public func addAll(_ entries: [ExchangeItem], dryRun: Bool = false) throws(KeychainError) -> [BatchOutcome] {
         for entry in entries { try entry.attributes.validate() }
         if dryRun {
-            index.indexPrimaryKeys()
             var current = try live()
+            current.indexPrimaryKeys()
             return Self.plan(entries, &current).outcomes
         }
         var outcomes: [BatchOutcome] = []

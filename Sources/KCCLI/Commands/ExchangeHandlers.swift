@@ -11,7 +11,7 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     guard ["json", "csv"].contains(format) else {
         throw usageError("unknown export format '\(format)'", hint: "choose json or csv")
     }
-    func write(_ items: [Item], withSecrets: Bool, to out: Output) {
+    func writeItems(_ items: [Item], withSecrets: Bool, to out: Output) {
         if format == "csv" {
             CSVWriter.write(items, withSecrets: withSecrets, to: out)
         } else {
@@ -32,14 +32,14 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
     }
     guard let path else {
-        write(items, withSecrets: withSecrets, to: context.output)
+        writeItems(items, withSecrets: withSecrets, to: context.output)
         context.output.flush()
         if let failure = context.output.failure { throw KeychainError(.io, "cannot write the export: \(failure)") }
         return 0
     }
     let descriptor = try createExportFile(path)
     let output = Output(descriptor: descriptor)
-    write(items, withSecrets: withSecrets, to: output)
+    writeItems(items, withSecrets: withSecrets, to: output)
     output.flush()
     var failure = output.failure
     if failure == nil {
