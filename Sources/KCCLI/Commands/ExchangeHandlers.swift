@@ -123,20 +123,8 @@ private func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from
     let dryRun = invocation.flag("dry-run")
     let keychain = try context.openKeychain()
     let outcomes = try keychain.addAll(good.map(\.item), dryRun: dryRun)
-    var added = 0
-    var duplicates = 0
-    let verb = dryRun ? "would add" : "added"
-    for ((row, item), outcome) in zip(good, outcomes) {
-        let name = Printable.text(ExchangeWording.name(item.attributes))
-        switch outcome {
-        case .added:
-            context.output.writeLine("\(verb) \(where_(row)): \(name)")
-            added += 1
-        case .duplicate:
-            context.output.writeLine("skipped \(where_(row)): \(name): already in the keychain")
-            duplicates += 1
-        }
-    }
+    let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
+    let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {
         context.output.writeLine("rejected \(where_(row)): " + ExchangeWording.text(problem))
     }
@@ -144,4 +132,22 @@ private func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from
     context.notice("import: \(added) \(dryRun ? "would be added (dry run, nothing written)" : "added"), "
                    + "\(duplicates) skipped as duplicate, \(rejected.count) rejected")
     return 0
+}
+
+/// One line per entry of an import: "added NAME" ("would add NAME" on a dry run) or "skipped NAME:
+/// already in the keychain". Returns how many were added and how many skipped as duplicates.
+func reportImported(_ outcomes: [Keychain.BatchOutcome], names: [String], dryRun: Bool = false,
+                    to output: Output) -> (added: Int, duplicates: Int) {
+    var added = 0, duplicates = 0
+    for (name, outcome) in zip(names, outcomes) {
+        switch outcome {
+        case .added:
+            output.writeLine("\(dryRun ? "would add" : "added") \(name)")
+            added += 1
+        case .duplicate:
+            output.writeLine("skipped \(name): already in the keychain")
+            duplicates += 1
+        }
+    }
+    return (added, duplicates)
 }

@@ -103,19 +103,8 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     }
     // One locked append, one write and one fsync for the whole file.
     let outcomes = try keychain.addAll(batch)
-    var added = 0
-    var duplicates = 0
-    for (entry, outcome) in zip(entries, outcomes) {
-        let who = Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine)
-        switch outcome {
-        case .added:
-            context.output.writeLine("added \(who)")
-            added += 1
-        case .duplicate:
-            context.output.writeLine("skipped \(who): already in the keychain")
-            duplicates += 1
-        }
-    }
+    let names = entries.map { entry in Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine) }
+    let (added, duplicates) = reportImported(outcomes, names: names, to: context.output)
     for problem in problems {
         context.output.writeLine("could not read line \(problem.line): \(Printable.text(netrcProblemText(problem.reason)))")
     }
