@@ -7,7 +7,7 @@ import os
 import pexpect
 import pytest
 
-from kcharness import FAST_KDF, KC, assert_failure
+from kcharness import EXIT_CANCELED, EXIT_PARAM, FAST_KDF, KC, assert_failure
 
 BINARY_SECRET = bytes(range(256))
 
@@ -100,7 +100,7 @@ def test_secrets_are_refused_to_a_terminal(source):
     child = source.spawn(["export", "--with-secrets"])
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 2
+    assert child.exitstatus == EXIT_PARAM
     assert "errSecParam" in child.before and "s3cret" not in child.before and "ftp-✓-secret" not in child.before
 
 
@@ -111,7 +111,7 @@ def test_a_terminal_is_asked_before_secrets_are_written(source, tmp_path):
     child.sendline("n")
     child.expect(pexpect.EOF)
     child.close()
-    assert child.exitstatus == 128 and not path.exists()
+    assert child.exitstatus == EXIT_CANCELED and not path.exists()
     child = source.spawn(["export", "--with-secrets", "-o", str(path)])
     child.expect_exact("[y/N] ")
     child.sendline("y")
