@@ -24,7 +24,9 @@ let package = Package(
         .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: strict + faultSeam),
         .target(name: "KCCrypto", dependencies: ["CSodium"], swiftSettings: strict),
         .target(name: "KCFormat", swiftSettings: strict),
-        .target(name: "KCGenerator", dependencies: ["KCCrypto"], swiftSettings: strict),
+        // The EFF word list file, embedded into the binary as it is (C23 #embed).
+        .target(name: "CWordList"),
+        .target(name: "KCGenerator", dependencies: ["KCCrypto", "CWordList"], swiftSettings: strict),
         .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),

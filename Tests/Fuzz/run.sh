@@ -43,14 +43,14 @@ build() {
                  --scratch-path "$OUT/spm")
       swift build "${spm[@]}" --target KCCLI
       local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
-      local modules=(KCCLI Keychain KCFTP KCVault KCGenerator KCCrypto KCFormat KCSystem CCurl)
+      local modules=(KCCLI Keychain KCFTP KCVault KCGenerator KCCrypto KCFormat KCSystem CCurl CWordList)
       local objects=() m f
       for m in "${modules[@]}"; do   # the objects of today's sources only (a deleted file's object stays behind)
         for f in $(find "Sources/$m" -name '*.swift' -o -name '*.c'); do objects+=("$bin/$m.build/$(basename "$f").o"); done
       done
       "$SWIFTC" "${FLAGS[@]}" -I "$bin/Modules" \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap -Xcc -fmodule-map-file=Sources/CSystemShim/module.modulemap \
-        -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" \
+        -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" -Xcc -fmodule-map-file="$bin/CWordList.build/module.modulemap" \
         Tests/Fuzz/cli_parser_fuzz.swift "${objects[@]}" -lsodium -ldl -o "$OUT/cli_parser" ;;
   esac
 }

@@ -100,7 +100,7 @@ final class PasswordGeneratorTests: XCTestCase {
         XCTAssertEqual(seen, Set(0..<7))
     }
 
-    /// The compiled list is the EFF's published file: 7,776 unique words in dice-number order.
+    /// The embedded list is the EFF's published file: 7,776 unique words in dice-number order.
     func testCompiledListMatchesTheShippedFile() throws {
         var root = #filePath
         for _ in 0..<3 { root = String(root[..<root.lastIndex(of: "/")!]) }
