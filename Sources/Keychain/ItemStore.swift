@@ -1,0 +1,37 @@
+import KCCrypto
+
+/// The item operations of one keychain, as a front end uses them: served in this process by a
+/// `Keychain` opened with the master password, or by an unlocked agent that holds the key.
+/// Both answer from the vault's current state (every write acknowledged before the call).
+public protocol ItemStore: AnyObject {
+    /// SecItemCopyMatching for any of `queries` (see `Keychain.find(anyOf:)`). The items carry
+    /// their secrets only when `revealing` is set; otherwise a store may leave them empty.
+    func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item]
+    /// The items whose attributes contain every term, ordered by label; never their secrets.
+    func search(_ query: SearchQuery) throws(KeychainError) -> [Item]
+    /// Every live item in creation order; secrets only when `revealing` is set.
+    func allItems(revealing: Bool) throws(KeychainError) -> [Item]
+    /// SecItemAdd (see `Keychain.add`); returns the stored item.
+    @discardableResult
+    func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item
+    /// Many items in one append (see `Keychain.addAll(_:dryRun:)`).
+    func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome]
+    /// SecItemUpdate (see `Keychain.update`); returns the updated items.
+    @discardableResult
+    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item]
+    /// SecItemDelete (see `Keychain.delete`); returns the deleted items.
+    @discardableResult
+    func delete(_ query: Query) throws(KeychainError) -> [Item]
+    /// Non-fatal findings of the reads and writes so far, for the front end to word.
+    var warnings: [KeychainWarning] { get }
+}
+
+extension Keychain: ItemStore {
+    public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
+        try find(anyOf: queries)
+    }
+
+    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
+        try allItems()
+    }
+}
