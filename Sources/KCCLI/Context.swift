@@ -67,6 +67,14 @@ public final class Context {
         errors.writeLine(StatusLine.text(.notice, message))
     }
 
+    /// The items of the vault, for the commands that only read and write items (find, add, list,
+    /// import, export, ...): the unlocked agent of this vault when one answers, else the vault
+    /// opened here with the master password (`openKeychain`). Commands that need the vault key
+    /// itself (check, repair, compact, passwd, history) call `openKeychain` instead.
+    public func openItemStore() throws(KeychainError) -> any ItemStore {
+        try openKeychain()
+    }
+
     /// Opens the vault, asking for the master password only once the vault is known to exist.
     public func openKeychain() throws(KeychainError) -> Keychain {
         let path = try vaultPath
@@ -90,22 +98,22 @@ public final class Context {
         OpenOptions(lockTimeout: globals.lockTimeout, stateDirectory: stateDirectory, acceptRollback: globals.acceptRollback)
     }
 
-    /// Keychains opened by this command and the warnings already printed for them.
-    private var opened: [(keychain: Keychain, printed: [String])] = []
+    /// Item stores opened by this command and the warnings already printed for them.
+    private var opened: [(store: any ItemStore, printed: [String])] = []
 
-    /// Prints the keychain's non-fatal findings (a torn tail, ...) as warnings, and follows it:
+    /// Prints the store's non-fatal findings (a torn tail, ...) as warnings, and follows it:
     /// `reportLateWarnings` prints what its later writes find (an anchor that could not be stored).
-    public func reportWarnings(of keychain: Keychain) {
-        let lines = keychain.warnings.map(WarningWording.text)
+    public func reportWarnings(of store: any ItemStore) {
+        let lines = store.warnings.map(WarningWording.text)
         for line in lines { warn(line) }
-        opened.append((keychain, lines))
+        opened.append((store, lines))
     }
 
     /// Prints the warnings that appeared since `reportWarnings` (an anchor that a write could not
     /// store); called when the command ends.
     public func reportLateWarnings() {
-        for (keychain, printed) in opened {
-            for line in keychain.warnings.map(WarningWording.text) where !printed.contains(line) { warn(line) }
+        for (store, printed) in opened {
+            for line in store.warnings.map(WarningWording.text) where !printed.contains(line) { warn(line) }
         }
         opened = []
     }

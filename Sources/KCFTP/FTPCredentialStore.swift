@@ -53,21 +53,21 @@ extension FTPTarget {
     }
 }
 
-/// The credential store backed by a keychain, opened on first use (so that the server is
-/// contacted before the master password is asked for).
+/// The credential store backed by a keychain's items (a vault opened here, or an unlocked agent),
+/// opened on first use (so that the server is contacted before the master password is asked for).
 public final class KeychainCredentialStore: FTPCredentialStore {
-    private let openKeychain: () throws(KeychainError) -> Keychain
-    private var opened: Keychain?
+    private let openItems: () throws(KeychainError) -> any ItemStore
+    private var opened: (any ItemStore)?
 
-    public init(open: @escaping () throws(KeychainError) -> Keychain) {
-        self.openKeychain = open
+    public init(open: @escaping () throws(KeychainError) -> any ItemStore) {
+        self.openItems = open
     }
 
-    private func keychain() throws(KeychainError) -> Keychain {
+    private func store() throws(KeychainError) -> any ItemStore {
         if let opened { return opened }
-        let keychain = try openKeychain()
-        opened = keychain
-        return keychain
+        let store = try openItems()
+        opened = store
+        return store
     }
 
     public func credentials(for target: FTPTarget) throws(KeychainError) -> [FTPCredential] {
@@ -76,7 +76,7 @@ public final class KeychainCredentialStore: FTPCredentialStore {
                           ignoreCase: true, matchAll: true)
         let items: [Item]
         do {
-            items = try keychain().find(query)
+            items = try store().find(anyOf: [query], revealing: true)
         } catch where error.status == .itemNotFound {
             return []
         }
@@ -85,11 +85,11 @@ public final class KeychainCredentialStore: FTPCredentialStore {
     }
 
     public func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
-        try keychain().add(attributes, secret: secret)
+        try store().add(attributes, secret: secret, updateExisting: false)
     }
 
     public func updateSecret(of credential: FTPCredential, secret: SecureBytes) throws(KeychainError) {
         // By id: matching by attribute values could also select an item that has more of them.
-        try keychain().update(Query(itemClass: .internet, itemID: credential.itemID), changes: [:], secret: secret)
+        try store().update(Query(itemClass: .internet, itemID: credential.itemID), changes: [:], secret: secret)
     }
 }

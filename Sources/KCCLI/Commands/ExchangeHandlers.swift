@@ -24,8 +24,10 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         throw usageError("kc export --with-secrets writes every secret in clear, and standard output is a terminal",
                          hint: "write to a new file with -o FILE, or through a pipe")
     }
-    let keychain = try context.openKeychain()
-    let items = try keychain.allItems()
+    // Every secret at once is a deliberate act: it takes the master password even while an agent
+    // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
+    let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.openItemStore()
+    let items = try store.allItems(revealing: withSecrets)
     if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
         guard try terminal.confirm(prompt: "Write the secrets of \(items.count) items in clear to \(path ?? "standard output")? [y/N] ") else {
             throw KeychainError(.userCanceled, "nothing was exported")
@@ -121,8 +123,7 @@ private func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from
                             hint: "nothing was imported; --partial imports the other \(entryName)s")
     }
     let dryRun = invocation.flag("dry-run")
-    let keychain = try context.openKeychain()
-    let outcomes = try keychain.addAll(good.map(\.item), dryRun: dryRun)
+    let outcomes = try context.openItemStore().addAll(good.map(\.item), dryRun: dryRun)
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {

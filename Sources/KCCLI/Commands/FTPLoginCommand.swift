@@ -48,7 +48,7 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let transport: CurlFTPTransport
     do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
     let flow = FTPLoginFlow(options: options, transport: transport,
-                            store: KeychainCredentialStore { () throws(KeychainError) -> Keychain in try context.openKeychain() },
+                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.openItemStore() },
                             prompter: TerminalFTPPrompter(context))
     let outcome: FTPLoginOutcome
     do throws(FTPLoginError) {

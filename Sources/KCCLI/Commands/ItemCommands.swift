@@ -14,9 +14,9 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     }
     if itemClass == .internet && attributes[.authenticationType] == nil { attributes[.authenticationType] = "default" }
     let recipe = try checkSecretFlags(invocation)
-    let keychain = try context.openKeychain()
+    let store = try context.openItemStore()
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    try keychain.add(attributes, secret: secret, updateExisting: invocation.flag("update-existing"))
+    try store.add(attributes, secret: secret, updateExisting: invocation.flag("update-existing"))
     printGenerated(secret, invocation, context)
     return 0
 }
@@ -25,8 +25,10 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let json = invocation.flag("json")
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
-    let keychain = try context.openKeychain()
-    let items = try matches(json: json, context) { () throws(KeychainError) in try keychain.find(anyOf: queries) }
+    let store = try context.openItemStore()
+    let items = try matches(json: json, context) { () throws(KeychainError) in
+        try store.find(anyOf: queries, revealing: withSecrets)
+    }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: withSecrets, to: context.output)
     } else if withSecrets {
@@ -49,9 +51,9 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
         itemClass = wanted
     }
-    let keychain = try context.openKeychain()
+    let store = try context.openItemStore()
     let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
-    let items = try matches(json: json, context) { () throws(KeychainError) in try keychain.search(query) }
+    let items = try matches(json: json, context) { () throws(KeychainError) in try store.search(query) }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else {
@@ -73,9 +75,9 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --password-stdin, --password or --generate")
     }
-    let keychain = try context.openKeychain()
+    let store = try context.openItemStore()
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
-    let updated = try keychain.update(query, changes: changes, secret: secret)
+    let updated = try store.update(query, changes: changes, secret: secret)
     context.notice("updated \(count(updated.count))")
     if let secret { printGenerated(secret, invocation, context) }
     return 0
@@ -83,15 +85,13 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
 
 func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     let query = try selection(invocation, itemClass)
-    let keychain = try context.openKeychain()
-    let deleted = try keychain.delete(query)
+    let deleted = try context.openItemStore().delete(query)
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
 func runList(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let keychain = try context.openKeychain()
-    let items = try keychain.allItems()
+    let items = try context.openItemStore().allItems(revealing: false)
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {

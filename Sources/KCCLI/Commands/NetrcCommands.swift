@@ -26,8 +26,8 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         try ItemOptions.checked(value, .port, written: "--port")
     }
     filters[.account] = invocation.value("account")
-    let keychain = try context.openKeychain()
-    let items = try keychain.find(Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true))
+    let items = try context.openItemStore().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)],
+                                                 revealing: true)
 
     var order: [String] = []
     var groups: [String: [Item]] = [:]
@@ -94,15 +94,15 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     let contents = try readImportFile(path)
     let (entries, problems) = Netrc.parse(contents)
 
-    let keychain = try context.openKeychain()
-    let batch = entries.map { entry -> (attributes: ItemAttributes, secret: SecureBytes) in
+    let store = try context.openItemStore()
+    let batch = entries.map { entry -> ExchangeItem in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])
         attributes[.account] = entry.login
-        return (attributes, entry.password!)
+        return ExchangeItem(attributes: attributes, secret: entry.password!)
     }
     // One locked append, one write and one fsync for the whole file.
-    let outcomes = try keychain.addAll(batch)
+    let outcomes = try store.addAll(batch, dryRun: false)
     let names = entries.map { entry in Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine) }
     let (added, duplicates) = reportImported(outcomes, names: names, to: context.output)
     for problem in problems {

@@ -48,16 +48,16 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
     return 0
 }
 
-/// Prints the matching item's account and password, or nothing.
+/// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
 private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(KeychainError) {
     guard hasMasterPasswordSource(context) else {
         context.warn("git-credential: no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
         return
     }
-    let keychain = try context.openKeychain()
-    let matches = try keychain.allItems().filter { target.matches($0.attributes) }
-    guard let item = matches.max(by: { ($0.modified, $0.created) < ($1.modified, $1.created) }) else { return }
+    let store = try context.openItemStore()
+    guard let newest = try newestMatch(target, in: store),
+          let item = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
     let account = item.attributes[.account] ?? ""
     let unsafe = item.secret.withUnsafeBytes { $0.contains(0x0A) || $0.contains(0) }
     guard !unsafe && !account.contains("\n") && !account.contains("\0") else {
@@ -75,24 +75,39 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(KeychainError) {
     guard target.account != nil, let password = message.password, password.count > 0,
           !isTrue(message["ephemeral"]) else { return }
-    let keychain = try context.openKeychain()
-    let existing = try keychain.allItems().filter { target.matches($0.attributes) }
-        .max { ($0.modified, $0.created) < ($1.modified, $1.created) }
-    if let existing {
-        if existing.secret.isEqual(to: password) { return }
-        try keychain.update(Query(itemID: existing.id), changes: [:], secret: password)
+    let store = try context.openItemStore()
+    if let newest = try newestMatch(target, in: store) {
+        let existing = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first
+        if existing?.secret.isEqual(to: password) == true { return }
+        try store.update(Query(itemID: newest.id), changes: [:], secret: password)
     } else {
-        try keychain.add(target.itemAttributes, secret: password)
+        try store.add(target.itemAttributes, secret: password, updateExisting: false)
     }
 }
 
-/// Deletes the items matching the target and, when git sent one, holding `password`.
+/// Deletes the items matching the target and, when git sent one, holding `password` (only then
+/// are their secrets revealed, to compare).
 private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(KeychainError) {
-    let keychain = try context.openKeychain()
-    let doomed = try keychain.allItems().filter { item in
-        target.matches(item.attributes) && (password.map { item.secret.isEqual(to: $0) } ?? true)
+    let store = try context.openItemStore()
+    let doomed = try matches(target, in: store, revealing: password != nil).filter { item in
+        password.map { item.secret.isEqual(to: $0) } ?? true
     }
-    for item in doomed { try keychain.delete(Query(itemID: item.id)) }
+    for item in doomed { try store.delete(Query(itemID: item.id)) }
+}
+
+/// The items matching the target exactly, in creation order; their secrets only when `revealing`.
+private func matches(_ target: GitCredentialTarget, in store: any ItemStore,
+                     revealing: Bool) throws(KeychainError) -> [Item] {
+    do {
+        return try store.find(anyOf: [target.query], revealing: revealing).filter { target.matches($0.attributes) }
+    } catch where error.status == .itemNotFound {
+        return []
+    }
+}
+
+/// The most recently modified item matching the target, without its secret.
+private func newestMatch(_ target: GitCredentialTarget, in store: any ItemStore) throws(KeychainError) -> Item? {
+    try matches(target, in: store, revealing: false).max { ($0.modified, $0.created) < ($1.modified, $1.created) }
 }
 
 /// True when the master password can be had without failing: a descriptor, a file, or a terminal.

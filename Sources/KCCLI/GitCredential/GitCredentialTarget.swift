@@ -56,6 +56,17 @@ struct GitCredentialTarget: Equatable {
             && (account.map { (attributes[.account] ?? "") == $0 } ?? true)
     }
 
+    /// A query narrowing the items to the target's protocol, server and, when given, port, path and
+    /// non-empty account (every match); `matches` decides what a query cannot say (an unset port,
+    /// path or account).
+    var query: Query {
+        var filters: [Attribute: String] = [.protocol: self.protocol, .server: server]
+        filters[.port] = port
+        filters[.path] = path
+        filters[.account] = account.flatMap { $0.isEmpty ? nil : $0 }
+        return Query(itemClass: .internet, filters: filters, matchAll: true)
+    }
+
     /// The attributes of the item `store` creates.
     var itemAttributes: ItemAttributes {
         var attributes = ItemAttributes(.internet, [.protocol: self.protocol, .server: server, .label: server])
