@@ -35,18 +35,14 @@ public enum FTPSecurity: String, Sendable, CaseIterable {
 /// Why a target URL was refused; `url` is the text with any password replaced by "***".
 public struct FTPURLError: Error, Equatable, Sendable {
     public enum Problem: Equatable, Sendable {
-        case missingScheme
         case unsupportedScheme(String)
         case queryOrFragment
         /// `user:password@`: refused, as it would be visible in the process list.
         case passwordInURL
-        case badUserName
-        case unclosedBracket
-        case textAfterIPv6Address
-        case notIPv6Address(String)
-        case missingHost
-        case badHost(String)
-        case badPort
+        /// `@host`: a user name that is empty.
+        case emptyUserName
+        /// Not a URL at all (`InternetAddress` says why).
+        case address(InternetAddress.Problem)
     }
     public var url: String
     public var problem: Problem
@@ -99,63 +95,20 @@ public struct FTPTarget: Equatable, Sendable {
     /// "HOST" or "HOST:PORT" when the port is not the default.
     public var displayHost: String { port == security.defaultPort ? host : "\(urlHost):\(port)" }
 
-    /// Parses a target URL. Throws what is wrong with it.
+    /// Parses a target URL (read by `InternetAddress`). Throws what is wrong with it.
     public static func parse(_ text: String) throws(FTPURLError) -> FTPTarget {
-        let shown = redactingPassword(text)
-        func bad(_ problem: FTPURLError.Problem) -> FTPURLError { FTPURLError(url: shown, problem: problem) }
+        func bad(_ problem: FTPURLError.Problem) -> FTPURLError { FTPURLError(url: redactingPassword(text), problem: problem) }
         let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw bad(.missingScheme) }
-        let scheme = parts[0].lowercased()
-        guard let security = FTPSecurity.allCases.first(where: { $0.scheme == scheme }) else {
-            throw bad(.unsupportedScheme(scheme))
+        guard parts.count == 2 else { throw bad(.address(.missingScheme)) }
+        guard let security = FTPSecurity.allCases.first(where: { $0.scheme == parts[0].lowercased() }) else {
+            throw bad(.unsupportedScheme(parts[0].lowercased()))
         }
-        var rest = parts[1]
-        var path = ""
-        if let slash = rest.firstIndex(of: "/") {
-            path = String(rest[slash...])
-            rest = rest[..<slash]
-        }
-        if rest.contains("?") || rest.contains("#") || path.contains("?") || path.contains("#") {
-            throw bad(.queryOrFragment)
-        }
-        var user: String?
-        if let at = rest.lastIndex(of: "@") {
-            let userInfo = rest[..<at]
-            rest = rest[rest.index(after: at)...]
-            if userInfo.contains(":") {
-                throw bad(.passwordInURL)
-            }
-            guard let decoded = percentDecode(userInfo), !decoded.isEmpty else { throw bad(.badUserName) }
-            user = decoded
-        }
-        var host: String
-        var portText: Substring?
-        if rest.hasPrefix("[") {
-            guard let close = rest.firstIndex(of: "]") else { throw bad(.unclosedBracket) }
-            host = String(rest[rest.index(after: rest.startIndex)..<close])
-            let after = rest[rest.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw bad(.textAfterIPv6Address) }
-                portText = after.dropFirst()
-            }
-            guard isIPv6Address(host) else { throw bad(.notIPv6Address(host)) }
-        } else {
-            if let colon = rest.firstIndex(of: ":") {
-                portText = rest[rest.index(after: colon)...]
-                rest = rest[..<colon]
-            }
-            host = String(rest)
-            guard isHostName(host) else {
-                throw bad(host.isEmpty ? .missingHost : .badHost(host))
-            }
-        }
-        var port: Int?
-        if let portText {
-            guard let value = Attribute.port.checked(String(portText)).flatMap({ Int($0) }) else { throw bad(.badPort) }
-            port = value
-        }
-        if host.hasSuffix(".") && host.count > 1 { host.removeLast() }
-        return FTPTarget(security: security, user: user, host: host, port: port, path: path == "/" ? "" : path)
+        let address: InternetAddress
+        do throws(InternetAddress.Problem) { address = try InternetAddress.parse(text) } catch { throw bad(.address(error)) }
+        if address.hasQueryOrFragment { throw bad(.queryOrFragment) }
+        if address.hasPassword { throw bad(.passwordInURL) }
+        if let user = address.user, user.isEmpty { throw bad(.emptyUserName) }
+        return FTPTarget(security: security, user: address.user, host: address.host, port: address.port, path: address.path)
     }
 
     /// `text` with any password in its user info replaced by "***", for messages.
@@ -165,44 +118,5 @@ public struct FTPTarget: Equatable, Sendable {
         let authority = parts[1].prefix { $0 != "/" }
         guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return text }
         return "\(parts[0])://\(authority[..<colon]):***\(parts[1][at...])"
-    }
-
-    static func isIPv6Address(_ text: String) -> Bool {
-        var address = in6_addr()
-        return inet_pton(AF_INET6, text, &address) == 1
-    }
-
-    /// A DNS name (letters, digits, hyphens, dots; labels 1-63 long, not starting or ending
-    /// with a hyphen) or a dotted IPv4 address.
-    static func isHostName(_ text: String) -> Bool {
-        guard !text.isEmpty, text.utf8.count <= 253 else { return false }
-        var labels = text.split(separator: ".", omittingEmptySubsequences: false)
-        if labels.count > 1 && labels.last == "" { labels.removeLast() }   // trailing dot
-        let allNumeric = labels.allSatisfy { !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }
-        if allNumeric {
-            var address = in_addr()
-            return labels.count == 4 && inet_pton(AF_INET, text, &address) == 1
-        }
-        return labels.allSatisfy { label in
-            !label.isEmpty && label.utf8.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
-                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
-        }
-    }
-
-    /// Decodes %XX escapes; nil on a malformed escape or invalid UTF-8.
-    static func percentDecode(_ text: Substring) -> String? {
-        var bytes: [UInt8] = []
-        var iterator = Array(text.utf8).makeIterator()
-        while let byte = iterator.next() {
-            if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next(), let low = iterator.next(),
-                      let value = UInt8(String(decoding: [high, low], as: UTF8.self), radix: 16) else { return nil }
-                bytes.append(value)
-            } else {
-                bytes.append(byte)
-            }
-        }
-        guard let string = String(validating: bytes, as: UTF8.self), !string.utf8.contains(0) else { return nil }
-        return string
     }
 }

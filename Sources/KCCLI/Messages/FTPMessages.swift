@@ -40,20 +40,28 @@ enum FTPMessages {
     static func error(_ error: FTPURLError) -> KeychainError {
         let why: String
         switch error.problem {
-        case .missingScheme: why = "missing scheme"
         case .unsupportedScheme(let scheme): why = "unsupported scheme '\(scheme)'"
         case .queryOrFragment: why = "query and fragment are not supported"
         case .passwordInURL: why = "a password in the URL is refused (it would be visible in the process list); kc asks for it"
-        case .badUserName: why = "bad user name"
-        case .unclosedBracket: why = "unclosed '[' in IPv6 address"
-        case .textAfterIPv6Address: why = "unexpected text after IPv6 address"
-        case .notIPv6Address(let host): why = "'\(host)' is not an IPv6 address"
-        case .missingHost: why = "missing host"
-        case .badHost(let host): why = "'\(host)' is not a valid host name or IPv4 address"
-        case .badPort: why = "port must be a number from 1 to 65535"
+        case .emptyUserName: why = "bad user name"
+        case .address(let problem): why = text(problem)
         }
         return usageError("invalid FTP URL '\(error.url)': \(why)",
                           hint: "use ftp://[user@]host[:port][/path], ftps://... (explicit TLS) or ftps-implicit://... (TLS on port 990)")
+    }
+
+    /// Why a text is not a URL.
+    static func text(_ problem: InternetAddress.Problem) -> String {
+        switch problem {
+        case .missingScheme: return "missing scheme"
+        case .badUserName: return "bad user name"
+        case .unclosedBracket: return "unclosed '[' in IPv6 address"
+        case .textAfterIPv6Address: return "unexpected text after IPv6 address"
+        case .notIPv6Address(let host): return "'\(host)' is not an IPv6 address"
+        case .missingHost: return "missing host"
+        case .badHost(let host): return "'\(host)' is not a valid host name or IPv4 address"
+        case .badPort: return "port must be a number from 1 to 65535"
+        }
     }
 
     static func error(_ error: LibcurlUnavailable) -> KeychainError {
