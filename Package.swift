@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CWordList"),
         .target(name: "KCGenerator", dependencies: ["KCCrypto", "CWordList"], swiftSettings: strict),
         .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict),
-        .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
+        .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
         .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),

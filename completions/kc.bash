@@ -39,6 +39,11 @@ _kc_value_options() {
         'export') echo '--format -o --output --vault --keychain --master-password-fd --lock-timeout' ;;
         'import json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import keepassxc-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import bitwarden-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import bitwarden-json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import chrome-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import firefox-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -57,7 +62,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'git-credential'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -340,6 +345,26 @@ _kc() {
         'import csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import csv:--master-password-fd') return ;;
         'import csv:--lock-timeout') return ;;
+        'import keepassxc-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import keepassxc-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import keepassxc-csv:--master-password-fd') return ;;
+        'import keepassxc-csv:--lock-timeout') return ;;
+        'import bitwarden-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import bitwarden-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import bitwarden-csv:--master-password-fd') return ;;
+        'import bitwarden-csv:--lock-timeout') return ;;
+        'import bitwarden-json:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import bitwarden-json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import bitwarden-json:--master-password-fd') return ;;
+        'import bitwarden-json:--lock-timeout') return ;;
+        'import chrome-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import chrome-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import chrome-csv:--master-password-fd') return ;;
+        'import chrome-csv:--lock-timeout') return ;;
+        'import firefox-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import firefox-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import firefox-csv:--master-password-fd') return ;;
+        'import firefox-csv:--lock-timeout') return ;;
         'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
@@ -388,11 +413,16 @@ _kc() {
         'ftp') candidates='login --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp login') candidates='--user --password-stdin --save --cafile --insecure --timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'import') candidates='netrc json csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import') candidates='netrc json csv keepassxc-csv bitwarden-csv bitwarden-json chrome-csv firefox-csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import keepassxc-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import bitwarden-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import bitwarden-json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import chrome-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import firefox-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -19,4 +19,53 @@ public enum ISO8601 {
         return pad(parts.tm_year + 1900, 4) + dash + pad(parts.tm_mon + 1, 2) + dash + pad(parts.tm_mday, 2)
             + "T" + pad(parts.tm_hour, 2) + colon + pad(parts.tm_min, 2) + colon + pad(parts.tm_sec, 2) + "Z"
     }
+
+    /// Milliseconds since 1970-01-01 UTC for "YYYY-MM-DDTHH:MM:SS" with optional fractions of a
+    /// second and a zone ("Z", "+HH:MM", "-HH:MM"; none is UTC), as other tools write dates; nil
+    /// for any other text.
+    public static func milliseconds(_ text: String) -> Int64? {
+        let bytes = Array(text.utf8)
+        func number(_ range: Range<Int>) -> Int64? {
+            guard range.upperBound <= bytes.count, bytes[range].allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+            return bytes[range].reduce(0) { $0 * 10 + Int64($1 - 0x30) }
+        }
+        guard bytes.count >= 19, bytes[4] == 0x2D, bytes[7] == 0x2D, bytes[10] == 0x54 || bytes[10] == 0x20,
+              bytes[13] == 0x3A, bytes[16] == 0x3A,
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61 else { return nil }
+        var i = 19
+        var fraction: Int64 = 0
+        if i < bytes.count && bytes[i] == 0x2E {
+            i += 1
+            var scale: Int64 = 100
+            let start = i
+            while i < bytes.count, (0x30...0x39).contains(bytes[i]) {
+                fraction += Int64(bytes[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start else { return nil }
+        }
+        var offsetMinutes: Int64 = 0
+        if i < bytes.count {
+            if bytes[i] == 0x5A && i + 1 == bytes.count {
+                i += 1
+            } else if bytes[i] == 0x2B || bytes[i] == 0x2D, i + 6 == bytes.count, bytes[i + 3] == 0x3A,
+                      let zoneHours = number((i + 1)..<(i + 3)), let zoneMinutes = number((i + 4)..<(i + 6)) {
+                offsetMinutes = (zoneHours * 60 + zoneMinutes) * (bytes[i] == 0x2D ? -1 : 1)
+            } else {
+                return nil
+            }
+        }
+        // Days from the civil date (Howard Hinnant's algorithm).
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146097 + dayOfEra - 719468
+        let seconds = days * 86400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
+        return seconds * 1000 + fraction
+    }
 }

@@ -99,12 +99,14 @@ func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
 
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
 /// the whole import unless --partial.
-private func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
+func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
                         _ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let rows: [ExchangeRow]
     switch parsed {
     case .success(let read): rows = read
-    case .failure(let error): throw KeychainError(.decode, "\(path):\(error.line): " + ExchangeWording.text(error.problem))
+    case .failure(let error):
+        throw KeychainError(.decode, "\(path):\(error.line): " + ExchangeWording.text(error.problem),
+                            hint: ExchangeWording.hint(error.problem))
     }
     var good: [(row: ExchangeRow, item: ExchangeItem)] = []
     var rejected: [(row: ExchangeRow, problem: ExchangeRowProblem)] = []

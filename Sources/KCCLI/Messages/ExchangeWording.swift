@@ -12,8 +12,17 @@ enum ExchangeWording {
         case .numberOutOfRange: return "a number out of range"
         case .wrongHeader(let header): return "the header row is not kc's export columns: \(Printable.text(header))"
         case .wrongFieldCount(let count, let expected): return "\(count) fields where the header has \(expected)"
+        case .missingField(let name): return "no '\(Printable.text(name))' column or key (is this file that format's export?)"
+        case .encrypted: return "the export is encrypted"
         case .empty: return "the file is empty"
         }
+    }
+
+    /// What to do about a file kc cannot read, when there is more to say than the problem.
+    static func hint(_ problem: ExchangeFileError.Problem) -> String? {
+        guard problem == .encrypted else { return nil }
+        return "kc reads unencrypted exports only: export again choosing the format .json (not encrypted), "
+            + "import it, then delete it (shred -u FILE)"
     }
 
     static func text(_ problem: ExchangeRowProblem) -> String {
@@ -23,12 +32,14 @@ enum ExchangeWording {
         case .unknownField(let name): return "unknown field '\(Printable.text(name))' for its class"
         case .repeatedField(let name): return "field '\(Printable.text(name))' given twice"
         case .invalidAttribute(let attribute, let value): return "invalid \(attribute.rawValue) '\(Printable.text(value))'"
-        case .missingPassword: return "no password (export with --with-secrets)"
+        case .missingPassword: return "no password (kc export writes them only with --with-secrets)"
         case .twoPasswords: return "both password and passwordBase64"
         case .invalidBase64: return "passwordBase64 is not valid base64"
         case .invalidID(let id): return "invalid id '\(Printable.text(id))' (32 hexadecimal digits)"
-        case .invalidDate(let date): return "invalid date '\(Printable.text(date))' (milliseconds since 1970)"
+        case .invalidDate(let date): return "invalid date '\(Printable.text(date))'"
         case .wrongType(let name): return "'\(Printable.text(name))' has the wrong type (a string or a number)"
+        case .unsupportedEntry(let kind): return "a \(Printable.text(kind.isEmpty ? "(no type)" : kind)) entry, which kc does not store (logins and notes only)"
+        case .unreadable(let reason): return Printable.text(reason)
         }
     }
 

@@ -38,6 +38,10 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case invalidDate(String)
     /// A number where text belongs, or text where a number belongs.
     case wrongType(String)
+    /// An entry of a kind kc does not store (a Bitwarden card or identity), named as the file names it.
+    case unsupportedEntry(String)
+    /// An entry that could not be read at all (a pass file gpg could not decrypt): the reader's words.
+    case unreadable(String)
 }
 
 /// One entry of an export file: the item, or why it was rejected; `index` counts entries from 0,
@@ -67,6 +71,10 @@ public struct ExchangeFileError: Error, Equatable, Sendable {
         case wrongHeader(String)
         /// CSV: a row with another number of fields than the header.
         case wrongFieldCount(Int, expected: Int)
+        /// The export of another password manager without a column (CSV) or key (JSON) it always has.
+        case missingField(String)
+        /// An encrypted export (Bitwarden's `"encrypted": true`): kc reads only unencrypted ones.
+        case encrypted
         case empty
     }
     public var line: Int

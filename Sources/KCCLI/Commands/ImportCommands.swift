@@ -1,0 +1,79 @@
+import KCCrypto
+import Keychain
+
+/// Imports from other password managers' exports: `import keepassxc-csv|bitwarden-csv|bitwarden-json|chrome-csv|firefox-csv`.
+let foreignImportCommands: [CommandSpec] = [
+    foreignCSVCommand("keepassxc-csv", .keepassxc, "a KeePassXC CSV export", from: "KeePassXC's CSV export (Database > Export > CSV File)",
+                      discussion: """
+                      Columns "Group","Title","Username","Password","URL","Notes" and, from KeePassXC 2.7, "TOTP", \
+                      "Icon","Last Modified","Created". The group path (e.g. Root/Email) becomes the description; the \
+                      dates are kept; a TOTP setting becomes an item of its own (see below).
+                      """),
+    foreignCSVCommand("bitwarden-csv", .bitwarden, "a Bitwarden CSV export", from: "Bitwarden's unencrypted CSV export",
+                      discussion: """
+                      Columns folder, favorite, type, name, notes, fields, reprompt, login_uri, login_username, \
+                      login_password, login_totp. A login becomes an item as below (URIs separated by commas); a \
+                      secure note (type note) a generic item, service its name, the note its secret; other types \
+                      are rejected. The folder becomes the description. Each custom field ("NAME: VALUE" line) and \
+                      the TOTP seed become items of their own: the CSV does not say which fields are hidden.
+                      """),
+    foreignImportCommand("bitwarden-json", "a Bitwarden JSON export (unencrypted)", from: "Bitwarden's unencrypted JSON export", fileKind: "JSON",
+                         discussion: """
+                         An object with "encrypted": false, "folders" and "items". A login (type 1) becomes an item as \
+                         below, from its first URI; a secure note (type 2) a generic item, service its name, the note \
+                         its secret; cards, identities and SSH keys are rejected. The folder becomes the description, \
+                         creationDate and revisionDate the dates. Each custom field and the TOTP seed become items of \
+                         their own. An encrypted export ("encrypted": true) is refused with errSecDecode: export again \
+                         choosing the unencrypted JSON format.
+                         """, read: BitwardenJSONReader.read),
+    foreignCSVCommand("chrome-csv", .chrome, "Chrome's password CSV export", from: "the CSV export of Chrome's or Chromium's password manager",
+                      discussion: "Columns name, url, username, password and, in newer versions, note."),
+    foreignCSVCommand("firefox-csv", .firefox, "Firefox's password CSV export", from: "the CSV export of Firefox's password manager (about:logins)",
+                      discussion: """
+                      Columns "url","username","password","httpRealm","formActionOrigin","guid","timeCreated", \
+                      "timeLastUsed","timePasswordChanged". The realm of an HTTP login becomes the security domain; \
+                      timeCreated and timePasswordChanged the creation and modification dates.
+                      """),
+]
+
+/// What every import from another password manager does, for the help of each.
+let foreignImportMapping = """
+    Each entry with a URL kc reads as scheme://host[:port][/path] becomes an internet item: server, protocol \
+    (the scheme), port (when the URL names one) and path from the first URL, account the user name, label the \
+    title (else the server), comment the notes and any other URLs. Any other entry becomes a generic item: \
+    service the title (else the URL, else the user name), account the user name, label the title, comment the \
+    notes and the URL kc could not read. A TOTP seed or custom field is a secret, so it is never put in an \
+    attribute (which kc find prints): each becomes a generic item of its own, service "TITLE (NAME)", the same \
+    account, description NAME, its value the secret (kc find -w shows it).
+
+    All items are added in one write: all or nothing. An entry whose primary key is already in the vault (or \
+    earlier in the file) is skipped as a duplicate. kc reports each entry added, skipped or rejected with its \
+    index (from 0) and line, then a summary on standard error. A file kc cannot read (invalid UTF-8, a missing \
+    column, a row of another width, a broken quote) fails with errSecDecode and its line, and nothing is \
+    written; so does an entry kc cannot take (no password, an invalid date) unless --partial. --dry-run \
+    writes nothing. The file is not changed: delete it (shred) once imported.
+    """
+
+private func foreignCSVCommand(_ name: String, _ format: ForeignCSVFormat, _ abstract: String, from source: String,
+                               discussion: String) -> CommandSpec {
+    foreignImportCommand(name, abstract, from: source, fileKind: "CSV", discussion: discussion) {
+        ForeignCSVReader.read($0, format: format)
+    }
+}
+
+private func foreignImportCommand(_ name: String, _ abstract: String, from source: String, fileKind: String, discussion: String,
+                                  read: @escaping @Sendable (UnsafeRawBufferPointer) -> Result<[ExchangeRow], ExchangeFileError>) -> CommandSpec {
+    let suffix = fileKind.lowercased()
+    return CommandSpec(
+        "import \(name)", abstract: "Import \(abstract).",
+        discussion: "Reads FILE, \(source). \(discussion)\n\n\(foreignImportMapping)",
+        arguments: [ArgumentSpec("FILE", help: "The \(fileKind) file to read.", completion: .file)],
+        options: importOptions,
+        examples: ["kc import \(name) --dry-run export.\(suffix)", "kc import \(name) export.\(suffix)"],
+        handler: { invocation, context throws(KeychainError) in
+            let path = invocation.arguments[0]
+            let contents = try readImportFile(path)
+            let parsed = contents.withUnsafeBytes { read($0) }
+            return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", invocation, context)
+        })
+}

@@ -1,0 +1,76 @@
+import XCTest
+import KCCrypto
+import KCSystem
+import Keychain
+
+/// The pure parts of imports from other password managers: URLs to internet item attributes,
+/// ISO 8601 dates, and the mapping of one entry to items.
+final class ForeignImportTests: XCTestCase {
+    func testURLsBecomeServerProtocolPortAndPath() throws {
+        let address = try InternetAddress.parse("HTTPS://user@Example.com:8443/a/b?q=1#top")
+        XCTAssertEqual(address.itemAttributes, [.server: "Example.com", .protocol: "https", .port: "8443", .path: "/a/b"])
+        XCTAssertEqual(address.user, "user")
+        XCTAssertTrue(address.hasQueryOrFragment)
+        XCTAssertEqual(try InternetAddress.parse("http://[::1]:80/").itemAttributes, [.server: "[::1]", .protocol: "http", .port: "80"])
+        XCTAssertTrue(try InternetAddress.parse("ftp://u:pw@host").hasPassword)
+        for bad in ["example.com", "https://", "https://bad host/", "https://h:99999", "http://[::1"] {
+            XCTAssertThrowsError(try InternetAddress.parse(bad), bad)
+        }
+    }
+
+    func testISO8601DatesWithFractionsAndZones() {
+        XCTAssertEqual(ISO8601.milliseconds("1970-01-01T00:00:00Z"), 0)
+        XCTAssertEqual(ISO8601.milliseconds("2023-11-14T22:13:20.5Z"), 1_700_000_000_500)
+        XCTAssertEqual(ISO8601.milliseconds("2023-11-14T23:13:20+01:00"), 1_700_000_000_000)
+        XCTAssertEqual(ISO8601.milliseconds("2023-11-14T22:13:20"), 1_700_000_000_000)
+        XCTAssertEqual(ISO8601.milliseconds("1969-12-31T23:59:59Z"), -1000)
+        for bad in ["", "yesterday", "2023-13-01T00:00:00Z", "2023-11-14T22:13:20Zx", "2023-11-14T22:13:20."] {
+            XCTAssertNil(ISO8601.milliseconds(bad), bad)
+        }
+    }
+
+    func testAnEntryWithAURLIsAnInternetItemAndItsTOTPAnItemOfItsOwn() throws {
+        var entry = ForeignEntry()
+        entry.title = "Site"
+        entry.username = "me"
+        entry.password = SecureBytes(copying: Array("pw".utf8))
+        entry.urls = ["https://site.example/login", "https://m.site.example"]
+        entry.notes = "note"
+        entry.folder = "Work"
+        entry.otherSecrets = [("TOTP", SecureBytes(copying: Array("SEED".utf8)))]
+        let rows = entry.rows(index: 3, line: 7)
+        XCTAssertEqual(rows.map(\.index), [3, 3])
+        let item = try rows[0].result.get(), totp = try rows[1].result.get()
+        XCTAssertEqual(item.attributes, ItemAttributes(.internet, [
+            .server: "site.example", .protocol: "https", .path: "/login", .account: "me", .label: "Site",
+            .description: "Work", .comment: "note\n\nOther URLs:\nhttps://m.site.example"]))
+        XCTAssertEqual(totp.attributes, ItemAttributes(.generic, [.service: "Site (TOTP)", .label: "Site (TOTP)",
+                                                                  .description: "TOTP", .account: "me"]))
+        XCTAssertTrue(totp.secret.isEqual(to: SecureBytes(copying: Array("SEED".utf8))))
+    }
+
+    func testAnEntryWithoutAReadableURLIsGenericAndWithoutAPasswordRejected() throws {
+        var entry = ForeignEntry()
+        entry.username = "me"
+        entry.password = SecureBytes(copying: Array("pw".utf8))
+        entry.urls = ["not a url"]
+        let item = try entry.rows(index: 0, line: 1)[0].result.get()
+        XCTAssertEqual(item.attributes, ItemAttributes(.generic, [.service: "not a url", .account: "me", .comment: "URL: not a url"]))
+        entry.password = nil
+        guard case .failure(let rejection) = entry.rows(index: 0, line: 1)[0].result else { return XCTFail() }
+        XCTAssertEqual(rejection.problem, .missingPassword)
+    }
+
+    func testKeePassXCHeaderWithoutTheNewColumnsAndAMissingColumn() throws {
+        let old = "\"Group\",\"Title\",\"Username\",\"Password\",\"URL\",\"Notes\"\n\"Root\",\"T\",\"u\",\"p\",\"\",\"\"\n"
+        guard case .success(let rows) = Array(old.utf8).withUnsafeBytes({ ForeignCSVReader.read($0, format: .keepassxc) }) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(try rows[0].result.get().attributes[.service], "T")
+        let noURL = "Group,Title,Username,Password,Notes\n"
+        guard case .failure(let error) = Array(noURL.utf8).withUnsafeBytes({ ForeignCSVReader.read($0, format: .keepassxc) }) else {
+            return XCTFail()
+        }
+        XCTAssertEqual(error, ExchangeFileError(line: 1, .missingField("URL")))
+    }
+}

@@ -1,0 +1,203 @@
+"""kc import keepassxc-csv|bitwarden-csv|chrome-csv|firefox-csv through the binary, with export samples
+written by hand from each tool's exporter (Tests/e2e/samples): web logins as internet items, the rest as
+generic items, TOTP seeds and custom fields as items of their own (secrets, never attributes), duplicates
+skipped, a bad row rejected with its line (all or nothing unless --partial), --dry-run writing nothing."""
+import json
+from pathlib import Path
+
+import pytest
+
+from kcharness import assert_failure
+
+SAMPLES = Path(__file__).parent / "samples"
+
+
+def dump(kc) -> list:
+    return json.loads(kc.ok(["find", "--all", "--json", "-w"]).stdout)
+
+
+def one(items, **attributes):
+    found = [item for item in items if all(item.get(k) == v for k, v in attributes.items())]
+    assert len(found) == 1, (attributes, items)
+    return found[0]
+
+
+def imported(kc, fmt, sample, *extra):
+    result = kc.ok(["import", fmt, "--partial", *extra, SAMPLES / sample])
+    return result, dump(kc)
+
+
+def test_keepassxc_csv(kc_ready):
+    result, items = imported(kc_ready, "keepassxc-csv", "keepassxc.csv")
+    assert "4 added, 1 skipped as duplicate, 1 rejected" in result.stderr
+    assert "skipped row 3 (line 6): GitHub (octocat): already in the keychain" in result.stdout
+    assert "rejected row 4 (line 7): no password" in result.stdout
+    github = one(items, server="github.com")
+    assert {k: github.get(k) for k in ("class", "protocol", "path", "account", "label", "description", "comment",
+                                       "password", "created", "modified")} == {
+        "class": "internet", "protocol": "https", "path": "/login", "account": "octocat", "label": "GitHub",
+        "description": "Root", "comment": "Work account", "password": "gh-p@ss,word",
+        "created": "2023-01-15T08:00:00Z", "modified": "2024-03-02T10:20:30Z"}
+    assert "port" not in github
+    totp = one(items, service="GitHub (TOTP)")
+    assert totp["class"] == "generic" and totp["account"] == "octocat" and totp["description"] == "TOTP"
+    assert totp["password"].startswith("otpauth://totp/GitHub:octocat?secret=JBSWY3DPEHPK3PXP")
+    mail = one(items, server="mail.example.org")
+    assert (mail["protocol"], mail["port"], mail["label"], mail["description"], mail["password"]) == (
+        "imaps", 993, "Mail Ω", "Root/Email", "pässwörd ✓")
+    assert mail["comment"] == 'Line one\nline two, with "quotes"'
+    router = one(items, service="Router admin")
+    assert router["class"] == "generic" and "account" not in router and router["password"] == 'admin"pw'
+    assert router["comment"] == "No URL here" and router["description"] == "Root/Servers"
+    # The TOTP seed is a secret: find without -w never prints it.
+    listing = kc_ready.ok(["find", "--all", "--json"]).stdout
+    assert "JBSWY3DPEHPK3PXP" not in listing and "gh-p@ss" not in listing
+
+
+def test_bitwarden_csv(kc_ready):
+    result, items = imported(kc_ready, "bitwarden-csv", "bitwarden.csv")
+    assert "7 added, 1 skipped as duplicate, 1 rejected" in result.stderr
+    assert "rejected row 3 (line 7): a card entry, which kc does not store" in result.stdout
+    twitter = one(items, server="twitter.com")
+    assert (twitter["protocol"], twitter["account"], twitter["description"], twitter["password"]) == (
+        "https", "me@example.com", "Social", "tw-secret")
+    bank = one(items, server="bank.example.com")
+    assert bank["path"] == "/login" and bank["password"] == "bank€pass" and "description" not in bank
+    assert bank["comment"] == 'Call 555-0100, ask for "Bob"\n\nOther URLs:\nhttps://m.bank.example.com'
+    assert one(items, service="Bank (TOTP)")["password"] == "JBSWY3DPEHPK3PXP"
+    assert one(items, service="Bank (PIN)")["password"] == "1234"
+    assert one(items, service="Bank (Security answer)", account="jdoe")["password"] == "blue"
+    wifi = one(items, service="Wi-Fi")
+    assert wifi["class"] == "generic" and wifi["password"] == "SSID office\nkey: s3cr3t-wifi" and "comment" not in wifi
+    local = one(items, service="Local app")
+    assert local["class"] == "generic" and local["account"] == "appuser" and local["password"] == "app-pass"
+    listing = kc_ready.ok(["find", "--all", "--json"]).stdout
+    assert "1234" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "s3cr3t-wifi" not in listing
+
+
+def test_chrome_csv(kc_ready):
+    result, items = imported(kc_ready, "chrome-csv", "chrome.csv")
+    assert "4 added, 1 skipped as duplicate, 1 rejected" in result.stderr
+    assert "rejected row 5 (line 8): no password" in result.stdout
+    example = one(items, server="example.com")
+    assert (example["protocol"], example["account"], example["label"], example["password"]) == (
+        "https", "alice", "example.com", "pa,ss")
+    assert "path" not in example
+    google = one(items, server="accounts.google.com")
+    assert google["path"] == "/signin" and google["password"] == "gööglé"
+    assert google["comment"] == "a note\r\nover two lines"
+    router = one(items, server="192.168.1.1")
+    assert (router["protocol"], router["port"], router["password"]) == ("http", 8080, "router-pw")
+    assert "account" not in router
+    app = one(items, server="com.example.app")
+    assert app["protocol"] == "android" and app["account"] == "carol"
+
+
+def test_firefox_csv(kc_ready):
+    result, items = imported(kc_ready, "firefox-csv", "firefox.csv")
+    assert "2 added, 1 skipped as duplicate, 1 rejected" in result.stderr
+    assert "rejected row 3 (line 5): invalid date 'yesterday'" in result.stdout
+    mozilla = one(items, server="www.mozilla.org")
+    assert (mozilla["account"], mozilla["password"], mozilla["label"]) == ("ffuser", "ff-pass", "www.mozilla.org")
+    assert (mozilla["created"], mozilla["modified"]) == ("2023-11-14T22:13:20Z", "2023-11-14T22:18:20Z")
+    intranet = one(items, server="intranet.example.com")
+    assert intranet["securityDomain"] == "Staff Only" and intranet["password"] == 'realm "pass"'
+    assert "account" not in intranet
+
+
+@pytest.mark.parametrize("fmt,sample,line", [("keepassxc-csv", "keepassxc.csv", 7), ("bitwarden-csv", "bitwarden.csv", 7),
+                                             ("chrome-csv", "chrome.csv", 8), ("firefox-csv", "firefox.csv", 5),
+                                             ("bitwarden-json", "bitwarden.json", 73)])
+def test_a_rejected_row_fails_the_import_without_partial(kc_ready, fmt, sample, line):
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", fmt, SAMPLES / sample])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {SAMPLES / sample}:{line}: " in result.stderr
+    assert "--partial" in result.stderr
+    assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_dry_run_reports_and_writes_nothing(kc_ready):
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.ok(["import", "keepassxc-csv", "--dry-run", "--partial", SAMPLES / "keepassxc.csv"])
+    assert "4 would be added (dry run, nothing written)" in result.stderr
+    assert result.stdout.count("would add") == 4
+    assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_importing_twice_skips_everything(kc_ready):
+    kc_ready.ok(["import", "chrome-csv", "--partial", SAMPLES / "chrome.csv"])
+    again = kc_ready.ok(["import", "chrome-csv", "--partial", SAMPLES / "chrome.csv"])
+    assert "0 added, 5 skipped as duplicate, 1 rejected" in again.stderr
+
+
+BAD_FILES = {
+    "another_tools_header": ("keepassxc-csv", (SAMPLES / "chrome.csv").read_bytes(), 1, "no 'Group' column"),
+    "row_too_short": ("chrome-csv", b"name,url,username,password\nexample.com,https://example.com/,alice\n", 2,
+                      "3 fields where the header has 4"),
+    "broken_quote": ("keepassxc-csv", b'"Group","Title","Username","Password","URL","Notes"\n'
+                     b'"Root","A","u","p","",""\n"Root","B","u","never closed\n', 3, "truncated"),
+    "invalid_utf8": ("bitwarden-csv", b"folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,"
+                     b"login_password,login_totp\n,,login,ok,,,0,,u,p,\n,,login,\xff,,,0,,u,p,\n", 3, "UTF-8"),
+    "empty": ("chrome-csv", b"", 1, "empty"),
+    "truncated_json": ("bitwarden-json", b'{"encrypted": false, "items": [\n{"type": 1, "name": "a", "login": {"password": "x"}},'
+                       b'\n{"type": 1, "na', 3, "truncated"),
+    "kc_json_as_bitwarden": ("bitwarden-json", b'[\n{"class": "generic", "service": "a", "password": "x"}\n]\n', 1,
+                             "an object"),
+    "invalid_utf8_json": ("bitwarden-json", b'{"encrypted": false, "items": [\n{"type": 1, "name": "\xff"}]}', 2, "UTF-8"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_FILES))
+def test_a_file_kc_cannot_read_names_its_line_and_writes_nothing(kc_ready, tmp_path, name):
+    fmt, contents, line, words = BAD_FILES[name]
+    path = tmp_path / "bad.file"
+    path.write_bytes(contents)
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", fmt, "--partial", path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:{line}: " in result.stderr and words in result.stderr, result
+    assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_a_byte_order_mark_is_read_past(kc_ready, tmp_path):
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbfname,url,username,password\nx,https://x.example/,u,p\n")
+    kc_ready.ok(["import", "chrome-csv", path])
+    assert one(dump(kc_ready), server="x.example")["password"] == "p"
+
+
+def test_bitwarden_json(kc_ready):
+    result, items = imported(kc_ready, "bitwarden-json", "bitwarden.json")
+    assert "6 added, 1 skipped as duplicate, 1 rejected" in result.stderr
+    assert "rejected item 2 (line 73): a card entry, which kc does not store" in result.stdout
+    assert "skipped item 4 (line 118): Bank again (jdoe): already in the keychain" in result.stdout
+    bank = one(items, server="bank.example.com")
+    assert {k: bank.get(k) for k in ("protocol", "port", "path", "account", "label", "description", "password",
+                                     "created", "modified")} == {
+        "protocol": "https", "port": 8443, "path": "/login", "account": "jdoe", "label": "Bank – Online",
+        "description": "Finance", "password": 'bänk\\pass"word', "created": "2023-06-01T12:00:00Z",
+        "modified": "2024-02-10T09:15:30Z"}
+    assert bank["comment"] == 'Branch: Main St, "north"\nCall before 5pm\n\nOther URLs:\nhttps://app.bank.example.com'
+    assert one(items, service="Bank – Online (TOTP)")["password"].endswith("secret=JBSWY3DPEHPK3PXP&issuer=Bank")
+    assert one(items, service="Bank – Online (PIN)", account="jdoe")["password"] == "4321"
+    assert one(items, service="Bank – Online (Customer number)")["password"] == "C-778"
+    codes = one(items, service="Recovery codes")
+    assert codes["class"] == "generic" and codes["password"] == "1111-2222\n3333-4444 🔑"
+    mail = one(items, service="Mail server")
+    assert mail["class"] == "generic" and "account" not in mail and mail["password"] == "imap-secret"
+    listing = kc_ready.ok(["find", "--all", "--json"]).stdout
+    assert "4321" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "3333-4444" not in listing
+
+
+def test_an_encrypted_bitwarden_export_is_refused_with_a_hint(kc_ready, tmp_path):
+    path = tmp_path / "encrypted.json"
+    path.write_text(json.dumps({"encrypted": True, "passwordProtected": True, "salt": "c2FsdA==", "kdfType": 0,
+                                "kdfIterations": 600000, "encKeyValidation_DO_NOT_EDIT": "2.aGk=|aGk=|aGk=",
+                                "data": "2.aGk=|aGk=|aGk="}, indent=2))
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", "bitwarden-json", path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:1: the export is encrypted" in result.stderr
+    assert "kc: hint: kc reads unencrypted exports only" in result.stderr
+    assert kc_ready.vault_path.read_bytes() == before
