@@ -1,6 +1,12 @@
 #ifndef KC_CSYSTEMSHIM_H
 #define KC_CSYSTEMSHIM_H
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <poll.h>
+#include <spawn.h>
+#include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
@@ -77,5 +83,178 @@ static inline int kc_flock_waiting(int fd, int operation, double seconds) {
     pthread_sigmask(SIG_SETMASK, &previous_mask, NULL);
     if (result != 0) errno = saved;
     return result;
+}
+
+/* ---- Unix-domain sockets, peer credentials, clocks, signals and detached spawning (the agent). */
+
+/* Seconds on CLOCK_BOOTTIME: monotonic, and counting time spent in suspend. */
+static inline double kc_boottime_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_BOOTTIME, &now);
+    return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
+}
+
+/* Fills a sockaddr_un for `path`; -1 with ENAMETOOLONG when it does not fit sun_path. */
+static inline int kc_unix_address(const char *path, struct sockaddr_un *address) {
+    size_t length = strlen(path);
+    if (length == 0 || length >= sizeof address->sun_path) { errno = ENAMETOOLONG; return -1; }
+    memset(address, 0, sizeof *address);
+    address->sun_family = AF_UNIX;
+    memcpy(address->sun_path, path, length + 1);
+    return 0;
+}
+
+/* A connected stream socket (close-on-exec), or -1 with errno. */
+static inline int kc_unix_connect(const char *path) {
+    struct sockaddr_un address;
+    if (kc_unix_address(path, &address) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int result;
+    do { result = connect(fd, (struct sockaddr *)&address, sizeof address); } while (result != 0 && errno == EINTR);
+    if (result != 0) { int saved = errno; close(fd); errno = saved; return -1; }
+    return fd;
+}
+
+/* A listening stream socket bound at `path`, created under umask 0177 (mode 0600). */
+static inline int kc_unix_listen(const char *path, int backlog) {
+    struct sockaddr_un address;
+    if (kc_unix_address(path, &address) != 0) return -1;
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    mode_t previous = umask(0177);
+    int result = bind(fd, (struct sockaddr *)&address, sizeof address);
+    int saved = errno;
+    umask(previous);
+    if (result != 0 || listen(fd, backlog) != 0) {
+        if (result == 0) saved = errno;
+        close(fd); errno = saved; return -1;
+    }
+    return fd;
+}
+
+static inline int kc_unix_accept(int fd) {
+    int result;
+    do { result = accept(fd, NULL, NULL); } while (result < 0 && errno == EINTR);
+    if (result >= 0) fcntl(result, F_SETFD, FD_CLOEXEC);
+    return result;
+}
+
+/* The peer's process id and user id (SO_PEERCRED). */
+static inline int kc_peer_credentials(int fd, int *pid, unsigned *uid) {
+    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;   /* struct ucred (_GNU_SOURCE) */
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *pid = credentials.pid;
+    *uid = credentials.uid;
+    return 0;
+}
+
+/* Send and receive timeouts of a socket. */
+static inline int kc_socket_timeouts(int fd, double seconds) {
+    struct timeval tv;
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv) != 0) return -1;
+    return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+/* Sends every byte without raising SIGPIPE; -1 with errno. */
+static inline int kc_send_all(int fd, const void *bytes, size_t count) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = send(fd, (const char *)bytes + done, count - done, MSG_NOSIGNAL);
+        if (n < 0) { if (errno == EINTR) continue; return -1; }
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* Receives exactly `count` bytes; 0 on success, 1 on end of stream first, -1 with errno. */
+static inline int kc_receive_exactly(int fd, void *bytes, size_t count) {
+    size_t done = 0;
+    while (done < count) {
+        ssize_t n = recv(fd, (char *)bytes + done, count - done, 0);
+        if (n < 0) { if (errno == EINTR) continue; return -1; }
+        if (n == 0) return 1;
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+/* A pipe whose two ends are close-on-exec. */
+static inline int kc_pipe(int fds[2]) {
+    if (pipe(fds) != 0) return -1;
+    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
+/* A descriptor that becomes readable when process `pid` exits (pidfd_open). */
+static inline int kc_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
+
+/* Waits until `fd` is readable or `seconds` pass: 1 readable, 0 timed out, -1 error. */
+static inline int kc_wait_readable(int fd, double seconds) {
+    struct pollfd entry = { fd, POLLIN, 0 };
+    double deadline = kc_monotonic_seconds() + seconds;
+    for (;;) {
+        double left = deadline - kc_monotonic_seconds();
+        if (left < 0) left = 0;
+        int result = poll(&entry, 1, (int)(left * 1000.0 + 0.999));
+        if (result < 0 && errno == EINTR) continue;
+        if (result < 0) return -1;
+        return result > 0 ? 1 : 0;
+    }
+}
+
+/* Blocks SIGTERM, SIGHUP and SIGINT and returns a signalfd that reads them (close-on-exec). */
+static inline int kc_termination_signalfd(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    sigaddset(&set, SIGINT);
+    if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) return -1;
+    return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* Waits for the first of two descriptors to become readable: bit 0 for `a`, bit 1 for `b`,
+ * 0 on timeout, -1 on error. A negative `seconds` waits forever. */
+static inline int kc_poll_two(int a, int b, double seconds) {
+    struct pollfd entries[2] = { { a, POLLIN, 0 }, { b, POLLIN, 0 } };
+    int timeout = seconds < 0 ? -1 : (int)(seconds * 1000.0 + 0.999);
+    int result = poll(entries, 2, timeout);
+    if (result < 0) return errno == EINTR ? 0 : -1;
+    return (entries[0].revents ? 1 : 0) | (entries[1].revents ? 2 : 0);
+}
+
+#ifndef POSIX_SPAWN_SETSID
+#define POSIX_SPAWN_SETSID 0x80
+#endif
+
+/* Starts `path` with `argv` and `envp` in a new session (setsid), its standard descriptors on
+ * /dev/null and `pass_fd` as descriptor `child_fd` (every other descriptor is close-on-exec).
+ * Returns the pid, or -1 with errno. */
+static inline int kc_spawn_detached(const char *path, char *const argv[], char *const envp[], int pass_fd, int child_fd) {
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attributes;
+    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
+    posix_spawnattr_init(&attributes);
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attributes, &none);
+    posix_spawnattr_setsigdefault(&attributes, &all);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    if (pass_fd >= 0) posix_spawn_file_actions_adddup2(&actions, pass_fd, child_fd);
+    pid_t pid;
+    int result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attributes);
+    if (result != 0) { errno = result; return -1; }
+    return pid;
 }
 #endif

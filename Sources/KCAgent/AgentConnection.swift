@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCSystem
+
+/// Opening a checked connection to the agent: the folder is this user's and private, the agent
+/// runs as this user (SO_PEERCRED), and the hellos match; an agent of another build is stopped.
+enum AgentConnection {
+    /// How long the client waits for an answer: an unlock or an ask-again derives a key.
+    static let replyTimeout = 120.0
+    /// How long an agent of another build may take to exit after Shutdown.
+    static let exitTimeout = 5.0
+
+    /// A connection whose hello was exchanged, and the agent's pid; nil when no agent listens.
+    static func open(_ endpoint: AgentEndpoint) throws(AgentError) -> (channel: Channel, pid: Int32)? {
+        let folder: FileStatus?
+        do { folder = try FileSystem.linkStatus(endpoint.folder) } catch { throw AgentError.folderUnusable(path: endpoint.folder, errno: error) }
+        guard let folder else { return nil }
+        try AgentEndpoint.check(folder, endpoint.folder)
+        let socket: FileDescriptor
+        do { socket = try UnixSocket.connect(endpoint.socketPath) } catch {
+            if error == .noSuchFile || error.rawValue == ECONNREFUSED { return nil }
+            throw AgentError.connectFailed(path: endpoint.socketPath, errno: error)
+        }
+        do throws(AgentError) {
+            let peer: (pid: Int32, uid: UInt32)
+            do { peer = try UnixSocket.peer(of: socket) } catch { throw AgentError.connectFailed(path: endpoint.socketPath, errno: error) }
+            guard peer.uid == getuid() else { throw AgentError.peerRefused(uid: peer.uid) }
+            UnixSocket.setTimeouts(socket, seconds: replyTimeout)
+            let channel = Channel(socket: socket)
+            try channel.sendHello(build: BuildIdentity.current)
+            let hello = try channel.receiveHello()
+            if hello.protocolNumber != Hello.protocolNumber || hello.build != BuildIdentity.current {
+                try stop(channel, pid: peer.pid)
+                throw AgentError.otherBuildStopped(build: hello.build)
+            }
+            return (channel, peer.pid)
+        } catch {
+            socket.close()
+            throw error
+        }
+    }
+
+    /// Sends the frozen Shutdown and waits until process `pid` has exited.
+    private static func stop(_ channel: Channel, pid: Int32) throws(AgentError) {
+        let exit = Processes.exitDescriptor(of: pid)
+        defer { exit?.close() }
+        try channel.send(WireWriter().frame(kind: Hello.shutdownKind))
+        guard let exit else { return }
+        let exited = (try? Readiness.wait(exit, seconds: exitTimeout)) ?? false
+        if !exited { throw AgentError.otherBuildDidNotStop(pid: pid) }
+    }
+}

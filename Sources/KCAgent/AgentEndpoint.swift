@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCSystem
+
+/// Where the agent of one vault listens: a private per-user folder, and in it the socket, the
+/// agent's lock file (held for its whole life) and the spawn lock, named by a short hash of the
+/// vault's canonical path (one agent per vault).
+public struct AgentEndpoint: Sendable, Equatable {
+    /// The vault's canonical path (symbolic links of its folder resolved).
+    public let vaultPath: String
+    /// The private folder holding the files below.
+    public let folder: String
+    public let socketPath: String
+    public let lockPath: String
+    public let spawnLockPath: String
+
+    /// The endpoint of the vault at `vaultPath`. The folder is `runtimeDirectory/kc` when that is
+    /// an absolute path (`$XDG_RUNTIME_DIR`), else `/run/user/UID/kc` when that folder of the user
+    /// exists, else `temporaryDirectory/kc-UID` (`$TMPDIR`, absolute) or `/tmp/kc-UID`. Computes
+    /// paths only (nothing is created or checked but the socket path's length).
+    public static func resolve(vaultPath: String, runtimeDirectory: String?,
+                               temporaryDirectory: String?) throws(AgentError) -> AgentEndpoint {
+        let uid = getuid()
+        let folder: String
+        if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
+            folder = trimmed(runtime) + "/kc"
+        } else if let run = try? FileSystem.linkStatus("/run/user/\(uid)"), run.isDirectory, run.owner == uid {
+            folder = "/run/user/\(uid)/kc"
+        } else if let temporary = temporaryDirectory, temporary.hasPrefix("/") {
+            folder = trimmed(temporary) + "/kc-\(uid)"
+        } else {
+            folder = "/tmp/kc-\(uid)"
+        }
+        let canonical = canonicalPath(vaultPath)
+        let name = folder + "/" + hexHash(canonical)
+        let endpoint = AgentEndpoint(vaultPath: canonical, folder: folder, socketPath: name + ".sock",
+                                     lockPath: name + ".lock", spawnLockPath: name + ".spawn")
+        let length = endpoint.socketPath.utf8.count
+        if length > UnixSocket.maximumPathLength { throw AgentError.pathTooLong(path: endpoint.socketPath, length: length) }
+        return endpoint
+    }
+
+    /// Fails unless the folder is a directory of this user with no group or other permissions.
+    public func checkFolder() throws(AgentError) {
+        let status: FileStatus?
+        do { status = try FileSystem.linkStatus(folder) } catch { throw AgentError.folderUnusable(path: folder, errno: error) }
+        guard let status else { throw AgentError.folderUnusable(path: folder, errno: .noSuchFile) }
+        try Self.check(status, folder)
+    }
+
+    /// Creates the folder (mode 0700) when missing, then checks it (`checkFolder`).
+    public func prepareFolder() throws(AgentError) {
+        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw AgentError.folderUnusable(path: folder, errno: .current) }
+        try checkFolder()
+    }
+
+    static func check(_ status: FileStatus, _ folder: String) throws(AgentError) {
+        if !status.isDirectory || status.owner != getuid() || status.permissions & 0o077 != 0 {
+            throw AgentError.folderUnsafe(path: folder, owner: status.owner, mode: status.permissions)
+        }
+    }
+
+    private static func trimmed(_ path: String) -> String {
+        var result = path
+        while result.count > 1 && result.hasSuffix("/") { result.removeLast() }
+        return result == "/" ? "" : result
+    }
+
+    /// `path` made absolute with its folder's symbolic links resolved (the file itself may not exist).
+    static func canonicalPath(_ path: String) -> String {
+        if let resolved = realpath(path, nil) {
+            defer { free(resolved) }
+            return String(cString: resolved)
+        }
+        let folder = FileSystem.directoryName(path)
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let resolved = realpath(folder, nil) else { return path }
+        defer { free(resolved) }
+        let base = String(cString: resolved)
+        return (base == "/" ? "" : base) + "/" + name
+    }
+
+    /// 64-bit FNV-1a of the path as 16 hex digits: names the files, not a secret.
+    static func hexHash(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let digits = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}

@@ -1,0 +1,60 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCSystem
+
+/// Starts the agent of a vault (only `unlock` does): from this very executable, detached.
+public enum AgentLauncher {
+    /// The descriptor the started agent finds its readiness pipe on (its arguments name it).
+    public static let readinessDescriptor: Int32 = 3
+    /// How long to wait for a started agent to listen.
+    static let readinessTimeout = 5.0
+    /// Variables never handed to the agent (secrets and where they come from).
+    static let withheld: Set<String> = ["KC_MASTER_PASSWORD_FILE", "KC_MASTER_PASSWORD"]
+
+    /// Makes sure an agent of this build runs for `endpoint`: under the spawn lock, connects
+    /// again (an agent of another build is stopped); if none runs, starts `/proc/self/exe` with
+    /// `arguments` (the agent command, telling it to write one byte to `readinessDescriptor` once
+    /// it listens) in a new session, standard descriptors on /dev/null, with `environment` minus
+    /// any password variable, and waits for it to listen (at most 5 s).
+    public static func start(_ endpoint: AgentEndpoint, arguments: [String], environment: [String: String]) throws(AgentError) {
+        try endpoint.prepareFolder()
+        let spawnLock: FileDescriptor
+        do { spawnLock = try FileDescriptor.open(endpoint.spawnLockPath, O_RDWR | O_CREAT, mode: 0o600) } catch {
+            throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error)
+        }
+        defer { spawnLock.close() }
+        do { try spawnLock.lock(.exclusive, timeout: 10) } catch { throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error) }
+        if try running(endpoint) { return }
+        let executable: String
+        do { executable = try Processes.currentExecutable() } catch { throw AgentError.spawnFailed(errno: error) }
+        let pipe: (read: FileDescriptor, write: FileDescriptor)
+        do { pipe = try Processes.pipe() } catch { throw AgentError.spawnFailed(errno: error) }
+        defer { pipe.read.close() }
+        do {
+            _ = try Processes.spawnDetached(executable, arguments: arguments, environment: environment.filter { !withheld.contains($0.key) },
+                                            passing: pipe.write, as: readinessDescriptor)
+        } catch {
+            pipe.write.close()
+            throw AgentError.spawnFailed(errno: error)
+        }
+        pipe.write.close()
+        let ready: Bool
+        do { ready = try Readiness.wait(pipe.read, seconds: readinessTimeout) } catch { throw AgentError.spawnFailed(errno: error) }
+        guard ready else { throw AgentError.spawnTimeout(seconds: readinessTimeout) }
+        // One byte: it listens. End of file: it exited first (another agent holds the vault's lock).
+        let byte = (try? pipe.read.read(upTo: 1)) ?? []
+        if byte.isEmpty, try !running(endpoint) { throw AgentError.spawnFailed(errno: nil) }
+    }
+
+    /// True when an agent of this build answers at `endpoint` (one of another build is stopped).
+    private static func running(_ endpoint: AgentEndpoint) throws(AgentError) -> Bool {
+        do throws(AgentError) {
+            guard let (channel, _) = try AgentConnection.open(endpoint) else { return false }
+            channel.socket.close()
+            return true
+        } catch .otherBuildStopped {
+            return false
+        }
+    }
+}

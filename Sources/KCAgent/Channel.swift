@@ -1,0 +1,108 @@
+import KCCrypto
+import KCSystem
+
+/// One received frame: its kind, whether more frames of the same message follow, and a reader
+/// positioned on its fields.
+struct Frame {
+    var kind: UInt8
+    var more: Bool
+    var reader: WireReader
+}
+
+/// A connected socket that carries the hello and length-prefixed frames (see Docs/AGENT.md).
+/// Frame bodies are received into secure memory.
+struct Channel {
+    /// The largest frame body: one item with a 16 MiB secret and its attributes fits; lists are
+    /// split well below it (`listSplit`), so a reply of any number of items streams.
+    static let maximumFrame = 17 << 20
+    /// The size above which a list message continues in another frame.
+    static let listSplit = 256 << 10
+
+    let socket: FileDescriptor
+
+    func send(_ frame: SecureBytes) throws(AgentError) {
+        let failure = frame.withUnsafeBytes { raw -> Errno? in
+            do throws(Errno) { try UnixSocket.send(socket, raw); return nil } catch { return error }
+        }
+        if let failure { throw AgentError.agentGone(errno: failure) }
+    }
+
+    /// Fills `buffer`: true when filled, false when the stream ended first, or the error.
+    private func receive(_ buffer: UnsafeMutableRawBufferPointer) -> Result<Bool, AgentError> {
+        do throws(Errno) {
+            return .success(try UnixSocket.receive(socket, into: buffer))
+        } catch {
+            return .failure(AgentError.agentGone(errno: error))
+        }
+    }
+
+    /// The next frame; nil when the peer closed the connection between frames.
+    func receive() throws(AgentError) -> Frame? {
+        var header: UInt32 = 0
+        let complete = try withUnsafeMutableBytes(of: &header) { receive($0) }.get()
+        guard complete else { return nil }
+        let length = UInt32(bigEndian: header)
+        guard length >= 2, length <= Self.maximumFrame else { throw AgentError.protocolError(.badFrameLength(length)) }
+        let body = SecureBytes(count: Int(length))
+        let whole = try body.withUnsafeMutableBytes { receive($0) }.get()
+        guard whole else { throw AgentError.agentGone(errno: nil) }
+        let (kind, flag) = body.withUnsafeBytes { ($0[0], $0[1]) }
+        guard flag <= 1 else { throw AgentError.protocolError(.badValue) }
+        return Frame(kind: kind, more: flag == 1, reader: WireReader(body, from: 2))
+    }
+
+    /// The next frame, which must come (end of stream is `agentGone`).
+    func receiveRequired() throws(AgentError) -> Frame {
+        guard let frame = try receive() else { throw AgentError.agentGone(errno: nil) }
+        return frame
+    }
+
+    // MARK: Hello
+
+    /// Sends the hello: magic, protocol number, build id.
+    func sendHello(build: String) throws(AgentError) {
+        try send(SecureBytes(copying: Hello.encode(build: build)))
+    }
+
+    /// Receives the peer's hello: its protocol number and build id.
+    func receiveHello() throws(AgentError) -> (protocolNumber: UInt32, build: String) {
+        var fixed = [UInt8](repeating: 0, count: Hello.fixedLength)
+        let complete = try fixed.withUnsafeMutableBytes { receive($0) }.get()
+        guard complete else { throw AgentError.agentGone(errno: nil) }
+        let (number, buildLength) = try Hello.decodeFixed(fixed)
+        var build = [UInt8](repeating: 0, count: buildLength)
+        let whole = try build.withUnsafeMutableBytes { receive($0) }.get()
+        guard whole else { throw AgentError.agentGone(errno: nil) }
+        guard let text = String(validating: build, as: UTF8.self) else { throw AgentError.protocolError(.badText) }
+        return (number, text)
+    }
+}
+
+/// The hello both sides send first. FROZEN: its layout never changes, whatever the protocol
+/// number, so any two builds of kc can tell each other apart (Docs/AGENT.md).
+enum Hello {
+    /// "kc-agent" in ASCII.
+    static let magic: [UInt8] = Array("kc-agent".utf8)
+    /// The protocol number: an explicit integer, raised by hand when messages change meaning.
+    static let protocolNumber: UInt32 = 1
+    /// Magic (8), protocol number (4, big-endian), build id length (1).
+    static let fixedLength = 13
+
+    static func encode(build: String, protocolNumber: UInt32 = protocolNumber) -> [UInt8] {
+        let id = Array(build.utf8.prefix(255))
+        var bytes = magic
+        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: protocolNumber >> UInt32(shift))) }
+        bytes.append(UInt8(id.count))
+        return bytes + id
+    }
+
+    /// Checks the magic; returns the protocol number and the length of the build id that follows.
+    static func decodeFixed(_ fixed: [UInt8]) throws(AgentError) -> (protocolNumber: UInt32, buildLength: Int) {
+        guard fixed.count == fixedLength, Array(fixed[0..<8]) == magic else { throw AgentError.protocolError(.badMagic) }
+        return (fixed[8..<12].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }, Int(fixed[12]))
+    }
+
+    /// The frozen Shutdown message: a frame of kind 0x7F with no fields, which any build honours
+    /// from a client of the same user, even one of another build.
+    static let shutdownKind: UInt8 = 0x7F
+}

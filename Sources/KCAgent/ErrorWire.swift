@@ -1,0 +1,106 @@
+import KCSystem
+import KCVault
+import Keychain
+
+// Keychain errors cross the wire as data: the result code and the reason, so that the front end
+// words an agent's failure exactly as one of its own. Reasons that only arise when opening or
+// inspecting a vault (never inside a running agent) travel as their description.
+
+private let fileOperations: [FileOperation] = [.createFolder, .inspect, .keepDamagedFile, .lock, .open, .read,
+                                               .removeTornTail, .sync, .truncate, .updateAnchor, .write]
+
+extension WireWriter {
+    mutating func keychainError(_ error: KeychainError) {
+        u32(UInt32(bitPattern: error.status.rawValue))
+        switch error.reason {
+        case .none: u8(0)
+        case .vault(let vault): vaultError(vault)
+        case .ambiguousMatch(let items):
+            u8(2)
+            u32(UInt32(items.count))
+            for item in items { self.item(item, revealing: false) }
+        case .primaryKeyCollision: u8(3)
+        case .invalidAttribute(let attribute, let value):
+            u8(4)
+            self.attribute(attribute)
+            string(value)
+        case .changedSinceSalvageConfirmed: u8(5)
+        case .unexpected(let text):
+            u8(6)
+            string(text)
+        case .worded(let message, let hint):
+            u8(7)
+            string(message)
+            bool(hint != nil)
+            if let hint { string(hint) }
+        default:
+            u8(6)
+            string(String(describing: error.reason))
+        }
+    }
+
+    private mutating func vaultError(_ error: VaultError) {
+        switch error {
+        case .noSuchVault(let path): u8(20); string(path)
+        case .alreadyExists(let path): u8(21); string(path)
+        case .wrongPassword: u8(22)
+        case .lockTimeout(let seconds): u8(23); f64(seconds)
+        case .io(let operation, let path, let errno):
+            u8(24)
+            u8(UInt8(fileOperations.firstIndex(of: operation) ?? 0))
+            string(path)
+            u32(UInt32(bitPattern: errno.rawValue))
+        case .keyDerivationFailed: u8(25)
+        case .replacedByAnotherVault(let path): u8(26); string(path)
+        case .passwordChanged(let path): u8(27); string(path)
+        case .rollback(let devices):
+            u8(28)
+            u32(UInt32(devices.count))
+            for device in devices { string(device) }
+        case .recordTooLarge(let bytes): u8(29); u64(UInt64(bytes))
+        case .anchorDamaged(let path): u8(30); string(path)
+        default:
+            u8(6)
+            string(String(describing: error))
+        }
+    }
+}
+
+extension WireReader {
+    mutating func keychainError() throws(AgentError) -> KeychainError {
+        guard let status = KeychainStatus(rawValue: Int32(bitPattern: try u32())) else { throw AgentError.protocolError(.badValue) }
+        let reason: KeychainError.Reason
+        switch try u8() {
+        case 0: reason = .none
+        case 2:
+            var items: [Item] = []
+            for _ in 0..<(try count(minimumSize: 30)) { items.append(try item()) }
+            reason = .ambiguousMatch(items)
+        case 3: reason = .primaryKeyCollision
+        case 4: reason = .invalidAttribute(try attribute(), try string())
+        case 5: reason = .changedSinceSalvageConfirmed
+        case 6: reason = .unexpected(try string())
+        case 7: reason = .worded(message: try string(), hint: try bool() ? try string() : nil)
+        case 20: reason = .vault(.noSuchVault(path: try string()))
+        case 21: reason = .vault(.alreadyExists(path: try string()))
+        case 22: reason = .vault(.wrongPassword)
+        case 23: reason = .vault(.lockTimeout(seconds: try f64()))
+        case 24:
+            let operation = Int(try u8())
+            guard operation < fileOperations.count else { throw AgentError.protocolError(.badValue) }
+            reason = .vault(.io(operation: fileOperations[operation], path: try string(),
+                                errno: Errno(rawValue: Int32(bitPattern: try u32()))))
+        case 25: reason = .vault(.keyDerivationFailed)
+        case 26: reason = .vault(.replacedByAnotherVault(path: try string()))
+        case 27: reason = .vault(.passwordChanged(path: try string()))
+        case 28:
+            var devices: [String] = []
+            for _ in 0..<(try count(minimumSize: 4)) { devices.append(try string()) }
+            reason = .vault(.rollback(devices: devices))
+        case 29: reason = .vault(.recordTooLarge(bytes: Int(clamping: try u64())))
+        case 30: reason = .vault(.anchorDamaged(path: try string()))
+        default: throw AgentError.protocolError(.badValue)
+        }
+        return KeychainError(status, reason)
+    }
+}

@@ -1,0 +1,98 @@
+import KCCrypto
+import Keychain
+
+/// The agent's answers to item requests, on its open keychain. Reads that reveal secrets and
+/// every write push the idle deadline back (`touch`); searches and listings without secrets do not.
+struct ItemRequests {
+    let keychain: Keychain
+    let channel: Channel
+    let touch: () -> Void
+
+    /// Reads the rest of the request and answers it. Throws a `KeychainError` to answer as a
+    /// failure, or an `AgentError` when the request is malformed or the connection broke.
+    func serve(_ kind: RequestKind, first: Frame, reader: inout WireReader) throws {
+        switch kind {
+        case .find:
+            var queries: [Query] = []
+            for _ in 0..<(try reader.count(minimumSize: 8)) { queries.append(try reader.query()) }
+            let revealing = try reader.bool()
+            _ = try reader.optionalSecret()
+            try reader.finish()
+            let items = try keychain.find(anyOf: queries)
+            if revealing { touch() }
+            try sendItems(items, revealing: revealing)
+        case .search:
+            var terms: [String] = []
+            for _ in 0..<(try reader.count(minimumSize: 4)) { terms.append(try reader.string()) }
+            let itemClass = try reader.itemClass()
+            try reader.finish()
+            try sendItems(try keychain.search(SearchQuery(terms: terms, itemClass: itemClass)),
+                          revealing: false)
+        case .allItems:
+            let revealing = try reader.bool()
+            _ = try reader.optionalSecret()
+            try reader.finish()
+            let items = try keychain.allItems()
+            if revealing { touch() }
+            try sendItems(items, revealing: revealing)
+        case .add:
+            let attributes = try reader.attributes()
+            let secret = try reader.secret()
+            let updateExisting = try reader.bool()
+            try reader.finish()
+            touch()
+            let item = try keychain.add(attributes, secret: secret, updateExisting: updateExisting)
+            try sendItems([item], revealing: false)
+        case .addAll:
+            var frame = first
+            frame.reader = reader
+            let (entries, dryRun) = try receiveEntries(startingWith: frame)
+            if !dryRun { touch() }
+            let outcomes = try keychain.addAll(entries, dryRun: dryRun)
+            try sendOutcomes(outcomes)
+        case .update:
+            let query = try reader.query()
+            var changes: [Attribute: String?] = [:]
+            for _ in 0..<(try reader.count(minimumSize: 2)) {
+                let attribute = try reader.attribute()
+                changes[attribute] = try reader.bool() ? .some(try reader.string()) : .some(nil)
+            }
+            let secret = try reader.optionalSecret()
+            _ = try reader.optionalSecret()
+            try reader.finish()
+            touch()
+            let items = try keychain.update(query, changes: changes, secret: secret)
+            try sendItems(items, revealing: false)
+        case .delete:
+            let query = try reader.query()
+            try reader.finish()
+            touch()
+            try sendItems(try keychain.delete(query), revealing: false)
+        case .status, .unlock, .lock, .shutdown:
+            throw AgentError.protocolError(.badValue)
+        }
+    }
+
+    private func sendItems(_ items: [Item], revealing: Bool) throws(AgentError) {
+        try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
+    }
+
+    private func sendOutcomes(_ outcomes: [Keychain.BatchOutcome]) throws(AgentError) {
+        try ListStream.send(outcomes, kind: .outcomes, on: channel) { writer, outcome in
+            switch outcome {
+            case .duplicate: writer.u8(0)
+            case .added(let item):
+                writer.u8(1)
+                writer.item(item, revealing: false)
+            }
+        }
+    }
+
+    private func receiveEntries(startingWith first: Frame) throws(AgentError) -> ([ExchangeItem], Bool) {
+        var dryRun = false
+        let entries = try ListStream.receive(startingWith: first, on: channel, header: { (reader) throws(AgentError) in
+            dryRun = try reader.bool()
+        }) { (reader) throws(AgentError) in try reader.exchangeItem() }
+        return (entries, dryRun)
+    }
+}

@@ -1,0 +1,99 @@
+import KCCrypto
+import Keychain
+
+// How the keychain's types travel in frames. Both ends are the same build (the hello makes
+// sure), so these layouts may change with any build; only the hello and Shutdown are frozen.
+
+extension WireWriter {
+    mutating func itemClass(_ value: ItemClass?) {
+        u8(value.map { UInt8(ItemClass.allCases.firstIndex(of: $0)! + 1) } ?? 0)
+    }
+    mutating func attribute(_ value: Attribute) { u8(UInt8(Attribute.allCases.firstIndex(of: value)!)) }
+
+    mutating func attributes(_ value: ItemAttributes) {
+        itemClass(value.itemClass)
+        let sorted = value.values.sorted { $0.key.rawValue < $1.key.rawValue }
+        u32(UInt32(sorted.count))
+        for (key, text) in sorted {
+            attribute(key)
+            string(text)
+        }
+    }
+
+    mutating func item(_ value: Item, revealing: Bool) {
+        bytes(value.id)
+        attributes(value.attributes)
+        i64(value.created)
+        i64(value.modified)
+        secret(revealing ? value.secret : SecureBytes(count: 0))
+    }
+
+    mutating func query(_ value: Query) {
+        itemClass(value.itemClass)
+        let sorted = value.filters.sorted { $0.key.rawValue < $1.key.rawValue }
+        u32(UInt32(sorted.count))
+        for (key, text) in sorted {
+            attribute(key)
+            string(text)
+        }
+        bool(value.ignoreCase)
+        bool(value.matchAll)
+        bool(value.itemID != nil)
+        if let id = value.itemID { bytes(id) }
+    }
+
+    mutating func optionalSecret(_ value: SecureBytes?) {
+        bool(value != nil)
+        if let value { secret(value) }
+    }
+}
+
+extension WireReader {
+    mutating func itemClass() throws(AgentError) -> ItemClass? {
+        let raw = Int(try u8())
+        if raw == 0 { return nil }
+        guard raw <= ItemClass.allCases.count else { throw AgentError.protocolError(.badValue) }
+        return ItemClass.allCases[raw - 1]
+    }
+    mutating func requiredItemClass() throws(AgentError) -> ItemClass {
+        guard let value = try itemClass() else { throw AgentError.protocolError(.badValue) }
+        return value
+    }
+    mutating func attribute() throws(AgentError) -> Attribute {
+        let raw = Int(try u8())
+        guard raw < Attribute.allCases.count else { throw AgentError.protocolError(.badValue) }
+        return Attribute.allCases[raw]
+    }
+
+    mutating func attributes() throws(AgentError) -> ItemAttributes {
+        var result = ItemAttributes(try requiredItemClass())
+        for _ in 0..<(try count(minimumSize: 5)) {
+            let key = try attribute()
+            result.values[key] = try string()
+        }
+        return result
+    }
+
+    mutating func item() throws(AgentError) -> Item {
+        let id = try bytes()
+        let attributes = try attributes()
+        let created = try i64(), modified = try i64()
+        return Item(id: id, attributes: attributes, created: created, modified: modified, secret: try secret())
+    }
+
+    mutating func query() throws(AgentError) -> Query {
+        var result = Query(itemClass: try itemClass())
+        for _ in 0..<(try count(minimumSize: 5)) {
+            let key = try attribute()
+            result.filters[key] = try string()
+        }
+        result.ignoreCase = try bool()
+        result.matchAll = try bool()
+        if try bool() { result.itemID = try bytes() }
+        return result
+    }
+
+    mutating func optionalSecret() throws(AgentError) -> SecureBytes? {
+        try bool() ? try secret() : nil
+    }
+}

@@ -1,0 +1,73 @@
+import KCCrypto
+import Keychain
+
+/// Lists (items, batch outcomes, import entries) over as many frames as they need: each frame
+/// holds a count and that many elements, and all but the last have the more flag.
+enum ListStream {
+    /// Sends `elements` as frames of `kind`, each starting with `header` (repeated).
+    static func send<T>(_ elements: [T], kind: UInt8, on channel: Channel,
+                        header: (inout WireWriter) -> Void = { _ in },
+                        _ encode: (inout WireWriter, T) -> Void) throws(AgentError) {
+        var index = 0
+        repeat {
+            var body = WireWriter()
+            var count: UInt32 = 0
+            while index < elements.count && body.count < Channel.listSplit {
+                encode(&body, elements[index])
+                index += 1
+                count += 1
+            }
+            var writer = WireWriter()
+            header(&writer)
+            writer.u32(count)
+            writer.append(body)
+            try channel.send(writer.frame(kind: kind, more: index < elements.count))
+        } while index < elements.count
+    }
+
+    static func send<T>(_ elements: [T], kind: ReplyKind, on channel: Channel,
+                        _ encode: (inout WireWriter, T) -> Void) throws(AgentError) {
+        try send(elements, kind: kind.rawValue, on: channel, encode)
+    }
+
+    /// Receives the frames of a list that starts with `first` (of the same kind), decoding each
+    /// element with `decode` after each frame's `header`.
+    static func receive<T>(startingWith first: Frame, on channel: Channel, header: (inout WireReader) throws(AgentError) -> Void = { _ in },
+                           _ decode: (inout WireReader) throws(AgentError) -> T) throws(AgentError) -> [T] {
+        var result: [T] = []
+        var frame = first
+        while true {
+            try header(&frame.reader)
+            for _ in 0..<(try frame.reader.count(minimumSize: 1)) { result.append(try decode(&frame.reader)) }
+            try frame.reader.finish()
+            if !frame.more { return result }
+            let next = try channel.receiveRequired()
+            guard next.kind == first.kind else { throw AgentError.protocolError(.unexpectedReply) }
+            frame = next
+        }
+    }
+}
+
+extension WireWriter {
+    mutating func exchangeItem(_ value: ExchangeItem) {
+        attributes(value.attributes)
+        secret(value.secret)
+        bool(value.id != nil)
+        if let id = value.id { bytes(id) }
+        bool(value.created != nil)
+        if let created = value.created { i64(created) }
+        bool(value.modified != nil)
+        if let modified = value.modified { i64(modified) }
+    }
+}
+
+extension WireReader {
+    mutating func exchangeItem() throws(AgentError) -> ExchangeItem {
+        let attributes = try attributes()
+        let secret = try secret()
+        let id = try bool() ? try bytes() : nil
+        let created = try bool() ? try i64() : nil
+        let modified = try bool() ? try i64() : nil
+        return ExchangeItem(attributes: attributes, secret: secret, id: id, created: created, modified: modified)
+    }
+}

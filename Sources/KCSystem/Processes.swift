@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSystemShim
+
+/// Time on CLOCK_BOOTTIME: it never goes back and counts the time the machine was suspended.
+public enum BootClock {
+    /// Seconds since boot, suspend included.
+    public static func now() -> Double { kc_boottime_seconds() }
+}
+
+/// Waiting on descriptors.
+public enum Readiness {
+    /// Waits until `descriptor` is readable (true) or `seconds` pass (false).
+    public static func wait(_ descriptor: FileDescriptor, seconds: Double) throws(Errno) -> Bool {
+        let result = kc_wait_readable(descriptor.rawValue, seconds)
+        if result < 0 { throw Errno.current }
+        return result == 1
+    }
+
+    /// Waits until `first` or `second` is readable, or `seconds` pass (nil: forever); returns
+    /// which are readable (both false on a timeout or an interrupted wait).
+    public static func wait(_ first: FileDescriptor, _ second: FileDescriptor, seconds: Double?) throws(Errno) -> (first: Bool, second: Bool) {
+        let result = kc_poll_two(first.rawValue, second.rawValue, seconds.map { max(0, $0) } ?? -1)
+        if result < 0 { throw Errno.current }
+        return (result & 1 != 0, result & 2 != 0)
+    }
+}
+
+/// Processes the agent starts, waits for and handles signals of.
+public enum Processes {
+    /// The path of the running executable (`/proc/self/exe`), never looked up on PATH.
+    public static func currentExecutable() throws(Errno) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        if n < 0 { throw Errno.current }
+        return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Starts `executable` detached: a new session, standard descriptors on /dev/null, the given
+    /// environment only, and `passing` (if any) as descriptor `childDescriptor`. Returns its pid.
+    public static func spawnDetached(_ executable: String, arguments: [String], environment: [String: String],
+                                     passing: FileDescriptor?, as childDescriptor: Int32) throws(Errno) -> Int32 {
+        var passed = passing?.rawValue ?? -1
+        var duplicate: Int32 = -1
+        if passed >= 0 && passed == childDescriptor {
+            // dup2 onto itself would keep close-on-exec: hand over a copy instead.
+            duplicate = fcntl(passed, F_DUPFD_CLOEXEC, childDescriptor + 1)
+            if duplicate < 0 { throw Errno.current }
+            passed = duplicate
+        }
+        defer { if duplicate >= 0 { _ = Glibc.close(duplicate) } }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        let pid = kc_spawn_detached(executable, argv, envp, passed, childDescriptor)
+        if pid < 0 { throw Errno.current }
+        return pid
+    }
+
+    /// A descriptor that becomes readable when process `pid` exits (pidfd), or nil when it is gone.
+    public static func exitDescriptor(of pid: Int32) -> FileDescriptor? {
+        let fd = kc_pidfd_open(pid)
+        return fd < 0 ? nil : FileDescriptor(rawValue: fd)
+    }
+
+    /// Blocks SIGTERM, SIGHUP and SIGINT and returns a descriptor that becomes readable when one arrives.
+    public static func terminationSignals() throws(Errno) -> FileDescriptor {
+        let fd = kc_termination_signalfd()
+        if fd < 0 { throw Errno.current }
+        return FileDescriptor(rawValue: fd)
+    }
+
+    /// A pipe (both ends close-on-exec).
+    public static func pipe() throws(Errno) -> (read: FileDescriptor, write: FileDescriptor) {
+        var fds: [Int32] = [0, 0]
+        if kc_pipe(&fds) != 0 { throw Errno.current }
+        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
+    }
+
+    /// Makes "/" the working folder (a long-lived process keeps no folder busy).
+    public static func leaveWorkingFolder() { _ = chdir("/") }
+}

@@ -1,0 +1,20 @@
+import KCCrypto
+import KCVault
+
+extension Keychain {
+    /// Keeps only the vault key, forgetting the master password (see `Vault.forgetPassword`).
+    public func forgetMasterPassword() { vault.forgetPassword() }
+
+    /// True when `password` is the vault's master password today (one key derivation; the key
+    /// is compared in constant time). A wrong one is false, not an error.
+    public func verifyMasterPassword(_ password: SecureBytes) throws(KeychainError) -> Bool {
+        do { return try vault.verifies(password: password) } catch { throw KeychainError(error) }
+    }
+
+    /// Reads what other processes appended or replaced since the last call; a vault now of
+    /// another id, or sealed under another key, fails with `VaultError.replacedByAnotherVault`.
+    public func refresh() throws(KeychainError) { _ = try live() }
+
+    /// The vault file's path.
+    public var path: String { vault.path }
+}

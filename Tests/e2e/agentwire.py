@@ -1,0 +1,139 @@
+"""A small client of the kc agent's wire protocol (Docs/AGENT.md), for tests that talk to the
+agent process directly: the frozen hello, frames, and the status, unlock, find, lock and
+Shutdown messages. Attributes are encoded by their index in kc's `Attribute` enumeration."""
+from __future__ import annotations
+
+import os
+import socket
+import struct
+from pathlib import Path
+
+MAGIC = b"kc-agent"
+PROTOCOL = 1
+TEST_BUILD = "e2e-test-build"
+ATTRIBUTES = ["service", "account", "label", "description", "comment", "generic",
+              "server", "protocol", "port", "path", "securityDomain", "authenticationType"]
+CLASSES = ["generic", "internet"]
+REQUEST = {"status": 1, "unlock": 2, "lock": 3, "find": 4, "search": 5, "allItems": 6,
+           "add": 7, "addAll": 8, "update": 9, "delete": 10, "shutdown": 0x7F}
+REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "passwordRequired", 7: "locked"}
+
+
+def fnv1a(text: str) -> str:
+    value = 0xcbf29ce484222325
+    for byte in text.encode():
+        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def socket_path(runtime_dir: Path, vault: Path) -> Path:
+    """The agent's socket for `vault` with XDG_RUNTIME_DIR=`runtime_dir`."""
+    return runtime_dir / "kc" / (fnv1a(os.path.realpath(vault)) + ".sock")
+
+
+def hello(build: str = TEST_BUILD, protocol: int = PROTOCOL) -> bytes:
+    raw = build.encode()
+    return MAGIC + struct.pack(">IB", protocol, len(raw)) + raw
+
+
+def frame(kind: int, body: bytes = b"", more: bool = False) -> bytes:
+    return struct.pack(">IBB", len(body) + 2, kind, 1 if more else 0) + body
+
+
+def u32(n: int) -> bytes:
+    return struct.pack(">I", n)
+
+
+def blob(data: bytes | str) -> bytes:
+    if isinstance(data, str):
+        data = data.encode()
+    return u32(len(data)) + data
+
+
+def query(item_class: str | None = None, **filters: str) -> bytes:
+    out = bytes([0 if item_class is None else CLASSES.index(item_class) + 1]) + u32(len(filters))
+    for name, value in sorted(filters.items()):
+        out += bytes([ATTRIBUTES.index(name)]) + blob(value)
+    return out + b"\x00\x00\x00"   # ignoreCase, matchAll, no item id
+
+
+class Connection:
+    """One connection: the hellos are exchanged on opening; `request` sends one frame and
+    returns (reply kind name, body bytes) of the first reply frame."""
+
+    def __init__(self, path: Path, build: str = TEST_BUILD, timeout: float = 10):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(str(path))
+        self.sock.sendall(hello(build))
+        fixed = self.receive(13)
+        assert fixed[:8] == MAGIC, fixed
+        self.protocol = struct.unpack(">I", fixed[8:12])[0]
+        self.build = self.receive(fixed[12]).decode()
+
+    def receive(self, count: int) -> bytes:
+        data = b""
+        while len(data) < count:
+            chunk = self.sock.recv(count - len(data))
+            if not chunk:
+                raise EOFError("the agent closed the connection")
+            data += chunk
+        return data
+
+    def read_frame(self) -> tuple[str, bool, bytes]:
+        length = struct.unpack(">I", self.receive(4))[0]
+        body = self.receive(length)
+        return REPLY.get(body[0], str(body[0])), body[1] == 1, body[2:]
+
+    def request(self, kind: str, body: bytes = b"") -> tuple[str, bytes]:
+        self.sock.sendall(frame(REQUEST[kind], body))
+        name, _, rest = self.read_frame()
+        return name, rest
+
+    def close(self):
+        self.sock.close()
+
+
+def request(path: Path, kind: str, body: bytes = b"", build: str = TEST_BUILD) -> tuple[str, bytes]:
+    connection = Connection(path, build)
+    try:
+        return connection.request(kind, body)
+    finally:
+        connection.close()
+
+
+def unlock_body(password: str, idle: float = 900, max_ttl: float = 28800) -> bytes:
+    return blob(password) + struct.pack(">dd", idle, max_ttl)
+
+
+def find_body(q: bytes, revealing: bool = True) -> bytes:
+    return u32(1) + q + bytes([1 if revealing else 0, 0])
+
+
+def first_secret(items_body: bytes) -> bytes:
+    """The secret of the first item of an `items` reply body."""
+    count, pos = struct.unpack(">I", items_body[:4])[0], 4
+    assert count >= 1
+    id_len = struct.unpack(">I", items_body[pos:pos + 4])[0]
+    pos += 4 + id_len + 1
+    attrs = struct.unpack(">I", items_body[pos:pos + 4])[0]
+    pos += 4
+    for _ in range(attrs):
+        pos += 1
+        pos += 4 + struct.unpack(">I", items_body[pos:pos + 4])[0]
+    pos += 16
+    length = struct.unpack(">I", items_body[pos:pos + 4])[0]
+    return items_body[pos + 4:pos + 4 + length]
+
+
+def status(path: Path) -> dict:
+    name, body = request(path, "status")
+    assert name == "status", name
+    unlocked = body[0] == 1
+    pos = 1
+    n = struct.unpack(">I", body[pos:pos + 4])[0]
+    vault = body[pos + 4:pos + 4 + n].decode()
+    pos += 4 + n
+    pid = struct.unpack(">I", body[pos:pos + 4])[0]
+    idle, absolute = struct.unpack(">dd", body[pos + 4:pos + 20])
+    return {"unlocked": unlocked, "vault": vault, "pid": pid, "idle": idle, "absolute": absolute}
