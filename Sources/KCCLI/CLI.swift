@@ -5,18 +5,29 @@ import Keychain
 /// The command-line interface: parse, run the command, report failures, return the exit status.
 public enum CLI {
     /// The arguments kc runs with, from the whole command line: kc invoked through a link named
-    /// `git-credential-kc` (as git calls its credential helper `kc`) runs `kc git-credential`.
+    /// `git-credential-kc` (as git calls its credential helper `kc`) runs `kc git-credential`, and
+    /// through a link named `security`, `kc security`.
     public static func arguments(invokedAs commandLine: [String]) -> [String] {
         let rest = Array(commandLine.dropFirst())
-        let name = commandLine.first.map { $0.split(separator: "/").last.map(String.init) ?? $0 } ?? "kc"
-        return name == "git-credential-kc" ? ["git-credential"] + rest : rest
+        switch commandLine.first.map(programName) {
+        case "git-credential-kc": return ["git-credential"] + rest
+        case SecuritySubcommand.programName: return [securityCommand.name] + rest
+        default: return rest
+        }
+    }
+
+    /// The last component of the program's path (`/usr/bin/kc` → `kc`).
+    static func programName(_ path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
     }
 
     /// Runs kc with `arguments` (without the program name) and returns the exit status.
+    /// `commandLineSecret` is the password `CommandLineSecret.take` moved out of argv.
     public static func run(_ arguments: [String],
                            environment: [String: String] = Context.processEnvironment(),
                            output: Output = .standardOutput(),
-                           errors: Output = .standardError()) -> Int32 {
+                           errors: Output = .standardError(),
+                           commandLineSecret: SecureBytes? = nil) -> Int32 {
         defer {
             output.flush()
             errors.flush()
@@ -40,6 +51,7 @@ public enum CLI {
             }
         case .run(let invocation):
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
+            context.commandLineSecret = commandLineSecret
             defer { context.reportLateWarnings() }
             do throws(KeychainError) {
                 let status = try invocation.command.handler(invocation, context)

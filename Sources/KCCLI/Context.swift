@@ -15,6 +15,8 @@ public final class Context {
     public let output: Output
     /// Standard error: warnings, errors and short confirmations.
     public let errors: Output
+    /// The password of `security add-*-password -w PASSWORD`, taken out of argv (`CommandLineSecret`).
+    public var commandLineSecret: SecureBytes?
 
     public init(globals: GlobalOptions, environment: [String: String],
                 output: Output, errors: Output) {

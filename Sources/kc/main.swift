@@ -5,4 +5,6 @@ import Glibc
 #endif
 
 ProcessHardening.disableCoreDumps()
-exit(CLI.run(CLI.arguments(invokedAs: CommandLine.arguments)))
+// First of all, before anything reads argv: a `security add-*-password -w PASSWORD` leaves it here.
+let commandLine = CommandLineSecret.take(argc: CommandLine.argc, argv: CommandLine.unsafeArgv)
+exit(CLI.run(CLI.arguments(invokedAs: commandLine.arguments), commandLineSecret: commandLine.secret))

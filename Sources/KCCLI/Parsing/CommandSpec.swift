@@ -129,11 +129,14 @@ public struct CommandSpec: Sendable {
     public var examples: [String]
     /// Hidden commands (`__man`) are left out of help, the man page and completions.
     public var isHidden: Bool
+    /// Every word after the command words is an argument, as written (`kc security`, which
+    /// parses macOS `security` options itself).
+    public var passesArgumentsThrough: Bool
     public var handler: CommandHandler
 
     public init(_ name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], examples: [String] = [], hidden: Bool = false,
-                handler: @escaping CommandHandler) {
+                passesArgumentsThrough: Bool = false, handler: @escaping CommandHandler) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -141,6 +144,7 @@ public struct CommandSpec: Sendable {
         self.options = options
         self.examples = examples
         self.isHidden = hidden
+        self.passesArgumentsThrough = passesArgumentsThrough
         self.handler = handler
     }
 

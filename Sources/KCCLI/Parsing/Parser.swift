@@ -10,7 +10,8 @@ public enum ParseOutcome: Sendable {
 ///
 /// Rules: global options anywhere; command words first (before the command's own options);
 /// `--long VALUE`, `--long=VALUE`, `-s VALUE`, `-sVALUE`, clustered flags `-iw`; `--` ends
-/// options. Every problem is a usage error (errSecParam) with a hint where one helps.
+/// options; after a command that passes its arguments through, every word is an argument.
+/// Every problem is a usage error (errSecParam) with a hint where one helps.
 public struct Parser: Sendable {
     public let commands: [CommandSpec]
 
@@ -88,6 +89,7 @@ public struct Parser: Sendable {
             if command(named: extended) != nil || !commands(under: extended).isEmpty {
                 state.words = extended
                 state.command = command(named: extended)
+                if state.command?.passesArgumentsThrough == true { state.onlyArguments = true }
                 return
             }
         }
