@@ -82,8 +82,8 @@ enum SecurityActions {
         case .commandLine(let text):
             context.warn("a password on the command line is visible to other users (ps); use -w without a value "
                          + "to be asked, or kc add --password-stdin")
-            if text == CommandLineSecret.placeholder, let secret = context.commandLineSecret { return secret }
-            return SecureBytes(copying: text.utf8)
+            guard text == CommandLineSecret.placeholder else { return SecureBytes(copying: text.utf8) }
+            return context.commandLineSecret ?? SecureBytes(count: 0)
         }
     }
 
@@ -122,7 +122,9 @@ enum SecurityActions {
             try KeychainName.check(name)
             (globals.vault, globals.keychain) = (nil, name)
         }
-        return Context(globals: globals, environment: context.environment, output: context.output, errors: context.errors)
+        let derived = Context(globals: globals, environment: context.environment, output: context.output, errors: context.errors)
+        derived.commandLineSecret = context.commandLineSecret
+        return derived
     }
 
     /// The option letter that gave `attribute`, for error messages.
