@@ -13,6 +13,8 @@ MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
 BASHDIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSHDIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISHDIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+# Holds `security`, a link to kc, for scripts written for macOS: on PATH only where a user puts it.
+SECURITYDIR = $(DESTDIR)$(PREFIX)/lib/kc/security-compat
 
 SHELL := /bin/bash
 SWIFT ?= swift
@@ -61,9 +63,10 @@ release:
 
 install: deps
 	@$(MAKE) --no-print-directory release
-	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR)
+	install -d $(BINDIR) $(MANDIR) $(BASHDIR) $(ZSHDIR) $(FISHDIR) $(SECURITYDIR)
 	install -m 0755 $(RELEASE_BIN) $(BINDIR)/kc
 	ln -sfn kc $(BINDIR)/git-credential-kc
+	ln -sfn $(PREFIX)/bin/kc $(SECURITYDIR)/security
 	install -m 0644 Docs/kc.1 $(MANDIR)/kc.1
 	install -m 0644 completions/kc.bash $(BASHDIR)/kc
 	install -m 0644 completions/_kc $(ZSHDIR)/_kc
@@ -71,6 +74,8 @@ install: deps
 
 uninstall:
 	rm -f $(BINDIR)/kc $(BINDIR)/git-credential-kc $(MANDIR)/kc.1 $(BASHDIR)/kc $(ZSHDIR)/_kc $(FISHDIR)/kc.fish
+	rm -f $(SECURITYDIR)/security
+	-rmdir $(SECURITYDIR) $(DESTDIR)$(PREFIX)/lib/kc 2>/dev/null
 
 # Regenerates the man page and completions from the command table (tests check they match).
 docs: build

@@ -45,6 +45,7 @@ _kc_value_options() {
         'import chrome-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import firefox-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'security') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'help') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
     esac
@@ -62,7 +63,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -369,6 +370,10 @@ _kc() {
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
         'git-credential:--lock-timeout') return ;;
+        'security:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'security:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'security:--master-password-fd') return ;;
+        'security:--lock-timeout') return ;;
         'completions:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'completions:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'completions:--master-password-fd') return ;;
@@ -380,7 +385,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export git-credential completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -424,6 +429,7 @@ _kc() {
         'import chrome-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import firefox-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'security') candidates='find-generic-password find-internet-password add-generic-password add-internet-password delete-generic-password delete-internet-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
     esac

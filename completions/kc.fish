@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import chrome-csv' 'import firefox-csv' 'git-credential' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import chrome-csv' 'import firefox-csv' 'git-credential' 'security' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -108,6 +108,8 @@ function __kc_valued --argument-names path
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'git-credential'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'security'
+            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'completions'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'help'
@@ -140,6 +142,7 @@ complete -c kc -n '__kc_at '\'''\''' -a 'netrc' -d 'Print internet passwords as 
 complete -c kc -n '__kc_at '\'''\''' -a 'import' -d 'import commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'export' -d 'Write every item, as JSON or CSV, with secrets only on request.'
 complete -c kc -n '__kc_at '\'''\''' -a 'git-credential' -d 'git'\''s credential helper: get, store and erase internet items.'
+complete -c kc -n '__kc_at '\'''\''' -a 'security' -d 'macOS '\''security'\'' compatibility: find, add and delete password items as scripts written for macOS do.'
 complete -c kc -n '__kc_at '\'''\''' -a 'completions' -d 'Print the shell completion script for bash, zsh or fish.'
 complete -c kc -n '__kc_at '\'''\''' -a 'help' -d 'Show help for kc or for a command.'
 complete -c kc -n '__kc_at '\'''\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
@@ -676,6 +679,14 @@ complete -c kc -n '__kc_at '\''git-credential'\''' -l accept-rollback -d 'Allow 
 complete -c kc -n '__kc_at '\''git-credential'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''git-credential'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''git-credential'\''' -a 'get store erase'
+complete -c kc -n '__kc_at '\''security'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''security'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''security'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''security'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''security'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''security'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''security'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''security'\''' -a 'find-generic-password find-internet-password add-generic-password add-internet-password delete-generic-password delete-internet-password'
 complete -c kc -n '__kc_at '\''completions'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''completions'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''completions'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'

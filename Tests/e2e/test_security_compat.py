@@ -143,6 +143,7 @@ def test_usage_errors_exit_2_with_the_usage(kc_ready):
     assert no_account.returncode == EXIT_PARAM
     assert "Usage: add-generic-password" in no_account.stderr
     assert security(kc_ready, "delete-generic-password").returncode == EXIT_PARAM
+    assert security(kc_ready, "delete-internet-password", "-c", "abcd").returncode == EXIT_PARAM
     assert security(kc_ready, "find-generic-password", "-h").returncode == EXIT_PARAM
     bogus = security(kc_ready, "bogus-command")
     assert bogus.returncode == EXIT_SECURITY_FAILURE
@@ -151,6 +152,13 @@ def test_usage_errors_exit_2_with_the_usage(kc_ready):
     assert code.returncode == EXIT_SECURITY_FAILURE
     assert code.stderr == ('Error: four-character types must be exactly 4 characters long.\n'
                            '(Try "ftp " instead of "ftp")\n')
+
+
+def test_help_names_the_subcommands(kc_ready):
+    for words in (["security", "--help"], ["help", "security"]):
+        text = kc_ready.ok(words).stdout
+        assert "Usage: kc security SUBCOMMAND [ARGUMENTS...]" in text
+        assert "find-generic-password" in text and "Not supported: certificates" in text
 
 
 def test_option_clusters_inline_values_and_getopt_order(kc_ready):

@@ -32,11 +32,6 @@ enum SecurityActions {
 
     /// Deletes the first matching item, after printing it.
     private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
-        guard !request.attributes.isEmpty else {
-            let subcommand = request.subcommand
-            targets[0].errors.writeLine("Usage: \(subcommand.name) \(subcommand.usage)\n        \(subcommand.summary)")
-            return KeychainStatus.param.exitCode
-        }
         guard let (item, target, keychain) = try firstMatch(request, targets) else { return notFound(targets[0]) }
         SecurityItemPrinter.write(item, keychainPath: try target.vaultPath, to: target.output)
         try keychain.delete(Query(itemID: item.id))

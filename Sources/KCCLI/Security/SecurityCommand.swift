@@ -46,9 +46,10 @@ let securityCommand = CommandSpec(
 
 private func runSecurity(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let words = invocation.arguments
-    guard let name = words.first, name != "-h", name != "help" else {
-        writeCommandList(to: words.isEmpty ? context.errors : context.output)
-        return words.isEmpty ? KeychainStatus.param.exitCode : 0
+    let name = words[0]   // the parser requires SUBCOMMAND
+    if ["-h", "--help", "help"].contains(name) {
+        context.output.write((try? HelpFormatter.help(for: [securityCommand.name], in: CommandTable.parser)) ?? "")
+        return 0
     }
     guard let subcommand = SecuritySubcommand.named(name) else {
         context.errors.writeLine("\(SecuritySubcommand.programName): unknown command \"\(name)\"")
@@ -65,17 +66,4 @@ private func runSecurity(_ invocation: ParsedInvocation, _ context: Context) thr
         return KeychainStatus.param.exitCode
     }
     return try SecurityActions.run(request, context)
-}
-
-private func writeCommandList(to out: Output) {
-    out.writeLine("Usage: \(SecuritySubcommand.programName) command [opt ...]   (kc's macOS security compatibility)")
-    out.writeLine("\(SecuritySubcommand.programName) commands are:")
-    for subcommand in SecuritySubcommand.all {
-        out.writeLine("    " + subcommand.name.padding(to: 28) + subcommand.summary)
-    }
-}
-
-extension String {
-    /// The string with spaces after it up to `width` characters.
-    func padding(to width: Int) -> String { self + String(repeating: " ", count: max(1, width - count)) }
 }

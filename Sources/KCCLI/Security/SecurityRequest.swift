@@ -80,6 +80,7 @@ struct SecurityRequest {
             }
         }
         request.keychains = Array(words[scan.operandStart...])
+        if subcommand.action == .delete && request.attributes.isEmpty { return .failure(Failure()) }
         if subcommand.action == .add {
             let name: Attribute = subcommand.itemClass == .generic ? .service : .server
             guard request.attributes[.account] != nil, request.attributes[name] != nil,
