@@ -142,7 +142,7 @@ complete -c kc -n '__kc_at '\'''\''' -a 'netrc' -d 'Print internet passwords as 
 complete -c kc -n '__kc_at '\'''\''' -a 'import' -d 'import commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'export' -d 'Write every item, as JSON or CSV, with secrets only on request.'
 complete -c kc -n '__kc_at '\'''\''' -a 'git-credential' -d 'git'\''s credential helper: get, store and erase internet items.'
-complete -c kc -n '__kc_at '\'''\''' -a 'security' -d 'macOS '\''security'\'' compatibility: find, add and delete password items as scripts written for macOS do.'
+complete -c kc -n '__kc_at '\'''\''' -a 'security' -d 'macOS security compatibility: find, add and delete password items.'
 complete -c kc -n '__kc_at '\'''\''' -a 'completions' -d 'Print the shell completion script for bash, zsh or fish.'
 complete -c kc -n '__kc_at '\'''\''' -a 'help' -d 'Show help for kc or for a command.'
 complete -c kc -n '__kc_at '\'''\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
