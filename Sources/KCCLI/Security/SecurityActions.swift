@@ -1,7 +1,7 @@
 import KCCrypto
 import Keychain
 
-/// What the `security` subcommands do, through the same Keychain operations as kc's find, add
+/// What the `security` subcommands do, through the same item store operations as kc's find, add
 /// and delete.
 enum SecurityActions {
     static func run(_ request: SecurityRequest, _ context: Context) throws(KeychainError) -> Int32 {
@@ -17,7 +17,7 @@ enum SecurityActions {
     /// The first matching item (as `find_first_generic_password`): prints it, with -g its password
     /// on standard error, or with -w only its password.
     private static func find(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
-        guard let (item, target, _) = try firstMatch(request, targets) else { return notFound(targets[0]) }
+        guard let (item, target, _) = try firstMatch(request, targets, revealing: request.showsPassword || request.printsOnlyPassword) else { return notFound(targets[0]) }
         if request.printsOnlyPassword {
             SecurityItemPrinter.writeBare(item.secret, to: target.output)
             return 0
@@ -32,9 +32,9 @@ enum SecurityActions {
 
     /// Deletes the first matching item, after printing it.
     private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
-        guard let (item, target, keychain) = try firstMatch(request, targets) else { return notFound(targets[0]) }
+        guard let (item, target, store) = try firstMatch(request, targets, revealing: false) else { return notFound(targets[0]) }
         SecurityItemPrinter.write(item, keychainPath: try target.vaultPath, to: target.output)
-        try keychain.delete(Query(itemID: item.id))
+        try store.delete(Query(itemID: item.id))
         target.output.flush()
         target.errors.writeLine("password has been deleted.")
         return 0
@@ -53,10 +53,10 @@ enum SecurityActions {
         if request.givesAccessList {
             target.notice("-A and -T are ignored: kc has no per-application access lists")
         }
-        let keychain = try target.openKeychain()
+        let store = try target.openItemStore()
         let secret = try password(request.password, target)
         do {
-            try keychain.add(attributes, secret: secret, updateExisting: request.updatesExisting)
+            try store.add(attributes, secret: secret, updateExisting: request.updatesExisting)
         } catch where error.status == .duplicateItem {
             target.errors.writeLine("\(SecuritySubcommand.programName): SecKeychainItemCreateFromContent (\(keychainName ?? "<default>")): "
                                     + "The specified item already exists in the keychain.")
@@ -82,13 +82,15 @@ enum SecurityActions {
         }
     }
 
-    /// The first item matching the request's attributes, in the first keychain that has one.
-    private static func firstMatch(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> (Item, Context, Keychain)? {
+    /// The first item matching the request's attributes, in the first keychain that has one, with
+    /// its secret when `revealing`.
+    private static func firstMatch(_ request: SecurityRequest, _ targets: [Context],
+                                   revealing: Bool) throws(KeychainError) -> (Item, Context, any ItemStore)? {
         let query = Query(itemClass: request.subcommand.itemClass, filters: request.attributes)
         for target in targets {
-            let keychain = try target.openKeychain()
+            let store = try target.openItemStore()
             do {
-                return (try keychain.find(query)[0], target, keychain)
+                return (try store.find(anyOf: [query], revealing: revealing)[0], target, store)
             } catch where error.status == .itemNotFound {
                 continue
             }
