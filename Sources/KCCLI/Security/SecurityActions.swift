@@ -22,7 +22,7 @@ enum SecurityActions {
             SecurityItemPrinter.writeBare(item.secret, to: target.output)
             return 0
         }
-        SecurityItemPrinter.write(item, keychainPath: try target.vaultPath, to: target.output)
+        SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
         if request.showsPassword {
             target.output.flush()
             SecurityItemPrinter.writePasswordLine(item.secret, to: target.errors)
@@ -33,7 +33,7 @@ enum SecurityActions {
     /// Deletes the first matching item, after printing it.
     private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
         guard let (item, target, store) = try firstMatch(request, targets, revealing: false) else { return notFound(targets[0]) }
-        SecurityItemPrinter.write(item, keychainPath: try target.vaultPath, to: target.output)
+        SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
         try store.delete(Query(itemID: item.id))
         target.output.flush()
         target.errors.writeLine("password has been deleted.")

@@ -20,7 +20,7 @@ enum SecurityItemPrinter {
         let value: [UInt8]?
     }
 
-    static func write(_ item: Item, keychainPath: String, to out: Output) {
+    static func writeAttributes(_ item: Item, keychainPath: String, to out: Output) {
         out.writeLine("keychain: " + buffer(Array(keychainPath.utf8)))
         out.writeLine("version: \(keychainVersion)")
         out.writeLine("class: " + buffer(Array((item.itemClass == .generic ? "genp" : "inet").utf8)))
