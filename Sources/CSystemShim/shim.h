@@ -257,4 +257,14 @@ static inline int kc_spawn_detached(const char *path, char *const argv[], char *
     if (result != 0) { errno = result; return -1; }
     return pid;
 }
+
+/* Not visible to Swift without _GNU_SOURCE: a close-on-exec pipe made in one step (no window in
+ * which a child could inherit it), and glibc's posix_spawn flag that makes the child a session
+ * leader (setsid), value 0x80 since glibc 2.26. */
+static inline int kc_pipe_cloexec(int fds[2]) { return (int)syscall(SYS_pipe2, fds, O_CLOEXEC); }
+#ifdef POSIX_SPAWN_SETSID
+#define KC_POSIX_SPAWN_SETSID POSIX_SPAWN_SETSID
+#else
+#define KC_POSIX_SPAWN_SETSID 0x80
+#endif
 #endif

@@ -1,6 +1,6 @@
 import CSodium
 
-/// Thin wrappers over the libsodium primitives kc uses: Argon2id, XChaCha20-Poly1305, random bytes.
+/// Thin wrappers over the libsodium primitives kc uses: Argon2id, XChaCha20-Poly1305, keyed BLAKE2b, random bytes.
 public enum Crypto {
     private static let initResult: Int32 = sodium_init()
 
@@ -60,6 +60,27 @@ public enum Crypto {
         }
         guard rc == 0 else { throw Failure.keyDerivationFailed }
         return key
+    }
+
+    /// Length of `keyedHash`'s key and result.
+    public static let hashLength = Int(crypto_generichash_BYTES)                          // 32
+
+    /// BLAKE2b (`crypto_generichash`) of `message` keyed with `key` (`hashLength` bytes), into
+    /// secure memory: a fingerprint of a secret that does not give the secret away.
+    public static func keyedHash(_ message: SecureBytes, key: SecureBytes) -> SecureBytes {
+        ensureInitialized()
+        precondition(key.count == hashLength)
+        let hash = SecureBytes(count: hashLength)
+        hash.withUnsafeMutableBytes { h in
+            message.withUnsafeBytes { m in
+                key.withUnsafeBytes { k in
+                    _ = crypto_generichash(h.baseAddress!.assumingMemoryBound(to: UInt8.self), h.count,
+                                           m.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(m.count),
+                                           k.baseAddress!.assumingMemoryBound(to: UInt8.self), k.count)
+                }
+            }
+        }
+        return hash
     }
 
     /// XChaCha20-Poly1305 encryption; returns ciphertext followed by the 16-byte tag.

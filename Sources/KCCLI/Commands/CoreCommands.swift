@@ -67,6 +67,8 @@ let findAnyCommand = CommandSpec(
     discussion: """
     Like 'kc find generic' and 'kc find internet' together: -s matches a generic item's service or an internet \
     item's server. Matches come in creation order; without --all only the first is shown.
+
+    \(clipHelp)
     """,
     options: [
         .value("service", short: "s", valueName: "NAME", help: "Service (generic) or server (internet)."),
@@ -84,7 +86,7 @@ private let findFlags: [OptionSpec] = [
     .flag("all", help: "Show every match (match limit all), not just the first."),
     .flag("password", short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
     .flag("json", help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
-]
+] + clipOptions
 
 private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
     CommandSpec(
@@ -93,9 +95,12 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         Every attribute given filters, by exact match (-i: case-insensitive). Matches come in creation order; \
         without --all only the first is shown. Prints the attributes as 'name: value' lines, never the secret \
         unless asked with -w. Nothing found: errSecItemNotFound (exit 44).
+
+        \(clipHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + findFlags,
-        examples: itemClass == .generic ? ["kc find generic -s github.com -w"] : ["kc find internet -s FTP.example.com -i"],
+        examples: itemClass == .generic ? ["kc find generic -s github.com -w", "kc find generic -s github.com -w --clip"]
+            : ["kc find internet -s FTP.example.com -i"],
         handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
 }
 

@@ -7,7 +7,7 @@ import Keychain
 let generateCommand = CommandSpec(
     "generate", abstract: "Generate a random password or passphrase.",
     discussion: """
-    Prints a new password and a newline on standard output, and its strength on standard error \
+    Prints a new password and a newline on standard output (or copies it with --clip), and its strength on standard error \
     ('kc: strength: 131 bits': log2 of SET-size^length, or of 7776^words). Every character or word is \
     drawn with libsodium's randombytes_uniform, without modulo bias; the password is built in locked \
     memory and is never stored.
@@ -26,6 +26,8 @@ let generateCommand = CommandSpec(
     word counts from \(PasswordRecipe.wordCountRange.lowerBound) to \(PasswordRecipe.wordCountRange.upperBound); \
     anything under \(PasswordRecipe.minimumBits) bits is refused (errSecParam) with the smallest length or \
     word count that reaches it.
+
+    \(clipHelp)
     """,
     options: [
         .value("length", valueName: "N", help: "Number of characters (default \(PasswordRecipe.defaultLength))."),
@@ -33,18 +35,24 @@ let generateCommand = CommandSpec(
         .flag("no-symbols", help: "Letters and digits only: drop punctuation from the set."),
         .value("words", valueName: "N", help: "A passphrase of N words of the EFF large list instead (\(PasswordRecipe.defaultWordCount) gives 77 bits)."),
         .value("separator", valueName: "S", help: "With --words: what goes between words (default '\(PasswordRecipe.defaultSeparator)')."),
-    ],
-    examples: ["kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '"],
+    ] + clipOptions,
+    examples: ["kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '",
+               "kc generate --clip"],
     handler: runGenerate)
 
 func runGenerate(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     var settings: [String: String] = [:]
     for name in GenerateSettings.names where invocation.flag(name) { settings[name] = invocation.value(name) }
     let recipe = try GenerateSettings.recipe(settings, written: { "--\($0)" })
+    let clip = try ClipRequest.parse(invocation, context)
     let password = PasswordGenerator.generate(recipe)
-    context.output.write(secret: password)
-    context.output.write("\n")
-    context.output.flush()
+    if let clip {
+        try clip.copy(password, what: "the password", context)
+    } else {
+        context.output.write(secret: password)
+        context.output.write("\n")
+        context.output.flush()
+    }
     context.notice("strength: \(Int(recipe.bits.rounded(.down))) bits")
     return 0
 }

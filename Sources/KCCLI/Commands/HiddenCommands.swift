@@ -1,10 +1,11 @@
 import Keychain
 
-/// Commands for building kc itself, left out of help: the man page.
+/// Commands left out of help: the man page (for building kc), the agent and the clipboard's clearer.
 let hiddenCommands: [CommandSpec] = [agentCommand,
     CommandSpec("__man", abstract: "Print the man page (troff) generated from the command table.", hidden: true,
                 handler: { _, context throws(KeychainError) in
                     context.output.write(ManPage.render(CommandTable.all))
                     return 0
                 }),
+    clipboardClearerCommand,
 ]

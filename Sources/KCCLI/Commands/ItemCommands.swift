@@ -25,11 +25,14 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let json = invocation.flag("json")
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
+    let clip = try findClipRequest(invocation, context)
     let store = try context.openItemStore()
     let items = try matches(json: json, context) { () throws(KeychainError) in
         try store.find(anyOf: queries, revealing: withSecrets)
     }
-    if json {
+    if let clip {
+        try clip.copy(items[0].secret, what: "the secret", context)
+    } else if json {
         ItemPrinter.writeJSON(items, withSecrets: withSecrets, to: context.output)
     } else if withSecrets {
         ItemPrinter.writeSecrets(items, to: context.output)
@@ -151,6 +154,21 @@ private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?
     internet[.server] = name
     return [Query(itemClass: .generic, filters: generic, ignoreCase: ignoreCase, matchAll: all),
             Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase, matchAll: all)]
+}
+
+/// --clip of find: only with -w, for one item, not with --json; nil without it.
+private func findClipRequest(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> ClipRequest? {
+    if invocation.flag("clip") {
+        if !invocation.flag("password") {
+            throw usageError("--clip copies the secret, which only -w selects", hint: "write 'kc find ... -w --clip'")
+        }
+        if invocation.flag("json") { throw usageError("--clip and --json exclude each other") }
+        if invocation.flag("all") {
+            throw usageError("--clip copies one secret, and --all asks for every match",
+                             hint: "leave out --all (the first match is copied), and narrow the selection with attributes such as -a ACCOUNT")
+        }
+    }
+    return try ClipRequest.parse(invocation, context)
 }
 
 /// --binary only with --password-stdin; --password-stdin, --password and --generate exclude each

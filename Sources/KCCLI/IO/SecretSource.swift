@@ -53,8 +53,9 @@ enum SecretSource {
         return secret
     }
 
-    /// Reads `descriptor` to end of input into secure memory. `what` names the source in errors.
-    static func readAll(_ descriptor: FileDescriptor, what: String) throws(KeychainError) -> SecureBytes {
+    /// Reads `descriptor` to end of input into secure memory, refusing more than about `limit`
+    /// bytes. `what` names the source in errors.
+    static func readAll(_ descriptor: FileDescriptor, what: String, limit: Int = limit) throws(KeychainError) -> SecureBytes {
         var storage = SecureBytes(count: 4096)
         var count = 0
         while true {
