@@ -6,9 +6,9 @@ _kc_value_options() {
         'add') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'add generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
         'add internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
-        'find') echo '-s --service --server -a --account -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
-        'find generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
-        'find internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
+        'find') echo '-s --service --server -a --account -l --label -D --description -j --comment --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
+        'find generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
+        'find internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
         'search') echo '--class --vault --keychain --master-password-fd --lock-timeout' ;;
         'update') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'update generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --set-service --set-account --set-label --set-description --set-comment --set-generic --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -17,7 +17,7 @@ _kc_value_options() {
         'delete generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
         'delete internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
         'list') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
-        'generate') echo '--length --charset --words --separator --vault --keychain --master-password-fd --lock-timeout' ;;
+        'generate') echo '--length --charset --words --separator --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain create') echo '--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain list') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -112,6 +112,7 @@ _kc() {
         'find:-l'|'find:--label') return ;;
         'find:-D'|'find:--description') return ;;
         'find:-j'|'find:--comment') return ;;
+        'find:--clip-timeout') return ;;
         'find:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'find:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'find:--master-password-fd') return ;;
@@ -122,6 +123,7 @@ _kc() {
         'find generic:-D'|'find generic:--description') return ;;
         'find generic:-j'|'find generic:--comment') return ;;
         'find generic:-G'|'find generic:--generic') return ;;
+        'find generic:--clip-timeout') return ;;
         'find generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'find generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'find generic:--master-password-fd') return ;;
@@ -136,6 +138,7 @@ _kc() {
         'find internet:-l'|'find internet:--label') return ;;
         'find internet:-D'|'find internet:--description') return ;;
         'find internet:-j'|'find internet:--comment') return ;;
+        'find internet:--clip-timeout') return ;;
         'find internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'find internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'find internet:--master-password-fd') return ;;
@@ -225,6 +228,7 @@ _kc() {
         'generate:--charset') return ;;
         'generate:--words') return ;;
         'generate:--separator') return ;;
+        'generate:--clip-timeout') return ;;
         'generate:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'generate:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'generate:--master-password-fd') return ;;
@@ -390,9 +394,9 @@ _kc() {
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'find') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'find generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all -w --password --json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'find internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'find') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'find generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'find internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'search') candidates='--class --json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -401,7 +405,7 @@ _kc() {
         'delete generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'list') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'generate') candidates='--length --charset --no-symbols --words --separator --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'generate') candidates='--length --charset --no-symbols --words --separator --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'keychain') candidates='create list default delete --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'keychain create') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'keychain list') candidates='--json --names --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -259,9 +259,12 @@ static inline int kc_spawn_detached(const char *path, char *const argv[], char *
 }
 
 /* Not visible to Swift without _GNU_SOURCE: a close-on-exec pipe made in one step (no window in
- * which a child could inherit it), and glibc's posix_spawn flag that makes the child a session
- * leader (setsid), value 0x80 since glibc 2.26. */
+ * which a child could inherit it), posix_spawn's closing of every descriptor above the ones a child
+ * is given, and glibc's posix_spawn flag that makes the child a session leader (setsid), value
+ * 0x80 since glibc 2.26. */
 static inline int kc_pipe_cloexec(int fds[2]) { return (int)syscall(SYS_pipe2, fds, O_CLOEXEC); }
+/* glibc 2.34 and later: the child closes every descriptor from `from` up before it runs the program. */
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 #ifdef POSIX_SPAWN_SETSID
 #define KC_POSIX_SPAWN_SETSID POSIX_SPAWN_SETSID
 #else

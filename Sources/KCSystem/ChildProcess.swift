@@ -4,9 +4,9 @@ import Glibc
 import CSystemShim
 
 /// A program started with `posix_spawn`: its arguments and environment exactly as given, and only
-/// the descriptors named in `descriptors`; standard input, output and error not named there are
-/// /dev/null. Every descriptor kc opens is close-on-exec, so nothing else reaches the child.
-/// The child starts with every signal at its default action and none blocked.
+/// the descriptors named in `descriptors` (every other one is closed, even one kc inherited);
+/// standard input, output and error not named there are /dev/null. The child starts with every
+/// signal at its default action and none blocked.
 public struct ChildProcess: Sendable {
     public let id: pid_t
 
@@ -40,8 +40,13 @@ public struct ChildProcess: Sendable {
         }
         for (index, (target, _)) in mapping.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, spare + Int32(index), target)
-            posix_spawn_file_actions_addclose(&actions, spare + Int32(index))
         }
+        // Whatever kc inherited without close-on-exec stays with kc (the spare numbers go too).
+        let highest = mapping.map(\.key).max() ?? 2
+        for number in Int32(3)..<max(3, highest) where descriptors[number] == nil {
+            posix_spawn_file_actions_addclose(&actions, number)
+        }
+        posix_spawn_file_actions_addclosefrom_np(&actions, max(3, highest + 1))
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }

@@ -16,7 +16,7 @@ public enum ExitStatusTable {
         switch status {
         case .success: return "Success."
         case .param: return "Usage error: unknown command or option, missing or bad value; several matches where one is required (update or delete without --all)."
-        case .io: return "I/O error: reading or writing failed, or a network failure (FTP)."
+        case .io: return "I/O error: reading or writing failed, a network failure (FTP), or the clipboard program failed (--clip)."
         case .userCanceled: return "Canceled: an empty answer, Ctrl-D or Ctrl-C at a prompt."
         case .notAvailable: return "The vault's lock was not free within --lock-timeout."
         case .noSuchKeychain: return "No vault at that path (create one with kc init)."
@@ -24,7 +24,7 @@ public enum ExitStatusTable {
         case .duplicateKeychain: return "A vault already exists at that path (kc init never overwrites one)."
         case .duplicateItem: return "An item with the same primary key exists (add without -U, or an update that would collide)."
         case .itemNotFound: return "No item matches."
-        case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source."
+        case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source; --clip without a display or a clipboard program."
         case .decode: return "The vault is corrupt, tampered with, of an unsupported format, or holds records that are not items."
         case .verifyFailed: return "The vault went back to an older state than kc has seen (rollback)."
         case .notTrusted: return "The server's TLS certificate is not trusted (FTP)."

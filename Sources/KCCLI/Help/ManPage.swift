@@ -97,6 +97,9 @@ public enum ManPage {
         ("XDG_CONFIG_HOME", "Where kc keeps the default keychain's name, $XDG_CONFIG_HOME/kc/default-keychain, else ~/.config/kc (ignored unless it is an absolute path)."),
         ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors (ignored unless it is an absolute path)."),
         ("HOME", "The keychains are in ~/.local/share/kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
+        ("WAYLAND_DISPLAY", "With --clip: a Wayland session, whose clipboard kc reaches through wl-copy and wl-paste (Debian package wl-clipboard)."),
+        ("DISPLAY", "With --clip: an X11 display, whose clipboard kc reaches through xclip or xsel (when WAYLAND_DISPLAY is not set or wl-copy is missing)."),
+        ("PATH", "With --clip: where kc looks for wl-copy, wl-paste, xclip and xsel."),
     ]
 
     private static func optionItem(_ option: OptionSpec) -> String {

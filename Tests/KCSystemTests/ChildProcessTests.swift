@@ -1,0 +1,90 @@
+import XCTest
+@testable import KCSystem
+
+final class ChildProcessTests: XCTestCase {
+    /// Runs `/bin/sh -c script` with `environment`, its standard output and descriptor 3 on pipes;
+    /// returns how it ended and what it wrote on each.
+    private func shell(_ script: String, environment: [String: String] = [:], newSession: Bool = false)
+        throws -> (ChildProcess.Termination, String, String, pid_t) {
+        let output = try FileDescriptor.pipe(), extra = try FileDescriptor.pipe()
+        let child = try ChildProcess.spawn("/bin/sh", arguments: ["sh", "-c", script], environment: environment,
+                                           descriptors: [1: output.write, 3: extra.write], newSession: newSession)
+        output.write.close()
+        extra.write.close()
+        defer { output.read.close(); extra.read.close() }
+        let standard = String(decoding: try output.read.readAll(), as: UTF8.self)
+        let third = String(decoding: try extra.read.readAll(), as: UTF8.self)
+        return (try child.wait(), standard, third, child.id)
+    }
+
+    func testExitStatusSignalAndOutputs() throws {
+        let (ended, out, third, _) = try shell("printf one; printf three >&3; exit 3")
+        XCTAssertEqual(ended, .exited(3))
+        XCTAssertEqual(out, "one")
+        XCTAssertEqual(third, "three")
+        XCTAssertEqual(try shell("kill -9 $$").0, .signaled(9))
+        XCTAssertTrue(try shell("exit 0").0.succeeded)
+    }
+
+    func testEnvironmentIsExactlyTheOneGiven() throws {
+        let (_, out, _, _) = try shell("printf '%s|%s' \"$ONLY\" \"${HOME-unset}\"", environment: ["ONLY": "this"])
+        XCTAssertEqual(out, "this|unset")
+    }
+
+    func testUnnamedStandardDescriptorsAreDevNullAndNothingElseIsInherited() throws {
+        // Inherited without close-on-exec (dup clears it), as a parent shell may pass one: still not passed on.
+        let stray = dup(FileDescriptor.standardError.rawValue)
+        defer { close(stray) }
+        let (_, out, _, _) = try shell("readlink /proc/$$/fd/0 /proc/$$/fd/2; ls /proc/$$/fd | sort -n | tr '\\n' ' '")
+        XCTAssertEqual(out, "/dev/null\n/dev/null\n0 1 2 3 ")
+    }
+
+    func testSwappedDescriptorsEachReachTheirTarget() throws {
+        let a = try FileDescriptor.pipe(), b = try FileDescriptor.pipe()
+        // Child 3 gets b's and child 4 a's write end, whatever their numbers here.
+        let child = try ChildProcess.spawn("/bin/sh", arguments: ["sh", "-c", "printf B >&3; printf A >&4"], environment: [:],
+                                           descriptors: [3: b.write, 4: a.write])
+        a.write.close()
+        b.write.close()
+        XCTAssertEqual(try a.read.readAll(), Array("A".utf8))
+        XCTAssertEqual(try b.read.readAll(), Array("B".utf8))
+        a.read.close()
+        b.read.close()
+        XCTAssertEqual(try child.wait(), .exited(0))
+    }
+
+    func testNewSession() throws {
+        let (_, out, _, pid) = try shell("exec cat /proc/self/stat", newSession: true)
+        let fields = out.split(separator: ")").last!.split(separator: " ")
+        XCTAssertEqual(Int32(fields[3]), pid, "session id")
+    }
+
+    func testMissingProgramIsATypedError() {
+        XCTAssertThrowsError(try ChildProcess.spawn("/nonexistent/program", arguments: ["x"], environment: [:])) {
+            XCTAssertEqual($0 as? Errno, .noSuchFile)
+        }
+    }
+
+    func testFindSearchesThePathInOrder() {
+        XCTAssertEqual(ChildProcess.find("sh", searchPath: "/nonexistent:/bin:/usr/bin"), "/bin/sh")
+        XCTAssertNil(ChildProcess.find("no-such-program-kc", searchPath: "/bin:/usr/bin"))
+        XCTAssertNil(ChildProcess.find("passwd", searchPath: "/etc"), "not executable")
+    }
+
+    func testWritingToAPipeWithoutReaderIsEPIPE() throws {
+        let pipe = try FileDescriptor.pipe()
+        pipe.read.close()
+        defer { pipe.write.close() }
+        XCTAssertThrowsError(try [UInt8](repeating: 1, count: 10).withUnsafeBytes { try pipe.write.write(toPipe: $0) }) {
+            XCTAssertEqual($0 as? Errno, Errno(rawValue: EPIPE))
+        }
+    }
+
+    func testReadAvailableDoesNotWait() throws {
+        let pipe = try FileDescriptor.pipe()
+        defer { pipe.read.close(); pipe.write.close() }
+        XCTAssertEqual(try pipe.read.readAvailable(upTo: 10), [])
+        try pipe.write.write("ab")
+        XCTAssertEqual(try pipe.read.readAvailable(upTo: 10), Array("ab".utf8))
+    }
+}
