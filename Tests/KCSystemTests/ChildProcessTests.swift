@@ -35,8 +35,20 @@ final class ChildProcessTests: XCTestCase {
         // Inherited without close-on-exec (dup clears it), as a parent shell may pass one: still not passed on.
         let stray = dup(FileDescriptor.standardError.rawValue)
         defer { close(stray) }
-        let (_, out, _, _) = try shell("readlink /proc/$$/fd/0 /proc/$$/fd/2; ls /proc/$$/fd | sort -n | tr '\\n' ' '")
-        XCTAssertEqual(out, "/dev/null\n/dev/null\n0 1 2 3 ")
+        let extra = try FileDescriptor.pipe()
+        defer { extra.read.close() }
+        let child = try ChildProcess.spawn("/bin/sleep", arguments: ["sleep", "60"], environment: [:], descriptors: [3: extra.write])
+        extra.write.close()
+        defer { kill(child.id, SIGKILL); _ = try? child.wait() }
+        while (try? String(contentsOfFile: "/proc/\(child.id)/cmdline", encoding: .utf8))?.hasPrefix("sleep") != true {
+            usleep(1000)
+        }
+        let folder = "/proc/\(child.id)/fd"
+        let open = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { Int($0) }.sorted()
+        XCTAssertEqual(open, [0, 1, 2, 3])
+        for number in 0...2 {
+            XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(number)"), "/dev/null")
+        }
     }
 
     func testSwappedDescriptorsEachReachTheirTarget() throws {
