@@ -232,37 +232,9 @@ static inline int kc_poll_two(int a, int b, double seconds) {
 #define POSIX_SPAWN_SETSID 0x80
 #endif
 
-/* Starts `path` with `argv` and `envp` in a new session (setsid), its standard descriptors on
- * /dev/null and `pass_fd` as descriptor `child_fd` (every other descriptor is close-on-exec).
- * Returns the pid, or -1 with errno. */
-static inline int kc_spawn_detached(const char *path, char *const argv[], char *const envp[], int pass_fd, int child_fd) {
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attributes;
-    if (posix_spawn_file_actions_init(&actions) != 0) return -1;
-    posix_spawnattr_init(&attributes);
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);
-    posix_spawnattr_setsigdefault(&attributes, &all);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-    if (pass_fd >= 0) posix_spawn_file_actions_adddup2(&actions, pass_fd, child_fd);
-    pid_t pid;
-    int result = posix_spawn(&pid, path, &actions, &attributes, argv, envp);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attributes);
-    if (result != 0) { errno = result; return -1; }
-    return pid;
-}
-
-/* Not visible to Swift without _GNU_SOURCE: a close-on-exec pipe made in one step (no window in
- * which a child could inherit it), posix_spawn's closing of every descriptor above the ones a child
- * is given, and glibc's posix_spawn flag that makes the child a session leader (setsid), value
- * 0x80 since glibc 2.26. */
-static inline int kc_pipe_cloexec(int fds[2]) { return (int)syscall(SYS_pipe2, fds, O_CLOEXEC); }
+/* Not visible to Swift without _GNU_SOURCE: posix_spawn's closing of every descriptor above the
+ * ones a child is given, and glibc's posix_spawn flag that makes the child a session leader
+ * (setsid), value 0x80 since glibc 2.26. */
 /* glibc 2.34 and later: the child closes every descriptor from `from` up before it runs the program. */
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
 #ifdef POSIX_SPAWN_SETSID

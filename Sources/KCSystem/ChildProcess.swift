@@ -87,19 +87,10 @@ public struct ChildProcess: Sendable {
 }
 
 extension FileDescriptor {
-    /// A pipe, both ends close-on-exec.
-    public static func pipe() throws(Errno) -> (read: FileDescriptor, write: FileDescriptor) {
-        var fds: [Int32] = [-1, -1]
-        _ = try retryingOnInterrupt { fds.withUnsafeMutableBufferPointer { kc_pipe_cloexec($0.baseAddress!) } }
-        return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
-    }
-
     /// Whatever can be read now, up to `count` bytes, without waiting: for the error output of a
     /// child that left a background process holding the pipe open.
     public func readAvailable(upTo count: Int) throws(Errno) -> [UInt8] {
-        var entry = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-        let ready = try retryingOnInterrupt { poll(&entry, 1, 0) }
-        return ready == 0 ? [] : try read(upTo: count)
+        try Readiness.wait(self, seconds: 0) ? try read(upTo: count) : []
     }
 
     /// Writes every byte to a pipe whose reader may have gone: a reader that ended early is

@@ -41,21 +41,8 @@ public enum Processes {
     /// environment only, and `passing` (if any) as descriptor `childDescriptor`. Returns its pid.
     public static func spawnDetached(_ executable: String, arguments: [String], environment: [String: String],
                                      passing: FileDescriptor?, as childDescriptor: Int32) throws(Errno) -> Int32 {
-        var passed = passing?.rawValue ?? -1
-        var duplicate: Int32 = -1
-        if passed >= 0 && passed == childDescriptor {
-            // dup2 onto itself would keep close-on-exec: hand over a copy instead.
-            duplicate = fcntl(passed, F_DUPFD_CLOEXEC, childDescriptor + 1)
-            if duplicate < 0 { throw Errno.current }
-            passed = duplicate
-        }
-        defer { if duplicate >= 0 { _ = Glibc.close(duplicate) } }
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        let pid = kc_spawn_detached(executable, argv, envp, passed, childDescriptor)
-        if pid < 0 { throw Errno.current }
-        return pid
+        try ChildProcess.spawn(executable, arguments: [executable] + arguments, environment: environment,
+                               descriptors: passing.map { [childDescriptor: $0] } ?? [:], newSession: true).id
     }
 
     /// A descriptor that becomes readable when process `pid` exits (pidfd), or nil when it is gone.

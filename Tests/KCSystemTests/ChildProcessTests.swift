@@ -6,7 +6,7 @@ final class ChildProcessTests: XCTestCase {
     /// returns how it ended and what it wrote on each.
     private func shell(_ script: String, environment: [String: String] = [:], newSession: Bool = false)
         throws -> (ChildProcess.Termination, String, String, pid_t) {
-        let output = try FileDescriptor.pipe(), extra = try FileDescriptor.pipe()
+        let output = try Processes.pipe(), extra = try Processes.pipe()
         let child = try ChildProcess.spawn("/bin/sh", arguments: ["sh", "-c", script], environment: environment,
                                            descriptors: [1: output.write, 3: extra.write], newSession: newSession)
         output.write.close()
@@ -35,7 +35,7 @@ final class ChildProcessTests: XCTestCase {
         // Inherited without close-on-exec (dup clears it), as a parent shell may pass one: still not passed on.
         let stray = dup(FileDescriptor.standardError.rawValue)
         defer { close(stray) }
-        let extra = try FileDescriptor.pipe()
+        let extra = try Processes.pipe()
         defer { extra.read.close() }
         let child = try ChildProcess.spawn("/bin/sleep", arguments: ["sleep", "60"], environment: [:], descriptors: [3: extra.write])
         extra.write.close()
@@ -52,7 +52,7 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testSwappedDescriptorsEachReachTheirTarget() throws {
-        let a = try FileDescriptor.pipe(), b = try FileDescriptor.pipe()
+        let a = try Processes.pipe(), b = try Processes.pipe()
         // Child 3 gets b's and child 4 a's write end, whatever their numbers here.
         let child = try ChildProcess.spawn("/bin/sh", arguments: ["sh", "-c", "printf B >&3; printf A >&4"], environment: [:],
                                            descriptors: [3: b.write, 4: a.write])
@@ -84,7 +84,7 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testWritingToAPipeWithoutReaderIsEPIPE() throws {
-        let pipe = try FileDescriptor.pipe()
+        let pipe = try Processes.pipe()
         pipe.read.close()
         defer { pipe.write.close() }
         XCTAssertThrowsError(try [UInt8](repeating: 1, count: 10).withUnsafeBytes { try pipe.write.write(toPipe: $0) }) {
@@ -93,7 +93,7 @@ final class ChildProcessTests: XCTestCase {
     }
 
     func testReadAvailableDoesNotWait() throws {
-        let pipe = try FileDescriptor.pipe()
+        let pipe = try Processes.pipe()
         defer { pipe.read.close(); pipe.write.close() }
         XCTAssertEqual(try pipe.read.readAvailable(upTo: 10), [])
         try pipe.write.write("ab")

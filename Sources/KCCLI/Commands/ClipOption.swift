@@ -62,7 +62,7 @@ struct ClipRequest {
     func copy(_ secret: SecureBytes, what: String, _ context: Context) throws(KeychainError) {
         var handover: FileDescriptor?
         if timeout > 0 {
-            handover = try startClearer(context)
+            handover = try startClearer()
         }
         defer { handover?.close() }
         try clipboard.copy(secret)
@@ -81,16 +81,16 @@ struct ClipRequest {
         context.notice("copied \(what) to the clipboard; " + (timeout > 0 ? "it will be cleared in \(timeout) s" : "it will not be cleared (--clip-timeout 0)"))
     }
 
-    /// Starts `kc __clear-clipboard SECONDS` in a session of its own, its standard descriptors on
-    /// /dev/null (a `$(kc ...)` never waits for it); returns the pipe to hand it the fingerprint.
-    private func startClearer(_ context: Context) throws(KeychainError) -> FileDescriptor {
+    /// Starts `kc __clear-clipboard SECONDS` (kc's own executable, never one found on PATH) detached:
+    /// its own session, standard descriptors on /dev/null (a `$(kc ...)` never waits for it).
+    /// Returns the pipe to hand it the fingerprint.
+    private func startClearer() throws(KeychainError) -> FileDescriptor {
         do throws(Errno) {
-            let pipe = try FileDescriptor.pipe()
+            let pipe = try Processes.pipe()
             defer { pipe.read.close() }
             do throws(Errno) {
-                _ = try ChildProcess.spawn("/proc/self/exe", arguments: ["kc", Self.clearerCommand, String(timeout)],
-                                           environment: clipboard.environment,
-                                           descriptors: [Self.handoverDescriptor: pipe.read], newSession: true)
+                _ = try Processes.spawnDetached(try Processes.currentExecutable(), arguments: [Self.clearerCommand, String(timeout)],
+                                                environment: clipboard.environment, passing: pipe.read, as: Self.handoverDescriptor)
             } catch {
                 pipe.write.close()
                 throw error

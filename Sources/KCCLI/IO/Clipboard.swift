@@ -108,10 +108,10 @@ struct Clipboard {
                      outputLimit: Int? = nil) throws(KeychainError) -> Outcome {
         let name = String(path.split(separator: "/").last ?? Substring(path))
         do throws(Errno) {
-            let errorPipe = try FileDescriptor.pipe()
+            let errorPipe = try Processes.pipe()
             defer { errorPipe.read.close() }
-            let inputPipe = input == nil ? nil : try FileDescriptor.pipe()
-            let outputPipe = outputLimit == nil ? nil : try FileDescriptor.pipe()
+            let inputPipe = input == nil ? nil : try Processes.pipe()
+            let outputPipe = outputLimit == nil ? nil : try Processes.pipe()
             var descriptors: [Int32: FileDescriptor] = [2: errorPipe.write]
             descriptors[0] = inputPipe?.read
             descriptors[1] = outputPipe?.write
