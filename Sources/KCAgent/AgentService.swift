@@ -116,6 +116,8 @@ final class AgentService {
             } else {
                 let opened = try Keychain.open(at: endpoint.vaultPath, options: options) { () throws(KeychainError) in password }
                 opened.forgetMasterPassword()
+                opened.indexLookups()
+                try opened.refresh()
                 keychain = opened
             }
             timers = SessionTimers(now: clock(), idleTimeout: idle, maxTTL: maxTTL)

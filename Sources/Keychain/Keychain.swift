@@ -25,6 +25,8 @@ public struct OpenOptions: Sendable {
 public final class Keychain {
     let vault: Vault
     private var index = LiveIndex()
+    /// Set by `indexLookups`: the live index keeps a service and server lookup.
+    private var indexesLookups = false
 
     init(vault: Vault) { self.vault = vault }
 
@@ -40,8 +42,13 @@ public final class Keychain {
     func live() throws(KeychainError) -> LiveIndex {
         do { try vault.refresh() } catch { throw KeychainError(error) }
         try index.update(from: vault)
+        if indexesLookups { index.indexLookups() }
         return index
     }
+
+    /// Keeps a lookup of the live items by service and server from now on, so that a query on
+    /// either finds its items without reading the others (for a long-lived holder: the agent).
+    public func indexLookups() { indexesLookups = true }
 
     /// Creates a new vault at `path` (refusing to overwrite one) and opens it.
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters = .moderate,
@@ -92,8 +99,14 @@ public final class Keychain {
     public func find(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
         let live = try live()
         let matching = { (stored: StoredItem) in queries.contains { stored.matches($0) } }
-        let matches = queries.contains(where: \.matchAll) ? live.all.filter(matching).map(\.item)
-            : live.first(where: matching).map { [$0.item] } ?? []
+        let matches: [Item]
+        if let candidates = live.candidates(matchingAny: queries) {
+            let found = candidates.filter(matching)
+            matches = (queries.contains(where: \.matchAll) ? found : Array(found.prefix(1))).map(\.item)
+        } else {
+            matches = queries.contains(where: \.matchAll) ? live.all.filter(matching).map(\.item)
+                : live.first(where: matching).map { [$0.item] } ?? []
+        }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         return matches
     }

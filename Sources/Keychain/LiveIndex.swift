@@ -21,6 +21,8 @@ struct LiveIndex {
     private var positions: [ItemKey: Int] = [:]
     /// Built on first use (batched writes), then kept up to date: reads never pay for it.
     private var byPrimaryKey: [PrimaryKey: ItemKey]?
+    /// Built on request (`indexLookups`), then kept up to date by `update`.
+    private var lookup: LookupIndex?
 
     /// Brings the index up to date with `vault.records`.
     mutating func update(from vault: Vault) throws(KeychainError) {
@@ -60,16 +62,23 @@ struct LiveIndex {
             if let position, case .deleted = slots[position] { return }
             let stored = StoredItem(record: record, fieldsClass: try ItemCodec.itemClass(of: record))
             if let position {
-                if case .live(let previous) = slots[position] { byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil }
+                if case .live(let previous) = slots[position] {
+                    byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
+                    lookup?.remove(previous, id: id)
+                }
                 slots[position] = .live(stored)
             } else {
                 positions[id] = slots.count
                 slots.append(.live(stored))
             }
             byPrimaryKey?[PrimaryKey(stored.item.attributes)] = id
+            lookup?.insert(stored, id: id)
         case .delete:
             if let position = positions[id] {
-                if case .live(let previous) = slots[position] { byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil }
+                if case .live(let previous) = slots[position] {
+                    byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
+                    lookup?.remove(previous, id: id)
+                }
                 slots[position] = .deleted
             } else {
                 positions[id] = slots.count
@@ -92,6 +101,26 @@ struct LiveIndex {
     func first(where wanted: (Entry) -> Bool) -> Entry? {
         for case .live(let stored) in slots where wanted(stored) { return stored }
         return nil
+    }
+
+    /// Builds the service and server lookup (`LookupIndex`) now; `update` keeps it up to date.
+    mutating func indexLookups() {
+        guard lookup == nil else { return }
+        var built = LookupIndex()
+        for case .live(let stored) in slots { built.insert(stored, id: ItemKey(stored.record.payload.itemID)) }
+        lookup = built
+    }
+
+    /// The live entries that may match any of `queries`, in creation order, found through the
+    /// lookup index; nil when it is not built or a query filters on neither service nor server.
+    func candidates(matchingAny queries: [Query]) -> [Entry]? {
+        guard let lookup else { return nil }
+        var found = Set<Int>()
+        for query in queries {
+            guard let ids = lookup.candidates(query) else { return nil }
+            for id in ids { if let position = positions[id] { found.insert(position) } }
+        }
+        return found.sorted().compactMap { if case .live(let stored) = slots[$0] { return stored } else { return nil } }
     }
 
     /// Builds the primary-key lookup now (it is then kept up to date by `update`), for a writer

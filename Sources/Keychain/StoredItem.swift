@@ -27,6 +27,11 @@ struct StoredItem {
         return true
     }
 
+    /// The item's value of `attribute`, lower-cased (`LookupIndex`'s key); nil when it has none.
+    func lowercasedValue(_ attribute: Attribute) -> String? {
+        withValue(attribute, absent: nil) { $0.map { String(decoding: $0, as: UTF8.self).lowercased() } }
+    }
+
     /// True when the decoded item has the class and primary key of `attributes`
     /// (`ItemAttributes.hasSamePrimaryKey`).
     func hasPrimaryKey(of attributes: ItemAttributes, keyAttributes: [Attribute]) -> Bool {
