@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
         .target(name: "KCAgent", dependencies: ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "Keychain"],
                 swiftSettings: strict + faultSeam),
-        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCAgent", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
+        // Reading a pass store: each entry decrypted by the user's own gpg.
+        .target(name: "KCPass", dependencies: ["Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
+        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
         .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),

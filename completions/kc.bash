@@ -42,6 +42,7 @@ _kc_value_options() {
         'import keepassxc-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import bitwarden-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import bitwarden-json') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'import pass') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import chrome-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import firefox-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -63,7 +64,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -362,6 +363,10 @@ _kc() {
         'import bitwarden-json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import bitwarden-json:--master-password-fd') return ;;
         'import bitwarden-json:--lock-timeout') return ;;
+        'import pass:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import pass:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import pass:--master-password-fd') return ;;
+        'import pass:--lock-timeout') return ;;
         'import chrome-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'import chrome-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import chrome-csv:--master-password-fd') return ;;
@@ -422,7 +427,7 @@ _kc() {
         'ftp') candidates='login --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'ftp login') candidates='--user --password-stdin --save --cafile --insecure --timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'import') candidates='netrc json csv keepassxc-csv bitwarden-csv bitwarden-json chrome-csv firefox-csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import') candidates='netrc json csv keepassxc-csv bitwarden-csv bitwarden-json pass chrome-csv firefox-csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -430,6 +435,7 @@ _kc() {
         'import keepassxc-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import bitwarden-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import bitwarden-json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'import pass') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import chrome-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import firefox-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

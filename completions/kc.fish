@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import chrome-csv' 'import firefox-csv' 'git-credential' 'security' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import pass' 'import chrome-csv' 'import firefox-csv' 'git-credential' 'security' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -101,6 +101,8 @@ function __kc_valued --argument-names path
         case 'import bitwarden-csv'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'import bitwarden-json'
+            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'import pass'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'import chrome-csv'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
@@ -588,6 +590,7 @@ complete -c kc -n '__kc_at '\''import'\''' -a 'csv' -d 'Import the items of a kc
 complete -c kc -n '__kc_at '\''import'\''' -a 'keepassxc-csv' -d 'Import a KeePassXC CSV export.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'bitwarden-csv' -d 'Import a Bitwarden CSV export.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'bitwarden-json' -d 'Import a Bitwarden JSON export (unencrypted).'
+complete -c kc -n '__kc_at '\''import'\''' -a 'pass' -d 'Import a pass store, each entry decrypted by your gpg.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'chrome-csv' -d 'Import Chrome'\''s password CSV export.'
 complete -c kc -n '__kc_at '\''import'\''' -a 'firefox-csv' -d 'Import Firefox'\''s password CSV export.'
 complete -c kc -n '__kc_at '\''import'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
@@ -661,6 +664,15 @@ complete -c kc -n '__kc_at '\''import bitwarden-json'\''' -l lock-timeout -x -d 
 complete -c kc -n '__kc_at '\''import bitwarden-json'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''import bitwarden-json'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''import bitwarden-json'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''import pass'\''' -l dry-run -d 'Report what would be imported; write nothing.'
+complete -c kc -n '__kc_at '\''import pass'\''' -l partial -d 'Import the good items even when others are rejected.'
+complete -c kc -n '__kc_at '\''import pass'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''import pass'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''import pass'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''import pass'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''import pass'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''import pass'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''import pass'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''import chrome-csv'\''' -l dry-run -d 'Report what would be imported; write nothing.'
 complete -c kc -n '__kc_at '\''import chrome-csv'\''' -l partial -d 'Import the good items even when others are rejected.'
 complete -c kc -n '__kc_at '\''import chrome-csv'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'

@@ -73,4 +73,19 @@ final class ForeignImportTests: XCTestCase {
         }
         XCTAssertEqual(error, ExchangeFileError(line: 1, .missingField("URL")))
     }
+
+    func testAPassEntryFirstLineIsTheSecretAndKnownLinesAttributes() throws {
+        let text = "s3cret\r\nLogin: me\nurl: https://x.example/a\notpauth://totp/X?secret=AB\nfree text\n\n"
+        let entry = PassEntryReader.entry(path: "web/x", contents: SecureBytes(copying: Array(text.utf8)))
+        XCTAssertTrue(entry.password!.isEqual(to: SecureBytes(copying: Array("s3cret".utf8))))
+        XCTAssertEqual(entry.username, "me")
+        XCTAssertEqual(entry.urls, ["https://x.example/a"])
+        XCTAssertEqual(entry.notes, "free text")
+        XCTAssertEqual(entry.otherSecrets.map(\.name), ["TOTP"])
+        let item = try entry.rows(index: 0, line: 0, file: "web/x.gpg")[0].result.get()
+        XCTAssertEqual(item.attributes[.label], "web/x")
+        XCTAssertEqual(item.attributes[.server], "x.example")
+        let bare = PassEntryReader.entry(path: "a", contents: SecureBytes(copying: Array("only".utf8)))
+        XCTAssertEqual(try bare.rows(index: 0, line: 0)[0].result.get().attributes, ItemAttributes(.generic, [.service: "a", .label: "a"]))
+    }
 }

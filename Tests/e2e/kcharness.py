@@ -226,3 +226,16 @@ def assert_failure(result: Result, name: str, code: int | None = None):
     assert len(error_lines) == 1, result
     assert ERROR_LINE.match(error_lines[0]), result
     assert result.error_name == name, result
+
+
+def items_with_secrets(kc: KC) -> list:
+    """Every item of kc's vault with its secret, from `find --all --json -w`."""
+    import json
+    return json.loads(kc.ok(["find", "--all", "--json", "-w"]).stdout)
+
+
+def only_item(items: list, **attributes) -> dict:
+    """The one item of `items` with these attribute values (asserted to be exactly one)."""
+    found = [item for item in items if all(item.get(k) == v for k, v in attributes.items())]
+    assert len(found) == 1, (attributes, items)
+    return found[0]

@@ -7,24 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from kcharness import assert_failure
+from kcharness import assert_failure, items_with_secrets, only_item
 
 SAMPLES = Path(__file__).parent / "samples"
 
 
-def dump(kc) -> list:
-    return json.loads(kc.ok(["find", "--all", "--json", "-w"]).stdout)
-
-
-def one(items, **attributes):
-    found = [item for item in items if all(item.get(k) == v for k, v in attributes.items())]
-    assert len(found) == 1, (attributes, items)
-    return found[0]
-
 
 def imported(kc, fmt, sample, *extra):
     result = kc.ok(["import", fmt, "--partial", *extra, SAMPLES / sample])
-    return result, dump(kc)
+    return result, items_with_secrets(kc)
 
 
 def test_keepassxc_csv(kc_ready):
@@ -32,21 +23,21 @@ def test_keepassxc_csv(kc_ready):
     assert "4 added, 1 skipped as duplicate, 1 rejected" in result.stderr
     assert "skipped row 3 (line 6): GitHub (octocat): already in the keychain" in result.stdout
     assert "rejected row 4 (line 7): no password" in result.stdout
-    github = one(items, server="github.com")
+    github = only_item(items, server="github.com")
     assert {k: github.get(k) for k in ("class", "protocol", "path", "account", "label", "description", "comment",
                                        "password", "created", "modified")} == {
         "class": "internet", "protocol": "https", "path": "/login", "account": "octocat", "label": "GitHub",
         "description": "Root", "comment": "Work account", "password": "gh-p@ss,word",
         "created": "2023-01-15T08:00:00Z", "modified": "2024-03-02T10:20:30Z"}
     assert "port" not in github
-    totp = one(items, service="GitHub (TOTP)")
+    totp = only_item(items, service="GitHub (TOTP)")
     assert totp["class"] == "generic" and totp["account"] == "octocat" and totp["description"] == "TOTP"
     assert totp["password"].startswith("otpauth://totp/GitHub:octocat?secret=JBSWY3DPEHPK3PXP")
-    mail = one(items, server="mail.example.org")
+    mail = only_item(items, server="mail.example.org")
     assert (mail["protocol"], mail["port"], mail["label"], mail["description"], mail["password"]) == (
         "imaps", 993, "Mail Ω", "Root/Email", "pässwörd ✓")
     assert mail["comment"] == 'Line one\nline two, with "quotes"'
-    router = one(items, service="Router admin")
+    router = only_item(items, service="Router admin")
     assert router["class"] == "generic" and "account" not in router and router["password"] == 'admin"pw'
     assert router["comment"] == "No URL here" and router["description"] == "Root/Servers"
     # The TOTP seed is a secret: find without -w never prints it.
@@ -58,18 +49,18 @@ def test_bitwarden_csv(kc_ready):
     result, items = imported(kc_ready, "bitwarden-csv", "bitwarden.csv")
     assert "7 added, 1 skipped as duplicate, 1 rejected" in result.stderr
     assert "rejected row 3 (line 7): a card entry, which kc does not store" in result.stdout
-    twitter = one(items, server="twitter.com")
+    twitter = only_item(items, server="twitter.com")
     assert (twitter["protocol"], twitter["account"], twitter["description"], twitter["password"]) == (
         "https", "me@example.com", "Social", "tw-secret")
-    bank = one(items, server="bank.example.com")
+    bank = only_item(items, server="bank.example.com")
     assert bank["path"] == "/login" and bank["password"] == "bank€pass" and "description" not in bank
     assert bank["comment"] == 'Call 555-0100, ask for "Bob"\n\nOther URLs:\nhttps://m.bank.example.com'
-    assert one(items, service="Bank (TOTP)")["password"] == "JBSWY3DPEHPK3PXP"
-    assert one(items, service="Bank (PIN)")["password"] == "1234"
-    assert one(items, service="Bank (Security answer)", account="jdoe")["password"] == "blue"
-    wifi = one(items, service="Wi-Fi")
+    assert only_item(items, service="Bank (TOTP)")["password"] == "JBSWY3DPEHPK3PXP"
+    assert only_item(items, service="Bank (PIN)")["password"] == "1234"
+    assert only_item(items, service="Bank (Security answer)", account="jdoe")["password"] == "blue"
+    wifi = only_item(items, service="Wi-Fi")
     assert wifi["class"] == "generic" and wifi["password"] == "SSID office\nkey: s3cr3t-wifi" and "comment" not in wifi
-    local = one(items, service="Local app")
+    local = only_item(items, service="Local app")
     assert local["class"] == "generic" and local["account"] == "appuser" and local["password"] == "app-pass"
     listing = kc_ready.ok(["find", "--all", "--json"]).stdout
     assert "1234" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "s3cr3t-wifi" not in listing
@@ -79,17 +70,17 @@ def test_chrome_csv(kc_ready):
     result, items = imported(kc_ready, "chrome-csv", "chrome.csv")
     assert "4 added, 1 skipped as duplicate, 1 rejected" in result.stderr
     assert "rejected row 5 (line 8): no password" in result.stdout
-    example = one(items, server="example.com")
+    example = only_item(items, server="example.com")
     assert (example["protocol"], example["account"], example["label"], example["password"]) == (
         "https", "alice", "example.com", "pa,ss")
     assert "path" not in example
-    google = one(items, server="accounts.google.com")
+    google = only_item(items, server="accounts.google.com")
     assert google["path"] == "/signin" and google["password"] == "gööglé"
     assert google["comment"] == "a note\r\nover two lines"
-    router = one(items, server="192.168.1.1")
+    router = only_item(items, server="192.168.1.1")
     assert (router["protocol"], router["port"], router["password"]) == ("http", 8080, "router-pw")
     assert "account" not in router
-    app = one(items, server="com.example.app")
+    app = only_item(items, server="com.example.app")
     assert app["protocol"] == "android" and app["account"] == "carol"
 
 
@@ -97,10 +88,10 @@ def test_firefox_csv(kc_ready):
     result, items = imported(kc_ready, "firefox-csv", "firefox.csv")
     assert "2 added, 1 skipped as duplicate, 1 rejected" in result.stderr
     assert "rejected row 3 (line 5): invalid date 'yesterday'" in result.stdout
-    mozilla = one(items, server="www.mozilla.org")
+    mozilla = only_item(items, server="www.mozilla.org")
     assert (mozilla["account"], mozilla["password"], mozilla["label"]) == ("ffuser", "ff-pass", "www.mozilla.org")
     assert (mozilla["created"], mozilla["modified"]) == ("2023-11-14T22:13:20Z", "2023-11-14T22:18:20Z")
-    intranet = one(items, server="intranet.example.com")
+    intranet = only_item(items, server="intranet.example.com")
     assert intranet["securityDomain"] == "Staff Only" and intranet["password"] == 'realm "pass"'
     assert "account" not in intranet
 
@@ -164,7 +155,7 @@ def test_a_byte_order_mark_is_read_past(kc_ready, tmp_path):
     path = tmp_path / "bom.csv"
     path.write_bytes(b"\xef\xbb\xbfname,url,username,password\nx,https://x.example/,u,p\n")
     kc_ready.ok(["import", "chrome-csv", path])
-    assert one(dump(kc_ready), server="x.example")["password"] == "p"
+    assert only_item(items_with_secrets(kc_ready), server="x.example")["password"] == "p"
 
 
 def test_bitwarden_json(kc_ready):
@@ -172,19 +163,19 @@ def test_bitwarden_json(kc_ready):
     assert "6 added, 1 skipped as duplicate, 1 rejected" in result.stderr
     assert "rejected item 2 (line 73): a card entry, which kc does not store" in result.stdout
     assert "skipped item 4 (line 118): Bank again (jdoe): already in the keychain" in result.stdout
-    bank = one(items, server="bank.example.com")
+    bank = only_item(items, server="bank.example.com")
     assert {k: bank.get(k) for k in ("protocol", "port", "path", "account", "label", "description", "password",
                                      "created", "modified")} == {
         "protocol": "https", "port": 8443, "path": "/login", "account": "jdoe", "label": "Bank – Online",
         "description": "Finance", "password": 'bänk\\pass"word', "created": "2023-06-01T12:00:00Z",
         "modified": "2024-02-10T09:15:30Z"}
     assert bank["comment"] == 'Branch: Main St, "north"\nCall before 5pm\n\nOther URLs:\nhttps://app.bank.example.com'
-    assert one(items, service="Bank – Online (TOTP)")["password"].endswith("secret=JBSWY3DPEHPK3PXP&issuer=Bank")
-    assert one(items, service="Bank – Online (PIN)", account="jdoe")["password"] == "4321"
-    assert one(items, service="Bank – Online (Customer number)")["password"] == "C-778"
-    codes = one(items, service="Recovery codes")
+    assert only_item(items, service="Bank – Online (TOTP)")["password"].endswith("secret=JBSWY3DPEHPK3PXP&issuer=Bank")
+    assert only_item(items, service="Bank – Online (PIN)", account="jdoe")["password"] == "4321"
+    assert only_item(items, service="Bank – Online (Customer number)")["password"] == "C-778"
+    codes = only_item(items, service="Recovery codes")
     assert codes["class"] == "generic" and codes["password"] == "1111-2222\n3333-4444 🔑"
-    mail = one(items, service="Mail server")
+    mail = only_item(items, service="Mail server")
     assert mail["class"] == "generic" and "account" not in mail and mail["password"] == "imap-secret"
     listing = kc_ready.ok(["find", "--all", "--json"]).stdout
     assert "4321" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "3333-4444" not in listing

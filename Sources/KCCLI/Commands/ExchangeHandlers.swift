@@ -116,12 +116,16 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
         case .failure(let rejection): rejected.append((row, rejection.problem))
         }
     }
-    func where_(_ row: ExchangeRow) -> String { "\(entryName) \(row.index) (line \(row.line))" }
+    func where_(_ row: ExchangeRow) -> String {
+        "\(entryName) \(row.index) (\(row.file.map { Printable.text($0) } ?? "line \(row.line)"))"
+    }
+    /// FILE:LINE, or the entry's own file (a pass store's).
+    func place(_ row: ExchangeRow) -> String { row.file.map { Printable.text(path + "/" + $0) } ?? "\(path):\(row.line)" }
     if let first = rejected.first, !invocation.flag("partial") {
         for other in rejected.dropFirst() {
-            context.warn("\(path):\(other.row.line): \(where_(other.row)): " + ExchangeWording.text(other.problem))
+            context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
-        throw KeychainError(.decode, "\(path):\(first.row.line): \(where_(first.row)): " + ExchangeWording.text(first.problem),
+        throw KeychainError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
                             hint: "nothing was imported; --partial imports the other \(entryName)s")
     }
     let dryRun = invocation.flag("dry-run")

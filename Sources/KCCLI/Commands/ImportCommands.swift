@@ -1,4 +1,5 @@
 import KCCrypto
+import KCPass
 import Keychain
 
 /// Imports from other password managers' exports: `import keepassxc-csv|bitwarden-csv|bitwarden-json|chrome-csv|firefox-csv`.
@@ -26,6 +27,7 @@ let foreignImportCommands: [CommandSpec] = [
                          their own. An encrypted export ("encrypted": true) is refused with errSecDecode: export again \
                          choosing the unencrypted JSON format.
                          """, read: BitwardenJSONReader.read),
+    importPassCommand,
     foreignCSVCommand("chrome-csv", .chrome, "Chrome's password CSV export", from: "the CSV export of Chrome's or Chromium's password manager",
                       discussion: "Columns name, url, username, password and, in newer versions, note."),
     foreignCSVCommand("firefox-csv", .firefox, "Firefox's password CSV export", from: "the CSV export of Firefox's password manager (about:logins)",
@@ -76,4 +78,51 @@ private func foreignImportCommand(_ name: String, _ abstract: String, from sourc
             let parsed = contents.withUnsafeBytes { read($0) }
             return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", invocation, context)
         })
+}
+
+let importPassCommand = CommandSpec(
+    "import pass", abstract: "Import a pass store, each entry decrypted by your gpg.",
+    discussion: """
+    Reads every .gpg file under DIR (default $PASSWORD_STORE_DIR, else ~/.password-store; hidden folders \
+    such as .git are left out), each decrypted by your own gpg (gpg --quiet --batch --decrypt FILE, with \
+    your environment: GNUPGHOME, gpg-agent and its pinentry). The decrypted text comes back through a pipe \
+    into locked memory; no secret is ever on a command line. The first line is the secret; a login:, user: \
+    or username: line gives the account, a url: line the URL, an otpauth:// line (pass-otp) a TOTP seed; \
+    other lines go to the comment. The entry's path without .gpg (email/work) is its title: the service of \
+    a generic item, the label of an internet item. Entries are reported by their file, not a line.
+
+    A file gpg cannot decrypt (no secret key, a wrong passphrase) is a rejected entry naming the file and \
+    gpg's message: the import fails with errSecDecode unless --partial. A missing DIR is errSecIO; gpg not \
+    found is errSecNotAvailable.
+
+    \(foreignImportMapping)
+    """,
+    arguments: [ArgumentSpec("DIR", help: "The pass store (default $PASSWORD_STORE_DIR or ~/.password-store).",
+                             optional: true, completion: .directory)],
+    options: importOptions,
+    examples: ["kc import pass --dry-run", "kc import pass ~/.password-store"],
+    handler: runImportPass)
+
+/// `kc import pass [DIR]`.
+func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let folder = invocation.arguments.first
+        ?? context.environment["PASSWORD_STORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        ?? (context.environment["HOME"] ?? "") + "/.password-store"
+    let rows: [ExchangeRow]
+    do throws(PassStoreError) {
+        // The user's environment (GNUPGHOME, gpg-agent), without kc's own settings.
+        rows = try PassStore.read(folder: folder, environment: context.environment.filter { !$0.key.hasPrefix("KC_") })
+    } catch {
+        switch error {
+        case .notAFolder(let path):
+            throw KeychainError(.io, "no pass store at \(Printable.text(path)): not a folder",
+                                hint: "name the store: kc import pass DIR, or set PASSWORD_STORE_DIR")
+        case .gpgNotFound:
+            throw KeychainError(.notAvailable, "kc import pass needs gpg on PATH, and it was not found",
+                                hint: "install gnupg (Debian: apt-get install gnupg)")
+        case .gpgFailed(let errno):
+            throw KeychainError(.io, "cannot run gpg: \(errno)")
+        }
+    }
+    return try importRows(.success(rows), from: folder, entryName: "entry", invocation, context)
 }

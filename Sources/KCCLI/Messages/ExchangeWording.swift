@@ -39,7 +39,8 @@ enum ExchangeWording {
         case .invalidDate(let date): return "invalid date '\(Printable.text(date))'"
         case .wrongType(let name): return "'\(Printable.text(name))' has the wrong type (a string or a number)"
         case .unsupportedEntry(let kind): return "a \(Printable.text(kind.isEmpty ? "(no type)" : kind)) entry, which kc does not store (logins and notes only)"
-        case .unreadable(let reason): return Printable.text(reason)
+        case .decryptionFailed(let status, let message):
+            return "gpg could not decrypt it (exit status \(status))" + (message.isEmpty ? "" : ": " + Printable.text(message))
         }
     }
 

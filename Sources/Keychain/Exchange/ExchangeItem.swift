@@ -40,16 +40,25 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case wrongType(String)
     /// An entry of a kind kc does not store (a Bitwarden card or identity), named as the file names it.
     case unsupportedEntry(String)
-    /// An entry that could not be read at all (a pass file gpg could not decrypt): the reader's words.
-    case unreadable(String)
+    /// A pass file gpg could not decrypt: gpg's exit status and the start of what it said.
+    case decryptionFailed(status: Int32, message: String)
 }
 
 /// One entry of an export file: the item, or why it was rejected; `index` counts entries from 0,
-/// `line` is the line (from 1) the entry starts on.
+/// `line` is the line (from 1) the entry starts on. An entry read from a file of its own (a pass
+/// store's) names that file, relative to the folder imported, instead of a line.
 public struct ExchangeRow: Sendable {
     public var index: Int
     public var line: Int
+    public var file: String?
     public var result: Result<ExchangeItem, ExchangeRejection>
+
+    public init(index: Int, line: Int, file: String? = nil, result: Result<ExchangeItem, ExchangeRejection>) {
+        self.index = index
+        self.line = line
+        self.file = file
+        self.result = result
+    }
 }
 
 public struct ExchangeRejection: Error, Sendable {

@@ -32,9 +32,9 @@ public struct ForeignEntry: Sendable {
 
     public init(problem: ExchangeRowProblem) { self.problem = problem }
 
-    /// The rows of this entry (its item, then one per other secret), all at `index` and `line`.
-    public func rows(index: Int, line: Int) -> [ExchangeRow] {
-        items().map { ExchangeRow(index: index, line: line, result: $0) }
+    /// The rows of this entry (its item, then one per other secret), all at `index` and `line` (or `file`).
+    public func rows(index: Int, line: Int, file: String? = nil) -> [ExchangeRow] {
+        items().map { ExchangeRow(index: index, line: line, file: file, result: $0) }
     }
 
     func items() -> [Result<ExchangeItem, ExchangeRejection>] {

@@ -1,0 +1,124 @@
+"""kc import pass through the binary, against a real pass store made by `pass` with a real gpg key
+(no passphrase) in a temporary GNUPGHOME: nested folders, multi-line entries, login/url lines, a pass-otp
+seed kept as a secret, a file gpg cannot decrypt rejected by name, --partial, --dry-run, the default
+folder from PASSWORD_STORE_DIR, gpg run with the documented arguments and no secret on them."""
+import os
+import subprocess
+
+import pytest
+
+from kcharness import EXIT_IO, EXIT_NOT_AVAILABLE, assert_failure, items_with_secrets, only_item
+
+ENTRIES = {
+    "email/work": "w0rk-p@ss\nlogin: marie@example.org\nurl: https://mail.example.org/owa\nRecovery hint: the blue one\n"
+                  "second, \"quoted\" line\n",
+    "servers/db/prod": "db-sëcret ✓\nuser: postgres\nport 5432 on the bastion\n",
+    "simple": "only-a-password\n",
+    "totp-site": "site-pw\nUsername: bob\notpauth://totp/Site:bob?secret=JBSWY3DPEHPK3PXP&issuer=Site\nurl: site.example.com\n",
+}
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    """A pass store encrypted to a fresh ed25519 key without passphrase, plus one broken file."""
+    root = tmp_path_factory.mktemp("pass")
+    gnupg = root / "gnupg"
+    gnupg.mkdir(mode=0o700)
+    env = {"PATH": os.environ["PATH"], "HOME": str(root), "GNUPGHOME": str(gnupg),
+           "PASSWORD_STORE_DIR": str(root / "store"), "LANG": "C.UTF-8"}
+    subprocess.run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key",
+                    "kc test <kc@example.com>", "future-default", "default", "never"],
+                   env=env, check=True, capture_output=True)
+    listing = subprocess.run(["gpg", "--batch", "--with-colons", "--list-secret-keys"], env=env, check=True,
+                             capture_output=True, text=True).stdout
+    key = next(line.split(":")[4] for line in listing.splitlines() if line.startswith("sec:"))
+    subprocess.run(["pass", "init", key], env=env, check=True, capture_output=True)
+    for name, text in ENTRIES.items():
+        subprocess.run(["pass", "insert", "-m", name], input=text, env=env, check=True, capture_output=True, text=True)
+    store = root / "store"
+    (store / "broken.gpg").write_bytes(b"this is not OpenPGP data\n")
+    (store / ".hidden").mkdir()
+    (store / ".hidden" / "ignored.gpg").write_bytes(b"never read\n")
+    yield store, env
+    subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=env, capture_output=True)
+
+
+
+def gpg_env(env):
+    return {"GNUPGHOME": env["GNUPGHOME"]}
+
+
+def test_every_entry_is_imported_with_its_attributes_and_secret(kc_ready, store):
+    folder, env = store
+    result = kc_ready.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
+    assert "5 added, 0 skipped as duplicate, 1 rejected" in result.stderr
+    assert "rejected entry 0 (broken.gpg): gpg could not decrypt it (exit status 2): gpg: no valid OpenPGP data found" \
+        in result.stdout
+    items = items_with_secrets(kc_ready)
+    work = only_item(items, server="mail.example.org")
+    assert {k: work.get(k) for k in ("class", "protocol", "path", "account", "label", "comment", "password")} == {
+        "class": "internet", "protocol": "https", "path": "/owa", "account": "marie@example.org",
+        "label": "email/work", "comment": 'Recovery hint: the blue one\nsecond, "quoted" line', "password": "w0rk-p@ss"}
+    prod = only_item(items, service="servers/db/prod")
+    assert (prod["class"], prod["account"], prod["comment"], prod["password"]) == (
+        "generic", "postgres", "port 5432 on the bastion", "db-sëcret ✓")
+    simple = only_item(items, service="simple")
+    assert simple["password"] == "only-a-password" and "account" not in simple and "comment" not in simple
+    site = only_item(items, service="totp-site")
+    assert site["account"] == "bob" and site["comment"] == "URL: site.example.com" and site["password"] == "site-pw"
+    seed = only_item(items, service="totp-site (TOTP)")
+    assert seed["password"] == "otpauth://totp/Site:bob?secret=JBSWY3DPEHPK3PXP&issuer=Site"
+    assert "JBSWY3DPEHPK3PXP" not in kc_ready.ok(["find", "--all", "--json"]).stdout
+    assert "ignored" not in result.stdout            # hidden folders (.git, .extensions) are left out
+    again = kc_ready.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
+    assert "0 added, 5 skipped as duplicate, 1 rejected" in again.stderr
+
+
+def test_a_file_gpg_cannot_decrypt_fails_the_import_by_name(kc_ready, store):
+    folder, env = store
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", "pass", folder], env=gpg_env(env))
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {folder}/broken.gpg: entry 0 (broken.gpg): gpg could not decrypt it" in result.stderr
+    assert "--partial" in result.stderr
+    assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_dry_run_and_the_default_folder(kc_ready, store):
+    folder, env = store
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.ok(["import", "pass", "--dry-run", "--partial"],
+                         env={**gpg_env(env), "PASSWORD_STORE_DIR": str(folder)})
+    assert "5 would be added (dry run, nothing written)" in result.stderr
+    assert kc_ready.vault_path.read_bytes() == before
+    missing = kc_ready.run(["import", "pass"], env=gpg_env(env))        # ~/.password-store of the test home
+    assert_failure(missing, "errSecIO", EXIT_IO)
+    assert ".password-store" in missing.stderr
+
+
+def test_gpg_gets_no_secret_on_its_command_line(kc_ready, store, tmp_path):
+    """A gpg wrapper first on PATH records its arguments, then runs the real gpg."""
+    folder, env = store
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "gpg-calls"
+    wrapper = bin_dir / "gpg"
+    wrapper.write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec /usr/bin/gpg "$@"\n')
+    wrapper.chmod(0o755)
+    kc_ready.ok(["import", "pass", "--partial", folder],
+                env={**gpg_env(env), "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    calls = log.read_text().splitlines()
+    assert sorted(calls) == sorted(f"--quiet --batch --decrypt {folder}/{name}.gpg"
+                                   for name in ["broken", *ENTRIES])
+    assert not any(secret in log.read_text() for secret in ("w0rk-p@ss", "only-a-password", "site-pw"))
+
+
+def test_without_gpg_the_import_is_not_available(kc_ready, store, tmp_path):
+    folder, env = store
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", "pass", folder], env={**gpg_env(env), "PATH": str(empty)})
+    assert_failure(result, "errSecNotAvailable", EXIT_NOT_AVAILABLE)
+    assert "gnupg" in result.stderr
+    assert kc_ready.vault_path.read_bytes() == before
