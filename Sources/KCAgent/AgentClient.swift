@@ -72,7 +72,8 @@ public final class AgentClient: ItemStore {
         }
     }
 
-    public var warnings: [KeychainWarning] { [] }
+    /// The agent keychain's non-fatal findings, as of the last reply that carried any.
+    public private(set) var warnings: [KeychainWarning] = []
 
     // MARK: Item operations
 
@@ -198,6 +199,11 @@ public final class AgentClient: ItemStore {
         }
         for frame in frames { try channel.send(frame) }
         var frame = try channel.receiveRequired()
+        if frame.kind == ReplyKind.warnings.rawValue {
+            warnings = try frame.reader.warnings()
+            try frame.reader.finish()
+            frame = try channel.receiveRequired()
+        }
         switch ReplyKind(rawValue: frame.kind) {
         case .failure:
             let error = try frame.reader.keychainError()

@@ -96,6 +96,7 @@ final class AgentService {
                 throw error
             } catch {
                 let error = KeychainError(error)
+                try ItemRequests.sendWarnings(of: keychain, on: channel)
                 var writer = WireWriter()
                 writer.keychainError(error)
                 try channel.send(writer.frame(kind: ReplyKind.failure.rawValue))

@@ -73,11 +73,22 @@ struct ItemRequests {
         }
     }
 
+    /// Sends the keychain's current warnings, when there are any, ahead of a reply.
+    static func sendWarnings(of keychain: Keychain, on channel: Channel) throws(AgentError) {
+        let warnings = keychain.warnings
+        guard !warnings.isEmpty else { return }
+        var writer = WireWriter()
+        writer.warnings(warnings)
+        try channel.send(writer.frame(kind: ReplyKind.warnings.rawValue))
+    }
+
     private func sendItems(_ items: [Item], revealing: Bool) throws(AgentError) {
+        try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
     }
 
     private func sendOutcomes(_ outcomes: [Keychain.BatchOutcome]) throws(AgentError) {
+        try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(outcomes, kind: .outcomes, on: channel) { writer, outcome in
             switch outcome {
             case .duplicate: writer.u8(0)

@@ -21,6 +21,8 @@ enum ReplyKind: UInt8 {
     case passwordRequired
     /// The agent holds no key.
     case locked
+    /// The keychain's current non-fatal findings; sent before the reply when there are any.
+    case warnings
 }
 
 /// What `AgentClient.status()` reports.

@@ -83,6 +83,21 @@ final class WireTests: XCTestCase {
         }())
     }
 
+    func testWarningsRoundTrip() throws {
+        var writer = WireWriter()
+        writer.warnings([.tornTail(offset: 4096, length: 17), .rollback(devices: 2), .anchorDamaged(path: "/a"),
+                         .anchorNotStored(KeychainError(.io, .vault(.io(operation: .write, path: "/s", errno: .noSpace)))),
+                         .anotherVaultAtPath(previousID: [9, 9]), .readableByOthers(mode: 0o644)])
+        var reader = reader(body(writer))
+        let warnings = try reader.warnings()
+        try reader.finish()
+        XCTAssertEqual(warnings.count, 6)
+        guard case .tornTail(4096, 17) = warnings[0], case .readableByOthers(0o644) = warnings[5],
+              case .anchorNotStored(let error) = warnings[3], case .vault(.io(.write, "/s", .noSpace)) = error.reason else {
+            return XCTFail("\(warnings)")
+        }
+    }
+
     func testRandomBodiesNeverCrashTheDecoders() {
         var generator = SystemRandomNumberGenerator()
         for round in 0..<3000 {
@@ -90,7 +105,8 @@ final class WireTests: XCTestCase {
             var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
             if round % 3 == 0, bytes.count >= 4 { bytes.replaceSubrange(0..<4, with: [0xFF, 0xFF, 0xFF, 0xF0]) }   // a huge count
             var reader = reader(bytes)
-            switch round % 5 {
+            switch round % 6 {
+            case 5: _ = try? reader.warnings()
             case 0: _ = try? reader.item()
             case 1: _ = try? reader.keychainError()
             case 2: _ = try? reader.query()

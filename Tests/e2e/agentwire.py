@@ -16,7 +16,7 @@ ATTRIBUTES = ["service", "account", "label", "description", "comment", "generic"
 CLASSES = ["generic", "internet"]
 REQUEST = {"status": 1, "unlock": 2, "lock": 3, "find": 4, "search": 5, "allItems": 6,
            "add": 7, "addAll": 8, "update": 9, "delete": 10, "shutdown": 0x7F}
-REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "passwordRequired", 7: "locked"}
+REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "passwordRequired", 7: "locked", 8: "warnings"}
 
 
 def fnv1a(text: str) -> str:
