@@ -137,3 +137,14 @@ def status(path: Path) -> dict:
     pid = struct.unpack(">I", body[pos:pos + 4])[0]
     idle, absolute = struct.unpack(">dd", body[pos + 4:pos + 20])
     return {"unlocked": unlocked, "vault": vault, "pid": pid, "idle": idle, "absolute": absolute}
+
+
+def attributes(item_class: str, **values: str) -> bytes:
+    out = bytes([CLASSES.index(item_class) + 1]) + u32(len(values))
+    for name, value in sorted(values.items()):
+        out += bytes([ATTRIBUTES.index(name)]) + blob(value)
+    return out
+
+
+def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, **values: str) -> bytes:
+    return attributes(item_class, **values) + blob(secret) + bytes([1 if update_existing else 0])

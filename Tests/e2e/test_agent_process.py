@@ -12,13 +12,13 @@ import agentwire
 from kcharness import EXIT_AUTH_FAILED  # noqa: F401  (statuses are named, never bare numbers)
 
 
-def start_agent(kc, *extra):
+def start_agent(kc, *extra, **popen):
     """Starts `kc agent --foreground` and waits until its socket answers."""
     run = kc.home / "run"
     run.mkdir(mode=0o700, exist_ok=True)
     kc.env["XDG_RUNTIME_DIR"] = str(run)
     kc.env["KC_TEST_BUILD_ID"] = agentwire.TEST_BUILD
-    process = kc.popen(["agent", "--foreground", *extra], stdin=subprocess.DEVNULL)
+    process = kc.popen(["agent", "--foreground", *extra], stdin=subprocess.DEVNULL, **popen)
     path = agentwire.socket_path(run, kc.vault_path)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
