@@ -26,6 +26,19 @@ struct RecordSeal {
         return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
     }
 
+    /// Each payload sealed in order from `firstSequence`, each chained to the one before it (the
+    /// first to `previousTag`): the records of a rewritten file, or of a merge's new tail.
+    func sealChain(_ payloads: [SecureBytes], firstSequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var tag = previousTag
+        for (index, payload) in payloads.enumerated() {
+            let sealed = seal(payload, sequence: firstSequence + UInt64(index), previousTag: tag)
+            tag = Array(sealed.suffix(RecordFrame.tagLength))
+            bytes += sealed
+        }
+        return bytes
+    }
+
     /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file` (its
     /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`).
     /// Reads the nonce and ciphertext in place and builds the associated data on the stack: the

@@ -38,7 +38,7 @@ public final class VaultRecord: Sendable {
 
     /// The plaintext without the batch marker, for rewrites that seal records into a new file
     /// (where they are no longer part of the append that wrote them).
-    func plaintextWithoutBatchMarker() -> SecureBytes {
+    public func plaintextWithoutBatchMarker() -> SecureBytes {
         guard let marker = payload.field(.batchRemaining) else { return plaintext }
         let start = marker.lowerBound - RecordPayload.fieldHeaderLength
         return SecureBytes.concatenating([plaintext.slice(0..<start), plaintext.slice(marker.upperBound..<plaintext.count)])

@@ -108,15 +108,7 @@ extension Vault {
 
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
     static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes]) -> [UInt8] {
-        var bytes = header.encoded()
-        let seal = RecordSeal(vaultID: header.vaultID, key: key)
-        var tag = RecordFrame.noPreviousTag
-        for (index, payload) in payloads.enumerated() {
-            let sealed = seal.seal(payload, sequence: UInt64(index + 1), previousTag: tag)
-            tag = Array(sealed.suffix(RecordFrame.tagLength))
-            bytes += sealed
-        }
-        return bytes
+        header.encoded() + RecordSeal(vaultID: header.vaultID, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag)
     }
 
     /// Safe replacement of the file at `path` (the caller holds the current file's exclusive

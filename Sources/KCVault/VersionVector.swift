@@ -42,7 +42,7 @@ public struct VersionVector: Equatable, Sendable {
     }
 
     /// The frontier entries of a compaction marker (16-byte device id + u64 counter each).
-    static func frontier(of record: VaultRecord) -> [RecordID] {
+    public static func frontier(of record: VaultRecord) -> [RecordID] {
         record.payload.fields.filter { $0.tag == FieldTag.frontier.rawValue }.compactMap { field in
             guard field.range.count == RecordPayload.idLength + 8 else { return nil }
             return record.plaintext.withUnsafeBytes { raw -> RecordID? in

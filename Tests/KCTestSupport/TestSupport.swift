@@ -3,11 +3,18 @@ import KCFormat
 
 /// Private folders for tests: each test gets its own under /tmp and removes it when done.
 public enum TemporaryFolder {
-    /// Makes a new empty folder (mode 0700) named `/tmp/PREFIX-XXXXXX` and returns its path.
-    public static func make(_ prefix: String = "kc-test") -> String {
-        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+    /// Makes a new empty folder (mode 0700) named `PARENT/PREFIX-XXXXXX` and returns its path.
+    public static func make(_ prefix: String = "kc-test", in parent: String = "/tmp") -> String {
+        var template = Array("\(parent)/\(prefix)-XXXXXX".utf8CString)
         guard let path = mkdtemp(&template) else { fatalError("mkdtemp failed: errno \(errno)") }
         return String(cString: path)
+    }
+
+    /// A folder in memory (tmpfs) when the system has one, else /tmp: for tests that write and
+    /// fsync many small vaults, where the disk's fsync would dominate.
+    public static var memoryBacked: String {
+        var status = stat()
+        return stat("/dev/shm", &status) == 0 && access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp"
     }
 
     /// Removes `folder` and everything in it.

@@ -1,0 +1,23 @@
+import KCFormat
+import KCVault
+
+/// Which copy of the vault a merge problem is about.
+public enum MergeSide: Sendable {
+    /// The copy the merge result continues (git's %A, "ours").
+    case ours
+    /// The other copy (git's %B, "theirs").
+    case theirs
+}
+
+/// Why two copies of a vault cannot be merged. Nothing is written in any of these cases.
+public enum MergeError: Error, Sendable {
+    /// A copy does not read whole with the vault key: damaged, cut short, or sealed under another key.
+    case unreadable(MergeSide, VaultImage.Problem)
+    /// The copies are of two different vaults (their vault ids differ).
+    case differentVaults(ours: [UInt8], theirs: [UInt8])
+    /// Two different records carry one record id: two machines wrote with the same device id
+    /// (a copied state folder), so their histories cannot be told apart.
+    case sharedDeviceID(device: [UInt8], counter: UInt64)
+    /// The result did not read back as the records the merge decided on (never expected).
+    case resultNotVerified
+}

@@ -1,0 +1,85 @@
+import KCCrypto
+import KCFormat
+import KCVault
+
+/// What a merge of two record sets keeps, and how the result is laid out (Docs/SYNC.md):
+///
+/// 1. the union of both sides' records by record id (one id with two contents is refused);
+/// 2. minus the puts a compaction marker shows its compacting side had seen and superseded (a put
+///    of the same item later in merge order that the marker had also seen), except a put that is
+///    the latest such marker-seen record of its item for some marker; tombstones and markers are
+///    always kept;
+/// 3. laid out as our records followed by the new ones in merge order, when that keeps every
+///    record of ours and every item's records in merge order along the file; otherwise all kept
+///    records in merge order (a full rewrite).
+struct MergePlan {
+    /// Every kept record, in merge order.
+    let kept: [VaultRecord]
+    /// Records of either side that the compaction rule drops.
+    let dropped: [RecordID]
+    /// The records to append after ours (in merge order); nil when the result is a full rewrite.
+    let appended: [VaultRecord]?
+
+    init(ours: [VaultRecord], theirs: [VaultRecord]) throws(MergeError) {
+        var byID: [RecordID: VaultRecord] = [:]
+        for record in ours + theirs {
+            let id = record.payload.recordID
+            if let known = byID[id] {
+                guard Self.sameContent(known, record) else { throw .sharedDeviceID(device: id.device, counter: id.counter) }
+                continue
+            }
+            byID[id] = record
+        }
+        let union = MergeOrder.sorted(Array(byID.values))
+        let droppedIDs = Self.superseded(union)
+        kept = union.filter { !droppedIDs.contains($0.payload.recordID) }
+        dropped = union.filter { droppedIDs.contains($0.payload.recordID) }.map(\.payload.recordID)
+        appended = Self.tail(after: ours, kept: kept, dropped: droppedIDs)
+    }
+
+    /// Two copies of one record: the same payload, apart from a batch field (a rewrite drops it).
+    private static func sameContent(_ a: VaultRecord, _ b: VaultRecord) -> Bool {
+        a.plaintextWithoutBatchMarker().isEqual(to: b.plaintextWithoutBatchMarker())
+    }
+
+    /// The record ids rule 2 drops from `records` (sorted in merge order).
+    static func superseded(_ records: [VaultRecord]) -> Set<RecordID> {
+        let frontiers = records.filter { $0.payload.kind == .compaction }.map { marker in
+            VersionVector(Dictionary(VersionVector.frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max))
+        }
+        guard !frontiers.isEmpty else { return [] }
+        var byItem: [[UInt8]: [VaultRecord]] = [:]
+        for record in records where record.payload.kind != .compaction {
+            byItem[record.payload.itemID, default: []].append(record)   // stays in merge order
+        }
+        var candidates = Set<RecordID>(), latestSeen = Set<RecordID>()
+        for itemRecords in byItem.values {
+            for frontier in frontiers {
+                let seen = itemRecords.filter { $0.payload.recordID.counter <= frontier[$0.payload.recordID.device] }
+                guard let latest = seen.last else { continue }
+                latestSeen.insert(latest.payload.recordID)
+                for record in seen.dropLast() where record.payload.kind == .put { candidates.insert(record.payload.recordID) }
+            }
+        }
+        return candidates.subtracting(latestSeen)
+    }
+
+    /// The new records to append after `ours`, or nil when appending would not do: a record of
+    /// ours is dropped, or a new record comes before a record of ours of the same item.
+    private static func tail(after ours: [VaultRecord], kept: [VaultRecord], dropped: Set<RecordID>) -> [VaultRecord]? {
+        var latestOfOurs: [[UInt8]: VaultRecord] = [:]
+        var oursIDs = Set<RecordID>()
+        for record in ours {
+            if dropped.contains(record.payload.recordID) { return nil }
+            oursIDs.insert(record.payload.recordID)
+            guard record.payload.kind != .compaction else { continue }
+            if let known = latestOfOurs[record.payload.itemID], !MergeOrder.precedes(known, record) { continue }
+            latestOfOurs[record.payload.itemID] = record
+        }
+        let new = kept.filter { !oursIDs.contains($0.payload.recordID) }
+        for record in new where record.payload.kind != .compaction {
+            if let latest = latestOfOurs[record.payload.itemID], MergeOrder.precedes(record, latest) { return nil }
+        }
+        return new
+    }
+}
