@@ -99,7 +99,9 @@ public enum ManPage {
         ("HOME", "The keychains are in ~/.local/share/kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
         ("WAYLAND_DISPLAY", "With --clip: a Wayland session, whose clipboard kc reaches through wl-copy and wl-paste (Debian package wl-clipboard)."),
         ("DISPLAY", "With --clip: an X11 display, whose clipboard kc reaches through xclip or xsel (when WAYLAND_DISPLAY is not set or wl-copy is missing)."),
-        ("PATH", "With --clip: where kc looks for wl-copy, wl-paste, xclip and xsel."),
+        ("PATH", "With --clip: where kc looks for wl-copy, wl-paste, xclip and xsel; for import pass, where it looks for gpg."),
+        ("PASSWORD_STORE_DIR", "The pass store import pass reads when no DIR is given (else ~/.password-store)."),
+        ("GNUPGHOME", "Passed on, with the rest of the environment but the KC_ variables, to the gpg that import pass runs."),
     ]
 
     private static func optionItem(_ option: OptionSpec) -> String {
