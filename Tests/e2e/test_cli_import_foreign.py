@@ -56,14 +56,14 @@ def test_bitwarden_csv(kc_ready):
     assert bank["path"] == "/login" and bank["password"] == "bank€pass" and "description" not in bank
     assert bank["comment"] == 'Call 555-0100, ask for "Bob"\n\nOther URLs:\nhttps://m.bank.example.com'
     assert only_item(items, service="Bank (TOTP)")["password"] == "JBSWY3DPEHPK3PXP"
-    assert only_item(items, service="Bank (PIN)")["password"] == "1234"
+    assert only_item(items, service="Bank (PIN)")["password"] == "pin-1234"
     assert only_item(items, service="Bank (Security answer)", account="jdoe")["password"] == "blue"
     wifi = only_item(items, service="Wi-Fi")
     assert wifi["class"] == "generic" and wifi["password"] == "SSID office\nkey: s3cr3t-wifi" and "comment" not in wifi
     local = only_item(items, service="Local app")
     assert local["class"] == "generic" and local["account"] == "appuser" and local["password"] == "app-pass"
     listing = kc_ready.ok(["find", "--all", "--json"]).stdout
-    assert "1234" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "s3cr3t-wifi" not in listing
+    assert "pin-1234" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "s3cr3t-wifi" not in listing
 
 
 def test_chrome_csv(kc_ready):
@@ -171,14 +171,14 @@ def test_bitwarden_json(kc_ready):
         "modified": "2024-02-10T09:15:30Z"}
     assert bank["comment"] == 'Branch: Main St, "north"\nCall before 5pm\n\nOther URLs:\nhttps://app.bank.example.com'
     assert only_item(items, service="Bank – Online (TOTP)")["password"].endswith("secret=JBSWY3DPEHPK3PXP&issuer=Bank")
-    assert only_item(items, service="Bank – Online (PIN)", account="jdoe")["password"] == "4321"
+    assert only_item(items, service="Bank – Online (PIN)", account="jdoe")["password"] == "pin-4321"
     assert only_item(items, service="Bank – Online (Customer number)")["password"] == "C-778"
     codes = only_item(items, service="Recovery codes")
     assert codes["class"] == "generic" and codes["password"] == "1111-2222\n3333-4444 🔑"
     mail = only_item(items, service="Mail server")
     assert mail["class"] == "generic" and "account" not in mail and mail["password"] == "imap-secret"
     listing = kc_ready.ok(["find", "--all", "--json"]).stdout
-    assert "4321" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "3333-4444" not in listing
+    assert "pin-4321" not in listing and "JBSWY3DPEHPK3PXP" not in listing and "3333-4444" not in listing
 
 
 def test_an_encrypted_bitwarden_export_is_refused_with_a_hint(kc_ready, tmp_path):
@@ -192,3 +192,32 @@ def test_an_encrypted_bitwarden_export_is_refused_with_a_hint(kc_ready, tmp_path
     assert f"kc: error: {path}:1: the export is encrypted" in result.stderr
     assert "kc: hint: kc reads unencrypted exports only" in result.stderr
     assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_a_csv_written_by_the_real_keepassxc_cli(kc_ready, tmp_path):
+    """A KeePassXC database made and exported by keepassxc-cli itself (Debian package keepassxc)."""
+    import os
+    import subprocess
+    env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path), "QT_QPA_PLATFORM": "offscreen", "LANG": "C.UTF-8"}
+    db = tmp_path / "real.kdbx"
+
+    def cli(*args, input):
+        subprocess.run(["keepassxc-cli", *args], input=input, env=env, check=True, capture_output=True, text=True)
+    cli("db-create", "-p", db, input="db-pass\ndb-pass\n")
+    cli("mkdir", db, "Email", input="db-pass\n")
+    cli("add", "-u", "marie@example.org", "--url", "imaps://mail.example.org:993", "--notes", 'line one\nline two, "quoted"',
+        "-p", db, "Email/Mail Ω", input='db-pass\npässwörd, "q"\n')
+    cli("add", "-p", db, "Router", input="db-pass\nrouter-pw\n")
+    export = subprocess.run(["keepassxc-cli", "export", "-f", "csv", db], input=b"db-pass\n", env=env, check=True,
+                            capture_output=True).stdout
+    path = tmp_path / "real.csv"
+    path.write_bytes(export)
+    result = kc_ready.ok(["import", "keepassxc-csv", path])
+    assert "2 added, 0 skipped as duplicate, 0 rejected" in result.stderr
+    items = items_with_secrets(kc_ready)
+    mail = only_item(items, server="mail.example.org")
+    assert (mail["protocol"], mail["port"], mail["account"], mail["label"], mail["password"], mail["comment"]) == (
+        "imaps", 993, "marie@example.org", "Mail Ω", 'pässwörd, "q"', 'line one\nline two, "quoted"')
+    assert mail["description"].endswith("/Email")
+    router = only_item(items, service="Router")
+    assert router["class"] == "generic" and router["password"] == "router-pw" and "account" not in router
