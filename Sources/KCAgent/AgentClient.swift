@@ -146,7 +146,8 @@ public final class AgentClient: ItemStore {
     }
 
     @discardableResult
-    public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
+    public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
+                       requirePassword: Bool?) throws(KeychainError) -> [Item] {
         try askingAgain { (password) in
             var writer = WireWriter()
             writer.query(query)
@@ -157,6 +158,7 @@ public final class AgentClient: ItemStore {
                 if let value { writer.string(value) }
             }
             writer.optionalSecret(secret)
+            writer.optionalBool(requirePassword)
             writer.optionalSecret(password)
             return [writer.frame(kind: RequestKind.update.rawValue)]
         } read: { (frame) throws(AgentError) in try self.items(frame) }

@@ -58,10 +58,11 @@ struct ItemRequests {
                 changes[attribute] = try reader.bool() ? .some(try reader.string()) : .some(nil)
             }
             let secret = try reader.optionalSecret()
+            let requirePassword = try reader.optionalBool()
             _ = try reader.optionalSecret()
             try reader.finish()
             touch()
-            let items = try keychain.update(query, changes: changes, secret: secret)
+            let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword)
             try sendItems(items, revealing: false)
         case .delete:
             let query = try reader.query()

@@ -18,6 +18,7 @@ extension WireWriter {
             attribute(key)
             string(text)
         }
+        bool(value.requirePassword)
     }
 
     mutating func item(_ value: Item, revealing: Bool) {
@@ -46,6 +47,9 @@ extension WireWriter {
         bool(value != nil)
         if let value { secret(value) }
     }
+
+    /// A flag that may be left unset (nil: keep as it is): 0 nil, 1 false, 2 true.
+    mutating func optionalBool(_ value: Bool?) { u8(value.map { $0 ? 2 : 1 } ?? 0) }
 }
 
 extension WireReader {
@@ -71,6 +75,7 @@ extension WireReader {
             let key = try attribute()
             result.values[key] = try string()
         }
+        result.requirePassword = try bool()
         return result
     }
 
@@ -95,5 +100,14 @@ extension WireReader {
 
     mutating func optionalSecret() throws(AgentError) -> SecureBytes? {
         try bool() ? try secret() : nil
+    }
+
+    mutating func optionalBool() throws(AgentError) -> Bool? {
+        switch try u8() {
+        case 0: return nil
+        case 1: return false
+        case 2: return true
+        default: throw AgentError.protocolError(.badValue)
+        }
     }
 }

@@ -10,6 +10,8 @@ public enum ItemFormatError: Error, Equatable, Sendable {
     case notUTF8(tag: UInt8)
     /// A port above 65535.
     case portOutOfRange(UInt64)
+    /// A require-password field (tag 18) that is not one byte holding 1.
+    case badRequirePassword([UInt8])
 }
 
 /// The item a put record holds, decoded by the format's rules alone: the class, the attributes of
@@ -31,6 +33,8 @@ public struct ItemFields: Equatable, Sendable {
     public var modified: Int64
     /// Where the secret lies in the plaintext; nil when missing (an empty secret).
     public var secret: Range<Int>?
+    /// The "require password" mark (tag 18); false when missing.
+    public var requirePassword: Bool = false
 
     /// The string attributes each class has (tag 10, the port, is an integer and internet only).
     public static func stringTags(of itemClass: ItemClass) -> [FieldTag] {
@@ -56,6 +60,7 @@ public struct ItemFields: Equatable, Sendable {
         if itemClass == .internet { _ = try port(payload, plaintext: plaintext) }
         _ = try date(.created, payload, plaintext: plaintext)
         _ = try date(.modified, payload, plaintext: plaintext)
+        _ = try requirePassword(payload, plaintext: plaintext)
         return itemClass
     }
 
@@ -75,7 +80,15 @@ public struct ItemFields: Equatable, Sendable {
         let created = (try? date(.created, payload, plaintext: plaintext)) ?? nil ?? 0
         let modified = (try? date(.modified, payload, plaintext: plaintext)) ?? nil ?? created
         return ItemFields(itemClass: itemClass, strings: strings, port: port, created: created, modified: modified,
-                          secret: payload.field(.secret))
+                          secret: payload.field(.secret),
+                          requirePassword: (try? requirePassword(payload, plaintext: plaintext)) ?? false)
+    }
+
+    /// The require-password mark: exactly one byte holding 1 when present (both classes).
+    public static func requirePassword(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Bool {
+        guard let range = payload.field(.requirePassword) else { return false }
+        guard range.count == 1, plaintext[range.lowerBound] == 1 else { throw .badRequirePassword(Array(plaintext[range])) }
+        return true
     }
 
     /// The port field of an internet item (little-endian, at most 8 bytes, at most 65535).

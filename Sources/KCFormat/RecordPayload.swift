@@ -30,6 +30,9 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     /// In a record written together with others in one append: how many records of that append
     /// follow it (u32; 0 on the last). A final batch that is not complete is a torn tail.
     case batchRemaining = 17
+    /// The item's "require password" mark (exactly one byte, 1): its secret is revealed only after
+    /// the master password is typed again. Absent: no mark.
+    case requirePassword = 18
     /// One frontier entry of a compaction marker: device id (16) + counter (u64).
     case frontier = 64
 }

@@ -51,14 +51,20 @@ public enum Attribute: String, Sendable, CaseIterable {
     }
 }
 
-/// The non-secret part of an item: its class and attribute values (absent when unset).
+/// The non-secret part of an item: its class, attribute values (absent when unset) and its
+/// "require password" mark.
 public struct ItemAttributes: Equatable, Sendable {
     public var itemClass: ItemClass
     public var values: [Attribute: String]
+    /// The item's secret is revealed only after the master password is typed again, even while
+    /// an agent holds the vault key (Keychain's kSecAccessControlUserPresence). Not an attribute
+    /// of `values`, not part of the primary key, and never a query filter.
+    public var requirePassword: Bool
 
-    public init(_ itemClass: ItemClass, _ values: [Attribute: String] = [:]) {
+    public init(_ itemClass: ItemClass, _ values: [Attribute: String] = [:], requirePassword: Bool = false) {
         self.itemClass = itemClass
         self.values = values
+        self.requirePassword = requirePassword
     }
 
     public subscript(_ attribute: Attribute) -> String? {

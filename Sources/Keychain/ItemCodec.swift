@@ -2,7 +2,7 @@ import KCCrypto
 import KCFormat
 import KCVault
 
-/// Converts items to record fields and back (Docs/FORMAT.md, "Item fields").
+/// Converts items to record fields and back (Docs/FORMAT.md, "Item encoding").
 enum ItemCodec {
     static let tags: [Attribute: FieldTag] = [
         .service: .service, .account: .account, .label: .label, .description: .description,
@@ -27,6 +27,7 @@ enum ItemCodec {
         add(.created, littleEndian(UInt64(bitPattern: item.created)))
         add(.modified, littleEndian(UInt64(bitPattern: item.modified)))
         fields.append((FieldTag.secret.rawValue, item.secret))
+        if item.attributes.requirePassword { add(.requirePassword, [1]) }
         return fields
     }
 
@@ -51,7 +52,8 @@ enum ItemCodec {
     /// The item of a put record `itemClass(of:)` checked.
     static func item(checked record: VaultRecord, of itemClass: ItemFields.ItemClass) -> Item {
         let fields = record.plaintext.withUnsafeBytes { ItemFields.decode(checked: record.payload, of: itemClass, plaintext: $0) }
-        var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet)
+        var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet,
+                                        requirePassword: fields.requirePassword)
         for (attribute, tag) in tags {
             if let value = fields.strings[tag] { attributes[attribute] = value }
         }

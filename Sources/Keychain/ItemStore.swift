@@ -16,14 +16,24 @@ public protocol ItemStore: AnyObject {
     func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item
     /// Many items in one append (see `Keychain.addAll(_:dryRun:)`).
     func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome]
-    /// SecItemUpdate (see `Keychain.update`); returns the updated items.
+    /// SecItemUpdate (see `Keychain.update`); `requirePassword` sets or removes the item's
+    /// require-password mark, nil keeps it. Returns the updated items.
     @discardableResult
-    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item]
+    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
+                requirePassword: Bool?) throws(KeychainError) -> [Item]
     /// SecItemDelete (see `Keychain.delete`); returns the deleted items.
     @discardableResult
     func delete(_ query: Query) throws(KeychainError) -> [Item]
     /// Non-fatal findings of the reads and writes so far, for the front end to word.
     var warnings: [KeychainWarning] { get }
+}
+
+extension ItemStore {
+    /// SecItemUpdate that keeps the require-password mark as it is.
+    @discardableResult
+    public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
+        try update(query, changes: changes, secret: secret, requirePassword: nil)
+    }
 }
 
 extension Keychain: ItemStore {

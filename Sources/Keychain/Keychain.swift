@@ -112,7 +112,8 @@ public final class Keychain {
     }
 
     /// SecItemAdd: errSecDuplicateItem when the primary key exists, unless `updateExisting`
-    /// (then the existing item takes the new attributes and secret). Returns the stored item.
+    /// (then the existing item takes the new attributes and secret, and keeps its require-password
+    /// mark: `attributes` can set the mark, only `update` removes it). Returns the stored item.
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
         try attributes.validate()
@@ -123,6 +124,7 @@ public final class Keychain {
                 guard updateExisting else { throw KeychainError(.duplicateItem) }
                 var item = existing.item
                 for (attribute, value) in attributes.values { item.attributes[attribute] = value }
+                item.attributes.requirePassword = item.attributes.requirePassword || attributes.requirePassword
                 item.secret = secret
                 item.modified = now
                 stored = item
@@ -195,12 +197,14 @@ public final class Keychain {
         return (outcomes, records)
     }
 
-    /// SecItemUpdate: applies `changes` (nil removes an attribute) and, when given, a new secret
-    /// to the items matching `query`. More than one match needs `query.matchAll` (else errSecParam,
-    /// with the matches in the error's detail). A change colliding with another item's primary key
-    /// is errSecDuplicateItem. Returns the updated items.
+    /// SecItemUpdate: applies `changes` (nil removes an attribute), when given a new secret, and
+    /// when given sets or removes the require-password mark (nil keeps it) on the items matching
+    /// `query`. More than one match needs `query.matchAll` (else errSecParam, with the matches in
+    /// the error's detail). A change colliding with another item's primary key is
+    /// errSecDuplicateItem. Returns the updated items.
     @discardableResult
-    public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
+    public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
+                       requirePassword: Bool? = nil) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.all, query)
@@ -212,6 +216,7 @@ public final class Keychain {
                 for (attribute, value) in changes { item.attributes[attribute] = value }
                 try item.attributes.validate()
                 if let secret { item.secret = secret }
+                if let requirePassword { item.attributes.requirePassword = requirePassword }
                 item.modified = now
                 if let index = after.firstIndex(where: { $0.id == item.id }) { after[index] = item }
                 updated.append(item)

@@ -54,20 +54,29 @@ struct CommittedVector {
     }
 }
 
-/// A value of an item object of the vectors: a string or an integer (created, modified).
+/// A value of an item object of the vectors: a string, an integer (created, modified) or a
+/// boolean (requirePassword).
 enum ItemValue: Decodable, Equatable, CustomStringConvertible {
     case string(String)
     case integer(Int64)
+    case boolean(Bool)
 
     init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        if let integer = try? container.decode(Int64.self) { self = .integer(integer) } else { self = .string(try container.decode(String.self)) }
+        if let integer = try? container.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let boolean = try? container.decode(Bool.self) {
+            self = .boolean(boolean)
+        } else {
+            self = .string(try container.decode(String.self))
+        }
     }
 
     var description: String {
         switch self {
         case .string(let s): return "\"\(s)\""
         case .integer(let i): return String(i)
+        case .boolean(let b): return String(b)
         }
     }
 

@@ -30,6 +30,17 @@ final class ItemFieldsTests: XCTestCase {
         XCTAssertEqual(failure([(1, [1]), (15, [UInt8](repeating: 0, count: 9))]), .badLength(tag: 15, length: 9))
         XCTAssertEqual(failure([(1, [2]), (10, [UInt8](repeating: 0, count: 9))]), .badLength(tag: 10, length: 9))
         XCTAssertEqual(failure([(1, [2]), (10, [0x70, 0x11, 0x01])]), .portOutOfRange(70_000))
+        for bad: [UInt8] in [[], [0], [2], [1, 0], [1, 1]] {
+            XCTAssertEqual(failure([(1, [1]), (18, bad)]), .badRequirePassword(bad))
+            XCTAssertEqual(failure([(1, [2]), (18, bad)]), .badRequirePassword(bad))
+        }
+    }
+
+    /// The require-password mark: field 18 holding 01 on either class; absent is no mark.
+    func testRequirePasswordMark() throws {
+        XCTAssertFalse(try decode([(1, [1])]).get().requirePassword)
+        XCTAssertTrue(try decode([(1, [1]), (18, [1])]).get().requirePassword)
+        XCTAssertTrue(try decode([(1, [2]), (16, [0xFF]), (18, [1])]).get().requirePassword)
     }
 
     func testItems() throws {
@@ -62,6 +73,7 @@ final class ItemFieldsTests: XCTestCase {
             [(1, [2]), (10, [UInt8](repeating: 0, count: 9))], [(1, [2]), (10, [0x70, 0x11, 0x01])],
             [(1, [1]), (2, Array("svc".utf8)), (8, [0xFF]), (10, [0xFF, 0xFF, 0xFF])], [(1, [2]), (10, [21]), (8, [0xED, 0xA0, 0x80])],
             [(1, [2]), (5, [0xC0, 0xAF])], [(1, [1]), (7, Array("caf\u{E9}".utf8))], [(1, [2]), (2, [0xFF]), (16, [1])],
+            [(1, [1]), (18, [1])], [(1, [2]), (18, [0])], [(1, [1]), (18, [1, 0])],
         ]
         for fields in cases {
             var plain = RecordPayload(kind: .put, itemID: [UInt8](repeating: 7, count: 16),

@@ -66,6 +66,8 @@ struct VectorItem {
     var created: Int64
     var modified: Int64
     var secret: [UInt8]
+    /// The require-password mark (field 18, one byte 1), written after the secret when set.
+    var requirePassword = false
 
     /// Attribute names in field-tag order, with their tags.
     static let attributeTags: [(name: String, tag: FieldTag)] = [
@@ -85,11 +87,12 @@ struct VectorItem {
         out.append((FieldTag.created.rawValue, le64(UInt64(bitPattern: created))))
         out.append((FieldTag.modified.rawValue, le64(UInt64(bitPattern: modified))))
         out.append((FieldTag.secret.rawValue, secret))
+        if requirePassword { out.append((FieldTag.requirePassword.rawValue, [1])) }
         return out
     }
 
     /// The expected-item line of a vector file: a JSON object with sorted keys; the secret as
-    /// `secret` (a string) when it is UTF-8, else as `secretHex`.
+    /// `secret` (a string) when it is UTF-8, else as `secretHex`; `requirePassword: true` when marked.
     var json: String {
         var pairs: [(String, String)] = [("id", quote(id.hexString)), ("class", quote(itemClass)),
                                          ("created", String(created)), ("modified", String(modified))]
@@ -99,6 +102,7 @@ struct VectorItem {
             pairs.append(("secretHex", quote(secret.hexString)))
         }
         for (name, value) in attributes { pairs.append((name, quote(value))) }
+        if requirePassword { pairs.append(("requirePassword", "true")) }
         pairs.sort { $0.0 < $1.0 }
         return "{" + pairs.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }

@@ -87,3 +87,54 @@ final class ItemJSONReaderTests: XCTestCase {
         check(#"{"class": "generic", "id": "abc", "password": "x"}"#, .invalidID("abc"))
     }
 }
+
+/// The require-password mark in kc's JSON and CSV exports.
+final class ExchangeRequirePasswordTests: XCTestCase {
+    private func rows(json: String) -> [Result<ExchangeItem, ExchangeRejection>] {
+        guard case .success(let rows) = Array(json.utf8).withUnsafeBytes({ ItemJSONReader.read($0) }) else { return [] }
+        return rows.map(\.result)
+    }
+
+    private func rows(csv: String) -> [Result<ExchangeItem, ExchangeRejection>] {
+        guard case .success(let rows) = Array(csv.utf8).withUnsafeBytes({ ItemCSVReader.read($0) }) else { return [] }
+        return rows.map(\.result)
+    }
+
+    private func problem(_ result: Result<ExchangeItem, ExchangeRejection>) -> ExchangeRowProblem? {
+        if case .failure(let rejection) = result { return rejection.problem }
+        return nil
+    }
+
+    func testJSONTrueFalseOrAbsent() throws {
+        let read = rows(json: """
+        [{"class": "generic", "service": "a", "requirePassword": true, "password": "x"},
+         {"class": "generic", "service": "b", "requirePassword": false, "password": "x"},
+         {"class": "generic", "service": "c", "password": "x"},
+         {"class": "generic", "service": "d", "requirePassword": "yes", "password": "x"},
+         {"class": "generic", "service": "e", "requirePassword": 1, "password": "x"},
+         {"class": "generic", "service": true, "password": "x"},
+         {"class": "generic", "locked": false, "password": "x"}]
+        """)
+        XCTAssertEqual(try read.prefix(3).map { try $0.get().attributes.requirePassword }, [true, false, false])
+        XCTAssertEqual(read.dropFirst(3).map(problem), [.invalidRequirePassword("\"yes\""), .invalidRequirePassword("1"),
+                                                         .wrongType("service"), .unknownField("locked")])
+        guard case .failure(let error) = Array(#"[{"requirePassword": tru}]"#.utf8).withUnsafeBytes({ ItemJSONReader.read($0) }) else {
+            return XCTFail("a broken literal is read")
+        }
+        XCTAssertEqual(error, ExchangeFileError(line: 1, .unexpected(found: "'}'", expected: "a value")))
+    }
+
+    func testCSVColumnAndTheHeaderWithoutIt() throws {
+        func row(_ columns: [String], _ cells: [String: String]) -> String { columns.map { cells[$0] ?? "" }.joined(separator: ",") }
+        let columns = ItemCSVReader.columns
+        XCTAssertEqual(columns.suffix(3), ["requirePassword", "password", "passwordBase64"])
+        let read = rows(csv: ([columns.joined(separator: ",")] + ["yes", "no", "", "maybe"].map {
+            row(columns, ["class": "generic", "service": "s\($0)", "requirePassword": $0, "password": "x"])
+        }).joined(separator: "\n"))
+        XCTAssertEqual(try read.prefix(3).map { try $0.get().attributes.requirePassword }, [true, false, false])
+        XCTAssertEqual(problem(read[3]), .invalidRequirePassword("maybe"))
+        let before = columns.filter { $0 != "requirePassword" }
+        let old = rows(csv: before.joined(separator: ",") + "\n" + row(before, ["class": "generic", "service": "s", "password": "x"]))
+        XCTAssertEqual(try old.map { try $0.get().attributes.requirePassword }, [false])
+    }
+}

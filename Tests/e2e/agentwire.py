@@ -121,6 +121,7 @@ def first_secret(items_body: bytes) -> bytes:
     for _ in range(attrs):
         pos += 1
         pos += 4 + struct.unpack(">I", items_body[pos:pos + 4])[0]
+    pos += 1   # the require-password mark
     pos += 16
     length = struct.unpack(">I", items_body[pos:pos + 4])[0]
     return items_body[pos + 4:pos + 4 + length]

@@ -7,6 +7,7 @@ import Keychain
 /// ended by CRLF. A field holding a comma, quote, CR or LF is quoted (`"` doubled); secrets are
 /// always quoted and written straight from secure memory; binary secrets go base64 in their column.
 /// An unset attribute is an empty cell, an attribute set to the empty string a quoted empty cell (`""`).
+/// The require-password mark is `yes`, or an empty cell when the item has none.
 enum CSVWriter {
     static func write(_ items: [Item], withSecrets: Bool, to out: Output) {
         out.write(ItemCSVReader.columns.joined(separator: ",") + "\r\n")
@@ -39,6 +40,7 @@ enum CSVWriter {
         case "modified": return ISO8601.string(millisecondsSince1970: item.modified)
         case "createdMs": return String(item.created)
         case "modifiedMs": return String(item.modified)
+        case ItemCSVReader.requirePasswordColumn: return item.attributes.requirePassword ? "yes" : nil
         default: return Attribute(rawValue: column).flatMap { item.attributes[$0] }
         }
     }

@@ -5,7 +5,8 @@ import Keychain
 
 /// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
 enum ItemPrinter {
-    /// Attributes in the documented field order, with their values, for one item.
+    /// Attributes in the documented field order, with their values, for one item (the
+    /// require-password mark apart: `requirePassword: yes` in human output, `true` in JSON).
     static func fields(_ item: Item) -> [(String, String)] {
         var result: [(String, String)] = [("id", item.id.hexString), ("class", item.itemClass.rawValue)]
         for attribute in Attribute.all(for: item.itemClass) {
@@ -21,8 +22,12 @@ enum ItemPrinter {
         for (index, item) in items.enumerated() {
             if index > 0 { out.writeLine() }
             for (name, value) in fields(item) { out.writeLine("\(name): \(Printable.text(value))") }
+            if item.attributes.requirePassword { out.writeLine("\(markName): yes") }
         }
     }
+
+    /// The name of the require-password mark in human and JSON output (shown only when set).
+    static let markName = "requirePassword"
 
     /// Only the secrets, each as raw bytes followed by a newline (as `security -w`).
     static func writeSecrets(_ items: [Item], to out: Output) {
@@ -45,6 +50,7 @@ enum ItemPrinter {
             out.write(fields(item).map { name, value in
                 "\(JSON.quoted(name)): " + (name == "port" ? value : JSON.quoted(value))
             }.joined(separator: ", "))
+            if item.attributes.requirePassword { out.write(", \(JSON.quoted(markName)): true") }
             if exactDates { out.write(", \"createdMs\": \(item.created), \"modifiedMs\": \(item.modified)") }
             if withSecrets { writeSecretField(item.secret, to: out) }
             out.write(index + 1 < items.count ? "},\n" : "}\n")
@@ -64,13 +70,16 @@ enum ItemPrinter {
         }
     }
 
-    /// The `list` table: class, label, service or server, account, modified.
+    /// The `list` table: class, label, service or server, account, modified; and, when any item
+    /// has the require-password mark, a last column `REQUIRE-PASSWORD` (`yes` or `-`).
     static func writeTable(_ items: [Item], to out: Output) {
-        let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"]
+        let marks = items.contains { $0.attributes.requirePassword }
+        let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"] + (marks ? ["REQUIRE-PASSWORD"] : [])
         let rows = items.map { item -> [String] in
             let place = item.itemClass == .generic ? item.attributes[.service] : item.attributes[.server]
             return [item.itemClass.rawValue, item.attributes[.label], place, item.attributes[.account]]
                 .map { Printable.text($0 ?? "-") } + [ISO8601.string(millisecondsSince1970: item.modified)]
+                + (marks ? [item.attributes.requirePassword ? "yes" : "-"] : [])
         }
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }

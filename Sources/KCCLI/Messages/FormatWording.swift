@@ -45,6 +45,8 @@ enum FormatWording {
         case .badLength(let tag, let length): return "its field \(tag) has \(length) bytes"
         case .notUTF8(let tag): return "its field \(tag) is not valid UTF-8"
         case .portOutOfRange(let port): return "its port \(port) is above 65535"
+        case .badRequirePassword(let bytes):
+            return "its require-password field holds \(bytes.isEmpty ? "nothing" : bytes.hexString), not 01"
         }
     }
 

@@ -42,6 +42,8 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case unsupportedEntry(String)
     /// A pass file gpg could not decrypt: gpg's exit status and the start of what it said.
     case decryptionFailed(status: Int32, message: String)
+    /// A require-password mark that is not true or false (JSON), yes, no or empty (CSV).
+    case invalidRequirePassword(String)
 }
 
 /// One entry of an export file: the item, or why it was rejected; `index` counts entries from 0,
@@ -104,6 +106,7 @@ struct ExchangeFields {
     var id: String?
     var createdMs: Int64?
     var modifiedMs: Int64?
+    var requirePassword = false
     /// A problem the reader found before the fields were complete.
     var problem: ExchangeRowProblem?
 
@@ -116,7 +119,7 @@ struct ExchangeFields {
         if let problem { return reject(problem) }
         guard let name = itemClass else { return reject(.missingClass) }
         guard let itemClass = ItemClass(rawValue: name) else { return reject(.unknownClass(name)) }
-        var attributes = ItemAttributes(itemClass)
+        var attributes = ItemAttributes(itemClass, requirePassword: requirePassword)
         let allowed = Set(Attribute.all(for: itemClass))
         for (attribute, value) in self.attributes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard allowed.contains(attribute) else { return reject(.unknownField(attribute.rawValue)) }

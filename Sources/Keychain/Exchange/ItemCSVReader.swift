@@ -3,15 +3,19 @@ import KCCrypto
 /// Reads kc's CSV export (no I/O): RFC 4180 (fields separated by commas, records by CRLF or LF,
 /// a field in double quotes may hold commas, line breaks and `""` for a quote; blank lines are
 /// skipped), a header row of
-/// exactly `columns`, then one item a row. An empty cell is an unset attribute, a quoted empty
-/// cell (`""`) an attribute set to the empty string. Secrets are
-/// unquoted straight into secure memory.
+/// exactly `columns` (or `columns` without `requirePassword`, as exports before the mark had it),
+/// then one item a row. An empty cell is an unset attribute, a quoted empty
+/// cell (`""`) an attribute set to the empty string. `requirePassword` is `yes`, `no` or empty
+/// (no mark). Secrets are unquoted straight into secure memory.
 public enum ItemCSVReader {
     /// The columns of kc's CSV export, in order (`created` and `modified`, to the second, are read past).
     public static let columns = ["id", "class", "created", "modified", "createdMs", "modifiedMs"]
         + ["service", "server", "protocol", "port", "path", "securityDomain", "authenticationType",
-           "account", "label", "description", "comment", "generic"]
+           "account", "label", "description", "comment", "generic", requirePasswordColumn]
         + ["password", "passwordBase64"]
+
+    /// The column of the require-password mark, which exports before the mark did not have.
+    public static let requirePasswordColumn = "requirePassword"
 
     /// The rows of `file` (indices from 0 for the first row after the header), or the first
     /// structural error (invalid UTF-8, a wrong header, a row of another width, a broken quote).
@@ -21,13 +25,15 @@ public enum ItemCSVReader {
         do throws(ExchangeFileError) {
             guard let header = try scanner.record() else { throw ExchangeFileError(line: 1, .empty) }
             let names = header.cells.map { scanner.text($0) }
-            guard names == columns else { throw ExchangeFileError(line: 1, .wrongHeader(names.joined(separator: ","))) }
+            guard names == columns || names == columns.filter({ $0 != requirePasswordColumn }) else {
+                throw ExchangeFileError(line: 1, .wrongHeader(names.joined(separator: ",")))
+            }
             var rows: [ExchangeRow] = []
             while let record = try scanner.record() {
-                guard record.cells.count == columns.count else {
-                    throw ExchangeFileError(line: record.line, .wrongFieldCount(record.cells.count, expected: columns.count))
+                guard record.cells.count == names.count else {
+                    throw ExchangeFileError(line: record.line, .wrongFieldCount(record.cells.count, expected: names.count))
                 }
-                rows.append(ExchangeRow(index: rows.count, line: record.line, result: fields(record, scanner).item()))
+                rows.append(ExchangeRow(index: rows.count, line: record.line, result: fields(record, names, scanner).item()))
             }
             return .success(rows)
         } catch {
@@ -35,9 +41,9 @@ public enum ItemCSVReader {
         }
     }
 
-    private static func fields(_ record: CSVScanner.Record, _ scanner: CSVScanner) -> ExchangeFields {
+    private static func fields(_ record: CSVScanner.Record, _ names: [String], _ scanner: CSVScanner) -> ExchangeFields {
         var fields = ExchangeFields()
-        for (name, cell) in zip(columns, record.cells) where !cell.range.isEmpty || cell.quoted {
+        for (name, cell) in zip(names, record.cells) where !cell.range.isEmpty || cell.quoted {
             switch name {
             case "password": fields.password = scanner.secret(cell)
             case "passwordBase64": fields.passwordBase64 = scanner.secret(cell)
@@ -50,6 +56,12 @@ public enum ItemCSVReader {
                     return ExchangeFields(problem: .invalidDate(text))
                 }
                 if name == "createdMs" { fields.createdMs = value } else { fields.modifiedMs = value }
+            case requirePasswordColumn:
+                let text = scanner.text(cell)
+                guard text == "yes" || text == "no" || text.isEmpty else {
+                    return ExchangeFields(problem: .invalidRequirePassword(text))
+                }
+                fields.requirePassword = text == "yes"
             default:
                 fields.attributes[Attribute(rawValue: name)!] = scanner.text(cell)
             }

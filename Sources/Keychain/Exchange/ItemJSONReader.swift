@@ -1,11 +1,18 @@
 import KCCrypto
 
-/// Reads kc's JSON export (no I/O): an array of flat objects whose values are strings or integers.
-/// Keys: `id` (32 hex digits), `class`, the attributes of the class (`port` a number), `createdMs`
-/// and `modifiedMs` (milliseconds since 1970), `password` or `passwordBase64`; `created` and
+/// Reads kc's JSON export (no I/O): an array of flat objects whose values are strings, integers
+/// or booleans. Keys: `id` (32 hex digits), `class`, the attributes of the class (`port` a number),
+/// `createdMs` and `modifiedMs` (milliseconds since 1970), `requirePassword` (true or false; absent:
+/// false), `password` or `passwordBase64`; `created` and
 /// `modified` (the ISO 8601 dates `find --json` prints) are read past. Strings of secrets are
 /// unescaped straight into secure memory.
 public enum ItemJSONReader {
+    /// The problem of a value of the wrong kind for `key`: a key that takes a string (an attribute,
+    /// `id`, `class`, a password) has the wrong type, any other is not an item's.
+    static func misplaced(_ key: String) -> ExchangeRowProblem {
+        Attribute(rawValue: key) != nil || ["id", "class", "password", "passwordBase64"].contains(key) ? .wrongType(key) : .unknownField(key)
+    }
+
     /// The entries of `file`, or the first structural error (invalid JSON or UTF-8, truncation)
     /// with its line. An entry that is valid JSON but not a valid item is a rejected row.
     public static func read(_ file: UnsafeRawBufferPointer) -> Result<[ExchangeRow], ExchangeFileError> {
@@ -87,6 +94,17 @@ extension JSONScanner {
 
     mutating func value(for key: String, into fields: inout ExchangeFields) throws(ExchangeFileError) {
         guard position < bytes.count else { throw fail(.truncated) }
+        if key == "requirePassword" || bytes[position] == 0x74 || bytes[position] == 0x66 {   // the mark, or true/false
+            let start = position
+            let parsed = try value()
+            if key == "requirePassword", case .bool(let flag) = parsed {
+                fields.requirePassword = flag
+            } else if fields.problem == nil {
+                let written = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                fields.problem = key == "requirePassword" ? .invalidRequirePassword(written) : ItemJSONReader.misplaced(key)
+            }
+            return
+        }
         if bytes[position] == 0x22 {
             let range = try stringRange()
             switch key {
@@ -110,7 +128,7 @@ extension JSONScanner {
         case "port": fields.attributes[.port] = String(number)
         case "createdMs": fields.createdMs = number
         case "modifiedMs": fields.modifiedMs = number
-        default: if fields.problem == nil { fields.problem = Attribute(rawValue: key) != nil || ["id", "class", "password", "passwordBase64"].contains(key) ? .wrongType(key) : .unknownField(key) }
+        default: if fields.problem == nil { fields.problem = ItemJSONReader.misplaced(key) }
         }
     }
 }
