@@ -35,7 +35,7 @@ let package = Package(
                 swiftSettings: strict + faultSeam),
         // Reading a pass store: each entry decrypted by the user's own gpg.
         .target(name: "KCPass", dependencies: ["Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
-        .target(name: "KCCLI", dependencies: ["Keychain", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
+        .target(name: "KCCLI", dependencies: ["Keychain", "KCSync", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
         .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
                           linkerSettings: [.unsafeFlags(["-static-stdlib"])]),

@@ -40,6 +40,7 @@ EXIT_CANCELED = 128             # errSecUserCanceled
 EXIT_IO = 220                   # errSecIO
 EXIT_NOT_TRUSTED = 253          # errSecNotTrusted
 EXIT_SECURITY_FAILURE = 1       # `kc security` as macOS security: an unknown subcommand, a bad four-character code
+EXIT_NOT_MERGED = 1             # `kc merge-driver`: not merged (git takes any non-zero status as a conflict)
 SEAM_EXIT = 77                  # the debug build's fault seam ended kc on purpose (KC_FAULT)
 
 # The same codes by Keychain name (checked against Sources by test_harness.py).

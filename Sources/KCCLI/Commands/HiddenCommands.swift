@@ -1,6 +1,7 @@
 import Keychain
 
-/// Commands left out of help: the man page (for building kc), the agent and the clipboard's clearer.
+/// Commands left out of help: the man page (for building kc), the agent, the clipboard's clearer and
+/// git's merge driver.
 let hiddenCommands: [CommandSpec] = [agentCommand,
     CommandSpec("__man", abstract: "Print the man page (troff) generated from the command table.", hidden: true,
                 handler: { _, context throws(KeychainError) in
@@ -8,4 +9,5 @@ let hiddenCommands: [CommandSpec] = [agentCommand,
                     return 0
                 }),
     clipboardClearerCommand,
+    mergeDriverCommand,
 ]
