@@ -221,3 +221,41 @@ def test_a_csv_written_by_the_real_keepassxc_cli(kc_ready, tmp_path):
     assert mail["description"].endswith("/Email")
     router = only_item(items, service="Router")
     assert router["class"] == "generic" and router["password"] == "router-pw" and "account" not in router
+
+
+# Each CSV format: its header, a good row (n numbers it), and a row without a password.
+CSV_FORMATS = {
+    "keepassxc-csv": ('"Group","Title","Username","Password","URL","Notes"', '"Root","T{n}","u","p{n}","https://h{n}.example/",""',
+                      '"Root","T9","u","","",""'),
+    "bitwarden-csv": ("folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp",
+                      ",,login,T{n},,,0,https://h{n}.example/,u,p{n},", ",,login,T9,,,0,,u,,"),
+    "chrome-csv": ("name,url,username,password", "T{n},https://h{n}.example/,u,p{n}", "T9,https://h9.example/,u,"),
+    "firefox-csv": ('"url","username","password","httpRealm","formActionOrigin","guid","timeCreated","timeLastUsed",'
+                    '"timePasswordChanged"', '"https://h{n}.example","u","p{n}","","","{{x}}","1","1","1"',
+                    '"https://h9.example","u","","","","{{x}}","1","1","1"'),
+}
+BAD_KINDS = {
+    # kind: (the file from the header, a good row function and the bad row; the line named; words of the error)
+    "wrong_columns": (lambda header, good, bad: f"a,b,c\n{good(0)}\n".encode(), 1, "column"),
+    "missing_password": (lambda header, good, bad: f"{header}\n{good(0)}\n{bad}\n".encode(), 3, "no password"),
+    "truncated": (lambda header, good, bad: f'{header}\n{good(0)}\n"never closed,\n'.encode(), 3, "truncated"),
+    "invalid_utf8": (lambda header, good, bad: f"{header}\n{good(0)}\n".encode() + b"\xff" + f"{good(1)}\n".encode(), 3,
+                     "UTF-8"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(CSV_FORMATS))
+@pytest.mark.parametrize("kind", sorted(BAD_KINDS))
+def test_bad_input_of_each_csv_format_names_its_line_and_writes_nothing(kc_ready, tmp_path, fmt, kind):
+    header, good_row, bad_row = CSV_FORMATS[fmt]
+    make, line, words = BAD_KINDS[kind]
+    path = tmp_path / "bad.csv"
+    path.write_bytes(make(header, lambda n: good_row.format(n=n), bad_row))
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", fmt, path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:{line}: " in result.stderr and words in result.stderr, result
+    assert kc_ready.vault_path.read_bytes() == before
+    good = tmp_path / "good.csv"
+    good.write_text(f"{header}\n{good_row.format(n=0)}\n{good_row.format(n=1)}\n")
+    assert "2 added" in kc_ready.ok(["import", fmt, good]).stderr     # the same format is read when it is whole

@@ -8,7 +8,8 @@ let foreignImportCommands: [CommandSpec] = [
                       discussion: """
                       Columns "Group","Title","Username","Password","URL","Notes" and, from KeePassXC 2.7, "TOTP", \
                       "Icon","Last Modified","Created". The group path (e.g. Root/Email) becomes the description; the \
-                      dates are kept; a TOTP setting becomes an item of its own (see below).
+                      dates are kept; a TOTP setting becomes an item of its own (see below). KeePassXC exports the \
+                      entries of its recycle bin too: empty it first, or delete those items after.
                       """),
     foreignCSVCommand("bitwarden-csv", .bitwarden, "a Bitwarden CSV export", from: "Bitwarden's unencrypted CSV export",
                       discussion: """
