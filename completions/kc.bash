@@ -45,6 +45,9 @@ _kc_value_options() {
         'import pass') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import chrome-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'import firefox-csv') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'unlock') echo '--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout' ;;
+        'lock') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'security') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -64,7 +67,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -375,6 +378,20 @@ _kc() {
         'import firefox-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'import firefox-csv:--master-password-fd') return ;;
         'import firefox-csv:--lock-timeout') return ;;
+        'unlock:--timeout') return ;;
+        'unlock:--max-ttl') return ;;
+        'unlock:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'unlock:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'unlock:--master-password-fd') return ;;
+        'unlock:--lock-timeout') return ;;
+        'lock:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'lock:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'lock:--master-password-fd') return ;;
+        'lock:--lock-timeout') return ;;
+        'status:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'status:--master-password-fd') return ;;
+        'status:--lock-timeout') return ;;
         'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
@@ -394,7 +411,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -438,6 +455,9 @@ _kc() {
         'import pass') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import chrome-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import firefox-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'security') candidates='find-generic-password find-internet-password add-generic-password add-internet-password delete-generic-password delete-internet-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

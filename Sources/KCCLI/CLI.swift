@@ -58,6 +58,7 @@ public enum CLI {
                 warnIfSecretsAreSwappable(context)
                 return status == 0 ? reportFailedOutput(output, to: errors) : status
             } catch {
+                let error = AgentWording.withStatus(error)
                 output.flush()
                 warnIfSecretsAreSwappable(context)
                 report(error, to: errors)

@@ -10,10 +10,11 @@
 /// `foreignImportCommands` (Commands/ImportCommands.swift): imports from other password managers.
 /// The Argon2id options of init and passwd are in KDFOptions.swift; `completions` is in ShellCommands.swift;
 /// `git-credential` is in GitCredential/GitCredentialCommand.swift; `security` (macOS compatibility,
-/// with its own table of subcommands) in Security/SecurityCommand.swift.
+/// with its own table of subcommands) in Security/SecurityCommand.swift; `agentCommands` (unlock, lock,
+/// status) in Agent/AgentCommands.swift.
 public enum CommandTable {
     /// Every command, in the order help lists them.
-    public static let all: [CommandSpec] = coreCommands + [generateCommand] + keychainCommands + vaultCommands + ftpCommands + exchangeCommands + foreignImportCommands + [gitCredentialCommand, securityCommand, completionsCommand, helpCommand] + hiddenCommands
+    public static let all: [CommandSpec] = coreCommands + [generateCommand] + keychainCommands + vaultCommands + ftpCommands + exchangeCommands + foreignImportCommands + agentCommands + [gitCredentialCommand, securityCommand, completionsCommand, helpCommand] + hiddenCommands
 
     /// The commands help, the man page and the completions show.
     public static var visible: [CommandSpec] { all.filter { !$0.isHidden } }

@@ -74,7 +74,8 @@ public final class Context {
     /// opened here with the master password (`openKeychain`). Commands that need the vault key
     /// itself (check, repair, compact, passwd, history) call `openKeychain` instead.
     public func openItemStore() throws(KeychainError) -> any ItemStore {
-        try openKeychain()
+        if let agent = try agentItemStore() { return agent }
+        return try openKeychain()
     }
 
     /// Opens the vault, asking for the master password only once the vault is known to exist.

@@ -186,7 +186,7 @@ def test_get_without_a_master_password_source_answers_nothing(kc_ready):
     result = kc_ready.run(["git-credential", "get"], input=request(protocol="https", host="h"),
                           unset=("KC_MASTER_PASSWORD_FILE",))
     assert result.returncode == 0 and result.stdout == ""
-    assert result.stderr.startswith("kc: warning: git-credential: no terminal")
+    assert result.stderr.startswith("kc: warning: git-credential: no unlocked agent, no terminal")
 
 
 def test_unknown_operations_and_attributes_are_ignored_and_bad_lines_refused(kc_ready):

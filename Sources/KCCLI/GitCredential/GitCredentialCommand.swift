@@ -20,8 +20,8 @@ let gitCredentialCommand = CommandSpec(
     ephemeral are not stored. 'erase' deletes every item matching what git sent (all accounts of the \
     server when git sent no username) and, when git sends a password, only the items holding it.
 
-    With no terminal and no master password source (--master-password-fd, KC_MASTER_PASSWORD_FILE), \
-    'get' prints a warning on standard error and answers nothing, so git goes on to its own prompt. \
+    With no unlocked agent (kc unlock), no terminal and no master password source (--master-password-fd, \
+    KC_MASTER_PASSWORD_FILE), 'get' prints a warning on standard error and answers nothing, so git goes on to its own prompt. \
     Other operations are ignored, as git asks of helpers.
     """,
     arguments: [ArgumentSpec("OPERATION", help: "get, store or erase.", completion: .choices(["get", "store", "erase"]))],
@@ -50,12 +50,14 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
 
 /// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
 private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(KeychainError) {
-    guard hasMasterPasswordSource(context) else {
-        context.warn("git-credential: no terminal to ask for the master password, and no "
+    let agent = try context.agentItemStore()
+    guard agent != nil || hasMasterPasswordSource(context) else {
+        context.warn("git-credential: no unlocked agent, no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
         return
     }
-    let store = try context.openItemStore()
+    let store: any ItemStore
+    if let agent { store = agent } else { store = try context.openKeychain() }
     guard let newest = try newestMatch(target, in: store),
           let item = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
     let account = item.attributes[.account] ?? ""

@@ -24,7 +24,7 @@ public enum ExitStatusTable {
         case .duplicateKeychain: return "A vault already exists at that path (kc init never overwrites one)."
         case .duplicateItem: return "An item with the same primary key exists (add without -U, or an update that would collide)."
         case .itemNotFound: return "No item matches."
-        case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source; --clip without a display or a clipboard program."
+        case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source; --clip without a display or a clipboard program; kc status: no unlocked agent; an agent of another build was stopped."
         case .decode: return "The vault is corrupt, tampered with, of an unsupported format, or holds records that are not items."
         case .verifyFailed: return "The vault went back to an older state than kc has seen (rollback)."
         case .notTrusted: return "The server's TLS certificate is not trusted (FTP)."

@@ -1,0 +1,66 @@
+import KCAgent
+import KCCrypto
+import KCSystem
+import Keychain
+
+// Handlers of unlock, lock and status.
+
+func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = try context.existingVaultPath()
+    let timeouts = try AgentTimeouts.resolve(timeout: invocation.value("timeout"), maxTTL: invocation.value("max-ttl"),
+                                             environment: context.environment)
+    let endpoint = try context.agentEndpoint()
+    let running = try context.runningAgent(endpoint, announcingOtherBuild: false)
+    if let running, try AgentWording.call({ () throws(AgentError) in try running.status() }).state == .unlocked {
+        guard invocation.hasAny(["timeout", "max-ttl"]) else {
+            context.notice("the agent of \(path) is already unlocked")
+            return 0
+        }
+    }
+    // The password is asked before any lock is taken: no lock is held while a person types.
+    let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    let client: AgentClient
+    if let running {
+        client = running
+    } else {
+        client = try AgentWording.call { () throws(AgentError) in
+            try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
+                                                          String(AgentLauncher.readinessDescriptor)],
+                                    environment: context.environment)
+            guard let started = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
+                throw AgentError.agentGone(errno: nil)
+            }
+            return started
+        }
+    }
+    try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
+                   + "at most \(DurationText.text(timeouts.maxTTL)) from now")
+    return 0
+}
+
+func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = try context.vaultPath
+    guard let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true) else {
+        context.notice("no agent runs for \(path); it is locked")
+        return 0
+    }
+    try AgentWording.call { () throws(AgentError) in try client.lock() }
+    context.notice("locked \(path): the agent wiped the key and exited")
+    return 0
+}
+
+func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let path = try context.vaultPath
+    let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true)
+    let status = try client.map { client throws(KeychainError) in
+        try AgentWording.call { () throws(AgentError) in try client.status() }
+    }
+    let lines = AgentStatusText.fields(status, vault: status?.vaultPath ?? path)
+    if invocation.flag("json") {
+        context.output.writeLine(AgentStatusText.json(lines))
+    } else {
+        for line in AgentStatusText.lines(lines) { context.output.writeLine(line) }
+    }
+    return status?.state == .unlocked ? 0 : KeychainStatus.interactionNotAllowed.exitCode
+}

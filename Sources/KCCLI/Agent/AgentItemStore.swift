@@ -1,0 +1,71 @@
+import KCAgent
+import KCCrypto
+import KCVault
+import Keychain
+
+/// The item store of a command while the vault's agent is unlocked: the agent answers, unless it
+/// turns out to have locked before answering (a timer ran out since the command connected, or
+/// the vault's key was rotated or another vault put at its path, which end the agent's session).
+/// Such a request was not carried out, so it is made again here with the vault opened the slow
+/// way (the master password), as every later request of the command is.
+final class AgentItemStore: ItemStore {
+    private let agent: AgentClient
+    private let openVault: () throws(KeychainError) -> Keychain
+    private var vault: Keychain?
+
+    init(agent: AgentClient, openVault: @escaping () throws(KeychainError) -> Keychain) {
+        self.agent = agent
+        self.openVault = openVault
+    }
+
+    /// True for the agent's answers that mean it holds no key (any more) and did nothing.
+    static func agentEnded(_ error: KeychainError) -> Bool {
+        switch error.reason {
+        case .relayed(let failure): return failure as? AgentError == .locked
+        case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
+        default: return false
+        }
+    }
+
+    private func perform<T>(_ request: (any ItemStore) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        if let vault { return try request(vault) }
+        do {
+            return try request(agent)
+        } catch where Self.agentEnded(error) {
+            let opened = try openVault()
+            vault = opened
+            return try request(opened)
+        }
+    }
+
+    func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in try store.find(anyOf: queries, revealing: revealing) }
+    }
+
+    func search(_ query: SearchQuery) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in try store.search(query) }
+    }
+
+    func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in try store.allItems(revealing: revealing) }
+    }
+
+    func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
+        try perform { (store) throws(KeychainError) in try store.add(attributes, secret: secret, updateExisting: updateExisting) }
+    }
+
+    func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome] {
+        try perform { (store) throws(KeychainError) in try store.addAll(entries, dryRun: dryRun) }
+    }
+
+    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in try store.update(query, changes: changes, secret: secret) }
+    }
+
+    func delete(_ query: Query) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in try store.delete(query) }
+    }
+
+    /// The opened vault's findings once the command opened it (they are printed as it opens).
+    var warnings: [KeychainWarning] { agent.warnings }
+}

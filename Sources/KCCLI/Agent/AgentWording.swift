@@ -1,0 +1,94 @@
+import KCAgent
+import KCSystem
+import Keychain
+
+/// What the CLI says about the agent's failures: each `AgentError` as one error line, a hint and
+/// a result code.
+enum AgentWording {
+    /// The sentence for an agent of another build, which the client stopped.
+    static let otherBuildStopped = "the agent was from another build of kc and was stopped; run kc unlock"
+
+    /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
+    static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
+        do { return try body() } catch { throw self.error(error) }
+    }
+
+    /// The failure with its result code, message and hint.
+    static func error(_ error: AgentError) -> KeychainError {
+        KeychainError(describe(error).0, .relayed(error))
+    }
+
+    /// `error` with the result code this file gives its agent failure (the agent's layer relays
+    /// them with a code of its own); other errors as they are.
+    static func withStatus(_ error: KeychainError) -> KeychainError {
+        guard case .relayed(let failure) = error.reason, let agent = failure as? AgentError else { return error }
+        return KeychainError(describe(agent).0, error.reason)
+    }
+
+    /// The result code and wording of `error`.
+    static func describe(_ error: AgentError) -> (KeychainStatus, FailureWording) {
+        switch error {
+        case .folderUnsafe(let path, let owner, let mode):
+            return (.param, FailureWording(
+                "the agent's folder \(path) is not private (owner uid \(owner), mode \(octal(mode))); kc does not use it",
+                hint: "it must be a folder of yours with mode 0700 (chmod 700 \(path)), or set XDG_RUNTIME_DIR to a private folder"))
+        case .folderUnusable(let path, let errno):
+            return (.io, FailureWording("cannot use the agent's folder \(path): \(errno)",
+                                        hint: "check XDG_RUNTIME_DIR, or set it to a private folder of yours"))
+        case .pathTooLong(let path, let length):
+            return (.param, FailureWording("the agent's socket path \(path) is \(length) bytes, too long for a Unix socket",
+                                           hint: "set XDG_RUNTIME_DIR to a folder with a shorter path"))
+        case .connectFailed(let path, let errno):
+            return (.io, FailureWording("cannot connect to the agent at \(path): \(errno)",
+                                        hint: "run kc lock, then kc unlock"))
+        case .peerRefused(let uid):
+            return (.param, FailureWording("the agent's socket is served by another user's process (uid \(uid)); kc sent it nothing",
+                                           hint: "find who made it (ls -l of the agent's folder) and remove it"))
+        case .otherBuildStopped:
+            return (.interactionNotAllowed, FailureWording(otherBuildStopped,
+                                                           hint: "kc was installed or built again since the agent started"))
+        case .otherBuildDidNotStop(let pid):
+            return (.io, FailureWording("the agent (pid \(pid)) is from another build of kc and did not stop when asked",
+                                        hint: "stop it with 'kill \(pid)', then run kc unlock"))
+        case .protocolError(let problem):
+            return (.io, FailureWording("the agent does not speak kc's protocol: " + describe(problem),
+                                        hint: "run kc lock, then kc unlock"))
+        case .agentGone(let errno):
+            return (.io, FailureWording("the agent stopped before answering" + (errno.map { " (\($0))" } ?? "")
+                                        + "; what was asked may or may not have been done",
+                                        hint: "look with kc find or kc status, then run the command again"))
+        case .locked:
+            return (.interactionNotAllowed, FailureWording("the agent is locked", hint: "run kc unlock"))
+        case .passwordRequired:
+            return (.interactionNotAllowed, FailureWording("the item asks for the master password again, and none was given",
+                                                           hint: MasterPassword.noSourceHint))
+        case .spawnFailed(let errno):
+            return (.io, FailureWording("cannot start the agent" + (errno.map { ": \($0)" } ?? ": it exited at once"),
+                                        hint: "run 'kc agent --foreground' to see why"))
+        case .spawnTimeout(let seconds):
+            return (.io, FailureWording("the agent did not start within \(Int(seconds)) seconds",
+                                        hint: "the machine may be busy: run kc unlock again"))
+        case .lockFileFailed(let path, let errno):
+            return (.io, FailureWording("cannot lock the agent's file \(path): \(errno)", hint: "check the agent's folder"))
+        case .listenFailed(let path, let errno):
+            return (.io, FailureWording("the agent cannot listen on \(path): \(errno)", hint: "check the agent's folder"))
+        }
+    }
+
+    private static func describe(_ problem: ProtocolProblem) -> String {
+        switch problem {
+        case .badMagic: return "its greeting is not kc's"
+        case .unsupportedProtocol(let number): return "it speaks protocol \(number)"
+        case .badFrameLength(let length): return "a message of \(length) bytes"
+        case .truncated: return "a message ended early or too late"
+        case .badValue: return "a message holds a value this kc does not know"
+        case .badText: return "a message holds text that is not UTF-8"
+        case .unexpectedReply: return "it answered another question"
+        }
+    }
+
+    private static func octal(_ mode: UInt32) -> String {
+        let digits = String(mode & 0o7777, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+}

@@ -1,0 +1,81 @@
+import KCAgent
+import KCCrypto
+import KCSystem
+import KCVault
+import Keychain
+
+/// Finding the chosen vault's agent: one agent per vault, found from the vault's path and the
+/// runtime folder; never started here (only `kc unlock` starts one).
+extension Context {
+    /// The endpoint of the chosen vault's agent: its socket in `$XDG_RUNTIME_DIR/kc`, else
+    /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID`.
+    func agentEndpoint() throws(KeychainError) -> AgentEndpoint {
+        let path = try vaultPath
+        return try AgentWording.call { () throws(AgentError) in
+            try AgentEndpoint.resolve(vaultPath: path, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
+                                      temporaryDirectory: environment("TMPDIR"))
+        }
+    }
+
+    /// The chosen vault's path, which must exist: a missing vault fails here, before any prompt,
+    /// as it does when the vault is opened.
+    func existingVaultPath() throws(KeychainError) -> String {
+        let path = try vaultPath
+        guard FileSystem.exists(path) else { throw missingVault(path) }
+        return path
+    }
+
+    /// The agent running for `endpoint`, locked or not; nil when none runs. An agent of another
+    /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`).
+    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool) throws(KeychainError) -> AgentClient? {
+        do {
+            return try AgentClient.connect(endpoint, reauthenticate: askAgain)
+        } catch .otherBuildStopped {
+            if announcingOtherBuild { notice(AgentWording.otherBuildStopped) }
+            return nil
+        } catch {
+            throw AgentWording.error(error)
+        }
+    }
+
+    /// The agent of the chosen vault when it answers unlocked, for the item commands; nil sends
+    /// them the slow way (the master password and the KDF): silently when no agent runs or it is
+    /// locked, with a warning when one could not be used. An agent of another build is stopped and
+    /// fails the command (errSecInteractionNotAllowed), unless a master password source lets it go on.
+    func unlockedAgent() throws(KeychainError) -> AgentClient? {
+        guard let path = try? vaultPath, FileSystem.exists(path), let endpoint = try? agentEndpoint() else { return nil }
+        do {
+            guard let client = try AgentClient.connect(endpoint, reauthenticate: askAgain),
+                  try client.status().state == .unlocked else { return nil }
+            return client
+        } catch .otherBuildStopped {
+            guard globals.masterPasswordFD != nil || environment(MasterPassword.fileVariable) != nil else {
+                throw AgentWording.error(.otherBuildStopped(build: ""))
+            }
+            warn(AgentWording.otherBuildStopped)
+            return nil
+        } catch {
+            warn("did not use the agent: " + AgentWording.describe(error).1.message + "; opening the vault with the master password")
+            return nil
+        }
+    }
+
+    /// The item store of the unlocked agent (which falls back to `openKeychain` should the agent
+    /// lock before answering), or nil when no agent answers unlocked (see `unlockedAgent`).
+    func agentItemStore() throws(KeychainError) -> AgentItemStore? {
+        guard let agent = try unlockedAgent() else { return nil }
+        return AgentItemStore(agent: agent) { () throws(KeychainError) -> Keychain in try self.openKeychain() }
+    }
+
+    /// The master password typed again for an item that asks for it even while unlocked.
+    func askAgain() throws(KeychainError) -> SecureBytes {
+        let path = (try? vaultPath) ?? "the vault"
+        return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+    }
+
+    /// The failure of a missing vault, named as the user named it (`--keychain NAME` or a path).
+    func missingVault(_ path: String) -> KeychainError {
+        if globals.vault == nil, let name = globals.keychain { return noSuchKeychain(name, path: path) }
+        return KeychainError(VaultError.noSuchVault(path: path))
+    }
+}
