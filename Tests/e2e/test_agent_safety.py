@@ -1,0 +1,121 @@
+"""The agent's edges through kc's commands: a stale socket, an unsafe socket folder, an agent of
+another build, and no secret in any process's argv or environment while the agent serves."""
+import os
+import socket
+import subprocess
+import sys
+
+from agentsupport import (NO_SOURCE, agent_folder, agent_pids, akc, alive, not_unlocked, status, unlock,  # noqa: F401
+                          wait_until)
+from kcharness import EXIT_INTERACTION, EXIT_PARAM, MASTER_PASSWORD, assert_failure
+from procsampler import Sampler
+
+OTHER_BUILD = {"KC_TEST_BUILD_ID": "an-older-kc"}   # honoured by debug builds only
+
+
+def socket_path(kc):
+    """The socket of the home's only agent (found by unlocking once, then locking)."""
+    unlock(kc)
+    sockets = [p for p in agent_folder(kc).iterdir() if p.suffix == ".sock"]
+    kc.ok(["lock"])
+    assert len(sockets) == 1, sockets
+    return sockets[0]
+
+
+def test_a_stale_socket_is_replaced(akc):
+    akc.add_generic("svc", "me", "pw")
+    path = socket_path(akc)
+    # A socket file nobody listens on, as a killed agent leaves.
+    stale = socket.socket(socket.AF_UNIX)
+    stale.bind(str(path))
+    stale.close()
+    assert path.exists()
+    assert akc.ok(["find", "-s", "svc", "-w"]).stdout == "pw\n"      # the slow path, silently
+    assert akc.run(["status"]).returncode == EXIT_INTERACTION
+    unlock(akc)
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
+
+
+def test_a_socket_folder_open_to_others_is_refused(akc):
+    folder = agent_folder(akc)
+    folder.mkdir(mode=0o755)
+    os.chmod(folder, 0o755)
+    result = akc.run(["unlock"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert str(folder) in result.stderr and result.hint, result
+    assert agent_pids(akc) == set()
+    # Item commands do not use such a folder; with a password source they go on, saying why.
+    akc.add_generic("svc", "me", "pw")
+    assert akc.ok(["find", "-s", "svc", "-w"]).stdout == "pw\n"
+
+
+def test_a_socket_folder_of_another_user_is_refused(akc):
+    folder = agent_folder(akc)
+    folder.mkdir(mode=0o700)
+    os.chown(folder, 65534, 65534)    # nobody; the tests run as root
+    assert os.stat(folder).st_uid != os.getuid()
+    result = akc.run(["unlock"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert "uid 65534" in result.stderr, result
+    assert agent_pids(akc) == set()
+
+
+def test_an_agent_of_another_build_is_stopped(akc):
+    akc.add_generic("svc", "me", "pw")
+    unlock(akc, env=OTHER_BUILD)
+    old = status(akc, env=OTHER_BUILD)[1]["pid"]
+    assert alive(old)
+    # A command of this build without a password source: the old agent is stopped, the command fails.
+    result = akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert "kc: error: the agent was from another build of kc and was stopped; run kc unlock" in result.stderr, result
+    assert not alive(old), "kc reported the agent stopped before it had exited"
+
+    # With a password source the command goes on the slow path, with a warning.
+    unlock(akc, env=OTHER_BUILD)
+    old = status(akc, env=OTHER_BUILD)[1]["pid"]
+    result = akc.ok(["find", "-s", "svc", "-w"])
+    assert result.stdout == "pw\n"
+    assert "the agent was from another build of kc and was stopped; run kc unlock" in result.stderr, result
+    assert not alive(old)
+
+    # status and lock stop it too, and say so; unlock starts one of this build.
+    unlock(akc, env=OTHER_BUILD)
+    code, state = status(akc)
+    assert code == EXIT_INTERACTION and state["state"] == "not running", state
+    unlock(akc, env=OTHER_BUILD)
+    assert "another build" in akc.ok(["lock"]).stderr
+    unlock(akc, env=OTHER_BUILD)
+    unlock(akc)
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
+
+
+def test_no_secret_in_any_argv_or_environment_while_the_agent_serves(akc):
+    item_secret = "agent-served-item-secret"
+    akc.add_generic("svc", "me", item_secret)
+    sampler = Sampler(None, [MASTER_PASSWORD.encode(), item_secret.encode()])   # every process
+    try:
+        # Positive control: the sampler finds a secret placed in an argv and in an environment.
+        control = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", item_secret],
+                                   env=dict(os.environ, CONTROL=MASTER_PASSWORD))
+        try:
+            wait_until(lambda: {place for place, _ in sampler.hits} >= {"cmdline", "environ"}, timeout=20)
+        finally:
+            control.kill()
+            control.wait()
+        assert {place for place, _ in sampler.hits} >= {"cmdline", "environ"}, "the sampler cannot see secrets"
+        after_control = sampler.samples
+        wait_until(lambda: sampler.samples >= after_control + 2, timeout=20)
+        sampler.hits.clear()
+
+        unlock(akc)
+        for _ in range(20):
+            assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == item_secret + "\n"
+        seen = sampler.samples
+        wait_until(lambda: sampler.samples >= seen + 5, timeout=20)
+        akc.ok(["lock"])
+    finally:
+        sampler.stop()
+    assert sampler.hits == [], f"secrets found in {Sampler.PLACES}: {sampler.hits}"
+    agent_commands = [c for c in sampler.commands if " agent --readiness-fd " in c]
+    assert agent_commands, sampler.commands   # the agent was sampled
