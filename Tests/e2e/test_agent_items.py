@@ -145,3 +145,12 @@ def test_one_vault_one_agent_whatever_its_path_spelling(akc):
     assert_failure(akc.run(["--vault", str(other_vault), "list"], unset=NO_SOURCE),
                    "errSecInteractionNotAllowed", EXIT_INTERACTION)
     assert akc.run(["--vault", str(other_vault), "status"]).returncode == EXIT_INTERACTION
+
+
+def test_the_vaults_warnings_come_through_the_agent(akc):
+    akc.add_generic("svc", "me", "pw")
+    os.chmod(akc.vault_path, 0o644)
+    unlock(akc)
+    result = served(akc, ["find", "-s", "svc", "-w"])
+    assert result.stdout == "pw\n"
+    assert "kc: warning: the vault can be read by other users" in result.stderr, result

@@ -58,14 +58,17 @@ final class AgentItemStore: ItemStore {
         try perform { (store) throws(KeychainError) in try store.addAll(entries, dryRun: dryRun) }
     }
 
-    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in try store.update(query, changes: changes, secret: secret) }
+    func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
+                requirePassword: Bool?) throws(KeychainError) -> [Item] {
+        try perform { (store) throws(KeychainError) in
+            try store.update(query, changes: changes, secret: secret, requirePassword: requirePassword)
+        }
     }
 
     func delete(_ query: Query) throws(KeychainError) -> [Item] {
         try perform { (store) throws(KeychainError) in try store.delete(query) }
     }
 
-    /// The opened vault's findings once the command opened it (they are printed as it opens).
+    /// The findings the agent sent with its last answer (a vault opened here reports its own as it opens).
     var warnings: [KeychainWarning] { agent.warnings }
 }

@@ -64,7 +64,9 @@ extension Context {
     /// lock before answering), or nil when no agent answers unlocked (see `unlockedAgent`).
     func agentItemStore() throws(KeychainError) -> AgentItemStore? {
         guard let agent = try unlockedAgent() else { return nil }
-        return AgentItemStore(agent: agent) { () throws(KeychainError) -> Keychain in try self.openKeychain() }
+        let store = AgentItemStore(agent: agent) { () throws(KeychainError) -> Keychain in try self.openKeychain() }
+        reportWarnings(of: store)   // the agent's findings arrive with its answers, printed as the command ends
+        return store
     }
 
     /// The master password typed again for an item that asks for it even while unlocked.
