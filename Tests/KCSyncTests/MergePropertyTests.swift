@@ -87,15 +87,17 @@ final class MergePropertyTests: XCTestCase {
         }
     }
 
-    /// Runs `steps` random operations and returns every copy of the vault seen after each.
+    /// Runs `steps` random operations (single and batched writes) and returns every copy of the vault seen after each.
     private func history(_ world: SyncWorld, _ random: inout SeededRandom, steps: Int) throws -> [[UInt8]] {
         try world.add(on: try world.create("m0"))
         var copies = [world.machines[0].bytes]
         for _ in 0..<steps {
             let machine = world.machines.randomElement(using: &random)!
             let services = Array(try world.services(on: machine)).sorted()
-            switch Int.random(in: 0..<10, using: &random) {
-            case 0..<3: try world.add(on: machine)
+            switch Int.random(in: 0..<11, using: &random) {
+            case 0..<2: try world.add(on: machine)
+            case 2: try world.addBatch(on: machine, count: Int.random(in: 2...4, using: &random))
+            case 10 where services.count > 1 && Int.random(in: 0..<4, using: &random) == 0: try world.deleteAll(on: machine)
             case 3..<5 where !services.isEmpty: try world.edit(on: machine, service: services.randomElement(using: &random)!)
             case 5 where !services.isEmpty: try world.delete(on: machine, service: services.randomElement(using: &random)!)
             case 6: try machine.keychain.compact()

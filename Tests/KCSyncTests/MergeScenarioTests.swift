@@ -116,6 +116,38 @@ final class MergeScenarioTests: XCTestCase {
         }
     }
 
+    func testBatchesAreMergedAsSingleRecords() throws {
+        let (world, laptop, desktop) = try twoMachines(sharing: "x")
+        try world.addBatch(on: desktop, count: 3)
+        try world.deleteAll(on: laptop)
+        let key = try world.key(of: laptop)
+        for (ours, theirs) in [(laptop, desktop), (desktop, laptop)] {
+            let result = try world.merge(ours.bytes, theirs.bytes, key: key)
+            XCTAssertTrue(result.keepsOurs)
+            XCTAssertTrue(result.records.suffix(result.added.count).allSatisfy { $0.batchRemaining == nil }, "appended without batch fields")
+            try ours.replaceVault(with: result.bytes, password: world.password)
+            XCTAssertEqual(try world.services(on: ours).count, 3, "the three batched items; x deleted")
+        }
+    }
+
+    func testAPasswordChangeOnOneSideStillMerges() throws {
+        let (world, laptop, desktop) = try twoMachines(sharing: "x")
+        try world.add(on: desktop, service: "y")
+        try laptop.keychain.changePassword(to: world.secret("new password"), rotateKey: false)
+        let key = try world.key(of: desktop)
+        let result = try world.merge(desktop.bytes, laptop.bytes, key: key)
+        XCTAssertTrue(result.keepsOurs, "the same vault key: the laptop's records re-sealed after ours")
+        XCTAssertEqual(result.states.items.count, 2)
+    }
+
+    func testAKeyRotationOnOneSideIsRefused() throws {
+        let (world, laptop, desktop) = try twoMachines(sharing: "x")
+        try laptop.keychain.changePassword(to: world.password, rotateKey: true)
+        XCTAssertThrowsError(try world.merge(desktop.bytes, laptop.bytes, key: try world.key(of: desktop))) { error in
+            guard case MergeError.unreadable(.theirs, .damaged) = error else { return XCTFail("\(error)") }
+        }
+    }
+
     // MARK: Refusals
 
     func testTwoMachinesSharingADeviceIDAreRefused() throws {

@@ -114,6 +114,20 @@ final class SyncWorld {
         return name
     }
 
+    /// Adds `count` new items in one append (a batch: each record carries a batch field).
+    func addBatch(on machine: Machine, count: Int) throws {
+        let entries = (0..<count).map { _ -> (attributes: ItemAttributes, secret: SecureBytes) in
+            serial += 1
+            return (ItemAttributes(.generic, [.service: "svc-\(serial)", .account: "me"]), secret("pw-\(serial)"))
+        }
+        _ = try machine.keychain.addAll(entries)
+    }
+
+    /// Deletes every live item in one append (a batch of tombstones).
+    func deleteAll(on machine: Machine) throws {
+        try machine.keychain.delete(Query(matchAll: true))
+    }
+
     /// Gives the item of `service` a new secret (and label).
     func edit(on machine: Machine, service: String) throws {
         serial += 1
