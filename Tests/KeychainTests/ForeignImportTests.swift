@@ -88,4 +88,47 @@ final class ForeignImportTests: XCTestCase {
         let bare = PassEntryReader.entry(path: "a", contents: SecureBytes(copying: Array("only".utf8)))
         XCTAssertEqual(try bare.rows(index: 0, line: 0)[0].result.get().attributes, ItemAttributes(.generic, [.service: "a", .label: "a"]))
     }
+
+    private func bitwarden(_ text: String) -> Result<[ExchangeRow], ExchangeFileError> {
+        Array(text.utf8).withUnsafeBytes { BitwardenJSONReader.read($0) }
+    }
+
+    func testBitwardenJSONLoginsNotesFoldersAndTheEncryptedRefusal() throws {
+        let text = """
+            {"encrypted": false, "folders": [{"id": "f1", "name": "Work"}], "items": [
+            {"type": 1, "name": "Site", "folderId": "f1", "notes": null, "creationDate": "2024-01-02T03:04:05.678Z",
+             "fields": [{"name": "PIN", "value": "12", "type": 1}, {"name": "linked", "value": null, "type": 3}],
+             "login": {"username": "me", "password": "p\\u00e9", "totp": null, "uris": [{"match": null, "uri": "https://s.example"}]}},
+            {"type": 2, "name": "Note", "notes": "secret note", "secureNote": {"type": 0}},
+            {"type": 4, "name": "Me", "identity": {}}
+            ]}
+            """
+        guard case .success(let rows) = bitwarden(text) else { return XCTFail("\(bitwarden(text))") }
+        XCTAssertEqual(rows.map(\.index), [0, 0, 1, 2])
+        XCTAssertEqual(rows.map(\.line), [2, 2, 5, 6])
+        let site = try rows[0].result.get()
+        XCTAssertEqual(site.attributes, ItemAttributes(.internet, [.server: "s.example", .protocol: "https", .account: "me",
+                                                                   .label: "Site", .description: "Work"]))
+        XCTAssertTrue(site.secret.isEqual(to: SecureBytes(copying: Array("p\u{e9}".utf8))))
+        XCTAssertEqual(site.created, 1_704_164_645_678)
+        XCTAssertEqual(try rows[1].result.get().attributes[.service], "Site (PIN)")
+        let note = try rows[2].result.get()
+        XCTAssertEqual(note.attributes, ItemAttributes(.generic, [.service: "Note", .label: "Note"]))
+        XCTAssertTrue(note.secret.isEqual(to: SecureBytes(copying: Array("secret note".utf8))))
+        guard case .failure(let rejection) = rows[3].result else { return XCTFail() }
+        XCTAssertEqual(rejection.problem, .unsupportedEntry("identity"))
+        guard case .failure(let error) = bitwarden(#"{"encrypted": true, "data": "2.x"}"#) else { return XCTFail() }
+        XCTAssertEqual(error, ExchangeFileError(line: 1, .encrypted))
+    }
+
+    func testBitwardenCSVCustomFieldsAreSecretsOfTheirOwn() throws {
+        let text = "type,name,notes,fields,login_uri,login_username,login_password,login_totp\n"
+            + "login,A,,\"PIN: 1\r\nno separator\nQ: a: b\",,u,p,\n"
+        guard case .success(let rows) = Array(text.utf8).withUnsafeBytes({ ForeignCSVReader.read($0, format: .bitwarden) }) else {
+            return XCTFail()
+        }
+        let others = try rows.dropFirst().map { try $0.result.get() }
+        XCTAssertEqual(others.map { $0.attributes[.service] }, ["A (PIN)", "A (field)", "A (Q)"])
+        XCTAssertEqual(others.map { String(decoding: $0.secret.copyBytes(), as: UTF8.self) }, ["1", "no separator", "a: b"])
+    }
 }
