@@ -64,20 +64,21 @@ struct LiveIndex {
             if let position {
                 if case .live(let previous) = slots[position] {
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
-                    lookup?.remove(previous, id: id)
+                    lookup?.remove(previous, at: position)
                 }
                 slots[position] = .live(stored)
+                lookup?.insert(stored, at: position)
             } else {
                 positions[id] = slots.count
+                lookup?.insert(stored, at: slots.count)
                 slots.append(.live(stored))
             }
             byPrimaryKey?[PrimaryKey(stored.item.attributes)] = id
-            lookup?.insert(stored, id: id)
         case .delete:
             if let position = positions[id] {
                 if case .live(let previous) = slots[position] {
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
-                    lookup?.remove(previous, id: id)
+                    lookup?.remove(previous, at: position)
                 }
                 slots[position] = .deleted
             } else {
@@ -107,7 +108,7 @@ struct LiveIndex {
     mutating func indexLookups() {
         guard lookup == nil else { return }
         var built = LookupIndex()
-        for case .live(let stored) in slots { built.insert(stored, id: ItemKey(stored.record.payload.itemID)) }
+        for (position, slot) in slots.enumerated() { if case .live(let stored) = slot { built.insert(stored, at: position) } }
         lookup = built
     }
 
@@ -117,8 +118,8 @@ struct LiveIndex {
         guard let lookup else { return nil }
         var found = Set<Int>()
         for query in queries {
-            guard let ids = lookup.candidates(query) else { return nil }
-            for id in ids { if let position = positions[id] { found.insert(position) } }
+            guard let candidates = lookup.candidates(query) else { return nil }
+            found.formUnion(candidates)
         }
         return found.sorted().compactMap { if case .live(let stored) = slots[$0] { return stored } else { return nil } }
     }
