@@ -94,6 +94,9 @@ final class AgentService {
                 return false
             } catch let error as AgentError {
                 throw error
+            } catch is AskAgain {
+                try channel.send(WireWriter().frame(kind: ReplyKind.passwordRequired.rawValue))
+                return false
             } catch {
                 let error = KeychainError(error)
                 try ItemRequests.sendWarnings(of: keychain, on: channel)

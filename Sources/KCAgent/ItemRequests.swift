@@ -1,5 +1,9 @@
 import KCCrypto
+import KCVault
 import Keychain
+
+/// Thrown when a request needs the master password typed again: answered "password required".
+struct AskAgain: Error {}
 
 /// The agent's answers to item requests, on its open keychain. Reads that reveal secrets and
 /// every write push the idle deadline back (`touch`); searches and listings without secrets do not.
@@ -16,9 +20,10 @@ struct ItemRequests {
             var queries: [Query] = []
             for _ in 0..<(try reader.count(minimumSize: 8)) { queries.append(try reader.query()) }
             let revealing = try reader.bool()
-            _ = try reader.optionalSecret()
+            let password = try reader.optionalSecret()
             try reader.finish()
             let items = try keychain.find(anyOf: queries)
+            if revealing { try askAgain(for: items, password) }
             if revealing { touch() }
             try sendItems(items, revealing: revealing)
         case .search:
@@ -30,9 +35,10 @@ struct ItemRequests {
                           revealing: false)
         case .allItems:
             let revealing = try reader.bool()
-            _ = try reader.optionalSecret()
+            let password = try reader.optionalSecret()
             try reader.finish()
             let items = try keychain.allItems()
+            if revealing { try askAgain(for: items, password) }
             if revealing { touch() }
             try sendItems(items, revealing: revealing)
         case .add:
@@ -59,8 +65,10 @@ struct ItemRequests {
             }
             let secret = try reader.optionalSecret()
             let requirePassword = try reader.optionalBool()
-            _ = try reader.optionalSecret()
+            let password = try reader.optionalSecret()
             try reader.finish()
+            // Setting or removing the mark asks for the master password, as reading such a secret does.
+            if requirePassword != nil { try verify(password) }
             touch()
             let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword)
             try sendItems(items, revealing: false)
@@ -72,6 +80,20 @@ struct ItemRequests {
         case .status, .unlock, .lock, .shutdown:
             throw AgentError.protocolError(.badValue)
         }
+    }
+
+    /// Revealing `items` needs the master password again when one of them has the require-password
+    /// mark: `password` is checked, or the client is asked for it (`AskAgain`).
+    private func askAgain(for items: [Item], _ password: SecureBytes?) throws {
+        if items.contains(where: \.attributes.requirePassword) { try verify(password) }
+    }
+
+    /// Checks the master password typed again: none is `AskAgain`, a wrong one errSecAuthFailed.
+    /// The key is derived again from the header's salt and parameters (the cost of an unlock) and
+    /// compared with the one held in constant time.
+    private func verify(_ password: SecureBytes?) throws {
+        guard let password else { throw AskAgain() }
+        if try !keychain.verifyMasterPassword(password) { throw KeychainError(.authFailed, .vault(.wrongPassword)) }
     }
 
     /// Sends the keychain's current warnings, when there are any, ahead of a reply.

@@ -5,9 +5,11 @@ extension Keychain {
     /// Keeps only the vault key, forgetting the master password (see `Vault.forgetPassword`).
     public func forgetMasterPassword() { vault.forgetPassword() }
 
-    /// True when `password` is the vault's master password today (one key derivation; the key
-    /// is compared in constant time). A wrong one is false, not an error.
+    /// True when `password` is the vault's master password today: after reading what other
+    /// processes changed (a new password of another process applies), one key derivation with the
+    /// header's salt and parameters, and the key compared in constant time. A wrong one is false.
     public func verifyMasterPassword(_ password: SecureBytes) throws(KeychainError) -> Bool {
+        _ = try live()
         do { return try vault.verifies(password: password) } catch { throw KeychainError(error) }
     }
 

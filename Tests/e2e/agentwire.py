@@ -106,8 +106,8 @@ def unlock_body(password: str, idle: float = 900, max_ttl: float = 28800) -> byt
     return blob(password) + struct.pack(">dd", idle, max_ttl)
 
 
-def find_body(q: bytes, revealing: bool = True) -> bytes:
-    return u32(1) + q + bytes([1 if revealing else 0, 0])
+def find_body(q: bytes, revealing: bool = True, password: str | None = None) -> bytes:
+    return u32(1) + q + bytes([1 if revealing else 0]) + optional_secret(password)
 
 
 def first_secret(items_body: bytes) -> bytes:
@@ -140,12 +140,23 @@ def status(path: Path) -> dict:
     return {"unlocked": unlocked, "vault": vault, "pid": pid, "idle": idle, "absolute": absolute}
 
 
-def attributes(item_class: str, **values: str) -> bytes:
+def attributes(item_class: str, require_password: bool = False, **values: str) -> bytes:
     out = bytes([CLASSES.index(item_class) + 1]) + u32(len(values))
     for name, value in sorted(values.items()):
         out += bytes([ATTRIBUTES.index(name)]) + blob(value)
-    return out
+    return out + bytes([1 if require_password else 0])
 
 
-def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, **values: str) -> bytes:
-    return attributes(item_class, **values) + blob(secret) + bytes([1 if update_existing else 0])
+def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, require_password: bool = False,
+             **values: str) -> bytes:
+    return attributes(item_class, require_password, **values) + blob(secret) + bytes([1 if update_existing else 0])
+
+
+def optional_secret(password: str | None) -> bytes:
+    return b"\x00" if password is None else b"\x01" + blob(password)
+
+
+def update_body(q: bytes, require_password: bool | None = None, password: str | None = None) -> bytes:
+    """An update that changes no attribute and no secret, only (maybe) the require-password mark."""
+    mark = 0 if require_password is None else (2 if require_password else 1)
+    return q + u32(0) + b"\x00" + bytes([mark]) + optional_secret(password)
