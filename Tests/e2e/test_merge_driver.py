@@ -147,9 +147,20 @@ def test_driver_refusals_exit_1_and_leave_ours(copies, kc_bin, tmp_path):
     shutil.copyfile(other.vault_path, folder / "other")
     assert_not_merged(run_driver(desktop, folder, "O", "A", "other"), ours, before, "two different vaults")
     assert_not_merged(run_driver(desktop, folder, "O", "A", "missing"), ours, before, "could not read")
-    # And the merge itself, for contrast: 0, with the laptop's item in.
+    # And the merge itself, for contrast: 0, with the laptop's item in; the machine's state folder
+    # (device id, rollback anchors, known vault paths) and its live vault untouched.
+    desktop.init()
+    state = desktop.home / "state"
+    before_state = snapshot(state)
+    live = desktop.vault_path.read_bytes()
     assert run_driver(desktop, folder, "O", "A", "B").returncode == 0
+    assert snapshot(state) == before_state and desktop.vault_path.read_bytes() == live
     assert services(desktop, ours) == {"shared", "from-laptop", "from-desktop"}
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file under `folder`: its bytes and modification time."""
+    return {str(p): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
 def test_fuzzed_copies_give_0_or_1_and_ours_untouched_on_failure(copies):
@@ -187,3 +198,17 @@ def test_fuzzed_copies_give_0_or_1_and_ours_untouched_on_failure(copies):
             assert len(errors) == 1 and ERROR_LINE.match(errors[0]), (seed, case, result)
     print(f"merge-driver fuzz: {counts[0]} merged, {counts[EXIT_NOT_MERGED]} refused", file=sys.stderr)
     assert counts[EXIT_NOT_MERGED] > 0
+
+
+def test_driver_asks_on_a_terminal(copies):
+    """With a terminal (a person running git merge) and no other source, the password is asked there."""
+    import pexpect
+    desktop, folder = copies
+    child = pexpect.spawn(desktop.binary, ["merge-driver", "O", "A", "B", "7", VAULT], cwd=str(folder), timeout=30,
+                          env=desktop.environment(unset=("KC_MASTER_PASSWORD_FILE",)), encoding="utf-8")
+    child.expect_exact("Master password to merge the vault: ")
+    child.sendline(desktop.master_password)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert services(desktop, folder / "A") == {"shared", "from-laptop", "from-desktop"}
