@@ -180,3 +180,31 @@ def test_the_agent_is_detached_from_unlock(akc):
         session = int(f.read().rsplit(b")", 1)[1].split()[3])
     assert session == pid, "the agent leads its own session (setsid)"
     assert [os.readlink(f"/proc/{pid}/fd/{fd}") for fd in (0, 1, 2)] == ["/dev/null"] * 3
+
+
+def test_a_foreground_agent_waits_locked_for_kc_unlock(akc):
+    """As the systemd user unit runs it: kc agent --foreground, locked until kc unlock."""
+    akc.add_generic("svc", "me", "pw")
+    agent = akc.popen(["agent", "--foreground"], stdin=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: status(akc)[1]["state"] == "locked"), "the agent did not listen"
+        code, state = status(akc)
+        assert code == EXIT_INTERACTION and state["pid"] == agent.pid, state
+        # A locked agent: item commands go the slow way, silently.
+        found = akc.run(["find", "-s", "svc", "-w"])
+        assert found.returncode == 0 and found.stdout == "pw\n" and found.stderr == "", found
+        assert_failure(akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
+        answer = akc.run(["git-credential", "get"], input="protocol=https\nhost=svc\n\n", unset=NO_SOURCE)
+        assert answer.returncode == 0 and answer.stdout == "", answer
+        # kc unlock unlocks this agent (it starts no other); kc lock ends it.
+        unlock(akc)
+        after = status(akc)[1]
+        assert after["state"] == "unlocked" and after["pid"] == agent.pid, after
+        assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
+        assert agent_pids(akc) == {agent.pid}
+        akc.ok(["lock"])
+        assert agent.wait(DEADLINE) == 0
+    finally:
+        if agent.poll() is None:
+            agent.kill()
+            agent.wait()

@@ -38,16 +38,19 @@ extension Context {
         }
     }
 
-    /// The agent of the chosen vault when it answers unlocked, for the item commands; nil sends
-    /// them the slow way (the master password and the KDF): silently when no agent runs or it is
-    /// locked, with a warning when one could not be used. An agent of another build is stopped and
-    /// fails the command (errSecInteractionNotAllowed), unless a master password source lets it go on.
-    func unlockedAgent() throws(KeychainError) -> AgentClient? {
+    /// The item store of the chosen vault's running agent, for the item commands; nil when none
+    /// runs. A locked agent (or one that locks before it answers) sends each request the slow way
+    /// (`AgentItemStore`: the master password and the KDF), silently; an agent that cannot be used
+    /// at all is skipped with a warning. An agent of another build is stopped and fails the command
+    /// (errSecInteractionNotAllowed), unless a master password source lets it go the slow way.
+    /// No request is spent asking whether the agent is unlocked: its answer to the command's own
+    /// request says so.
+    func agentItemStore() throws(KeychainError) -> AgentItemStore? {
         guard let path = try? vaultPath, FileSystem.exists(path), let endpoint = try? agentEndpoint() else { return nil }
+        let agent: AgentClient
         do {
-            guard let client = try AgentClient.connect(endpoint, reauthenticate: askAgain),
-                  try client.status().state == .unlocked else { return nil }
-            return client
+            guard let connected = try AgentClient.connect(endpoint, reauthenticate: askAgain) else { return nil }
+            agent = connected
         } catch .otherBuildStopped {
             guard globals.masterPasswordFD != nil || environment(MasterPassword.fileVariable) != nil else {
                 throw AgentWording.error(.otherBuildStopped(build: ""))
@@ -58,12 +61,6 @@ extension Context {
             warn("did not use the agent: " + AgentWording.describe(error).1.message + "; opening the vault with the master password")
             return nil
         }
-    }
-
-    /// The item store of the unlocked agent (which falls back to `openKeychain` should the agent
-    /// lock before answering), or nil when no agent answers unlocked (see `unlockedAgent`).
-    func agentItemStore() throws(KeychainError) -> AgentItemStore? {
-        guard let agent = try unlockedAgent() else { return nil }
         let store = AgentItemStore(agent: agent) { () throws(KeychainError) -> Keychain in try self.openKeychain() }
         reportWarnings(of: store)   // the agent's findings arrive with its answers, printed as the command ends
         return store

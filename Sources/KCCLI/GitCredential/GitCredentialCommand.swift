@@ -56,10 +56,19 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
         return
     }
-    let store: any ItemStore
-    if let agent { store = agent } else { store = try context.openKeychain() }
-    guard let newest = try newestMatch(target, in: store),
-          let item = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
+    let item: Item
+    do {
+        let store: any ItemStore
+        if let agent { store = agent } else { store = try context.openKeychain() }
+        guard let newest = try newestMatch(target, in: store),
+              let found = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
+        item = found
+    } catch where error.status == .interactionNotAllowed {
+        // A locked agent and no password source, or an item that asks again without a terminal:
+        // git goes on to its own prompt.
+        context.warn("git-credential: \(FailureWording(error).message); answered nothing")
+        return
+    }
     let account = item.attributes[.account] ?? ""
     let unsafe = item.secret.withUnsafeBytes { $0.contains(0x0A) || $0.contains(0) }
     guard !unsafe && !account.contains("\n") && !account.contains("\0") else {
