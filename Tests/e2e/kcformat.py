@@ -1,11 +1,14 @@
 """kc's vault format, as far as the end-to-end tests need it (Docs/FORMAT.md): CRC-32C, the header's
-KDF fields and checksum, record frames, and the test vectors in Docs/vectors.
+KDF fields and checksum, record frames, the test vectors in Docs/vectors, and a reader of whole
+intact vaults (records decrypted with libsodium through ctypes, payloads and items decoded here).
 
-Written from the document, not from Sources/KCFormat; test_format_helpers.py checks every helper
+Written from the document, not from Sources/KCFormat; test_format_reader.py checks the reader
 against the committed vectors, so it cannot drift from what kc writes.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import hashlib
 import struct
 from dataclasses import dataclass
@@ -135,3 +138,135 @@ def read_vector(path: Path) -> Vector:
 
 def vectors() -> list[Vector]:
     return [read_vector(p) for p in sorted(VECTORS.glob("*.txt"))]
+
+
+# --- Reading a whole vault, independently of kc: libsodium's Argon2id and XChaCha20-Poly1305 through
+# ctypes (the primitives FORMAT.md names), and the header, record, payload and item rules in Python.
+
+class NotAnItem(Exception):
+    """A put that breaks the item rules (FORMAT.md, "Item encoding")."""
+
+
+def _sodium():
+    lib = ctypes.CDLL(ctypes.util.find_library("sodium") or "libsodium.so.23")
+    assert lib.sodium_init() >= 0
+    return lib
+
+
+_SODIUM = None
+_ARGON2ID13 = 2
+_STRING_TAGS = {2: "service", 3: "account", 4: "label", 5: "description", 6: "comment", 7: "generic",
+                8: "server", 9: "protocol", 11: "path", 12: "securityDomain", 13: "authenticationType"}
+_CLASS_TAGS = {"generic": (2, 3, 4, 5, 6, 7), "internet": (3, 4, 5, 6, 8, 9, 11, 12, 13)}
+PUT, DELETE, COMPACTION = 1, 2, 3
+TAG_REQUIRE_PASSWORD = 18
+
+
+def _lib():
+    global _SODIUM
+    if _SODIUM is None:
+        _SODIUM = _sodium()
+    return _SODIUM
+
+
+def derive_key(password: bytes, salt: bytes, ops: int, memory: int) -> bytes:
+    """Argon2id (libsodium crypto_pwhash, ALG_ARGON2ID13), 32 bytes."""
+    out = ctypes.create_string_buffer(32)
+    rc = _lib().crypto_pwhash(out, ctypes.c_ulonglong(32), password, ctypes.c_ulonglong(len(password)), salt,
+                              ctypes.c_ulonglong(ops), ctypes.c_size_t(memory), ctypes.c_int(_ARGON2ID13))
+    assert rc == 0, "Argon2id failed"
+    return out.raw
+
+
+def aead_open(sealed: bytes, key: bytes, nonce: bytes, ad: bytes) -> bytes | None:
+    """XChaCha20-Poly1305 (IETF) open; None when it does not authenticate."""
+    out = ctypes.create_string_buffer(max(len(sealed) - 16, 1))
+    out_len = ctypes.c_ulonglong(0)
+    rc = _lib().crypto_aead_xchacha20poly1305_ietf_decrypt(out, ctypes.byref(out_len), None, sealed,
+                                                           ctypes.c_ulonglong(len(sealed)), ad,
+                                                           ctypes.c_ulonglong(len(ad)), nonce, key)
+    return out.raw[:out_len.value] if rc == 0 else None
+
+
+@dataclass
+class Payload:
+    kind: int
+    item_id: bytes
+    fields: dict          # tag -> value (the frontier entry, 64, is left out)
+    offsets: dict         # tag -> offset of the value in the payload
+
+
+def parse_payload(plain: bytes) -> Payload:
+    assert len(plain) >= 74 and plain[0] == 1, "malformed payload"
+    fields, offsets, pos = {}, {}, 74
+    while pos < len(plain):
+        tag, length = plain[pos], struct.unpack_from("<I", plain, pos + 1)[0]
+        assert pos + 5 + length <= len(plain), "field past the end"
+        if tag != 64:
+            assert tag not in fields, "repeated field"
+            fields[tag], offsets[tag] = plain[pos + 5:pos + 5 + length], pos + 5
+        pos += 5 + length
+    return Payload(plain[1], plain[2:18], fields, offsets)
+
+
+def records(data: bytes, password: bytes) -> list[tuple[Frame, bytes]]:
+    """Every complete record of an intact vault, authenticated and decrypted: (frame, payload)."""
+    ops, memory = header_kdf(data)
+    key = aead_open(data[88:136], derive_key(password, data[48:64], ops, memory), data[64:88], data[:88])
+    assert key is not None, "wrong password"
+    out, previous = [], bytes(16)
+    for frame in frames(data):
+        body = data[frame.offset + FRAME_LENGTH:frame.end]
+        ad = b"kc record v1" + data[12:28] + data[frame.offset:frame.offset + FRAME_LENGTH] + previous
+        plain = aead_open(body[24:], key, body[:24], ad)
+        assert plain is not None, f"record at {frame.offset} does not authenticate"
+        out.append((frame, plain))
+        previous = body[-16:]
+    return out
+
+
+def item(payload: Payload) -> dict:
+    """A put's item as the vectors' `item:` objects hold it; NotAnItem when it breaks the item rules."""
+    f = payload.fields
+    if f.get(1) not in (b"\x01", b"\x02"):
+        raise NotAnItem("class")
+    item_class = "generic" if f[1] == b"\x01" else "internet"
+    out = {"id": payload.item_id.hex(), "class": item_class}
+    for tag in _CLASS_TAGS[item_class]:
+        if tag in f:
+            try:
+                out[_STRING_TAGS[tag]] = f[tag].decode("utf-8")
+            except UnicodeDecodeError:
+                raise NotAnItem(f"field {tag} is not UTF-8")
+    if item_class == "internet" and 10 in f:
+        if len(f[10]) > 8 or int.from_bytes(f[10], "little") > 65535:
+            raise NotAnItem("port")
+        out["port"] = str(int.from_bytes(f[10], "little"))
+    for tag, name in ((14, "created"), (15, "modified")):
+        if tag in f and len(f[tag]) != 8:
+            raise NotAnItem(name)
+    out["created"] = struct.unpack("<q", f[14])[0] if 14 in f else 0
+    out["modified"] = struct.unpack("<q", f[15])[0] if 15 in f else out["created"]
+    if TAG_REQUIRE_PASSWORD in f:
+        if f[TAG_REQUIRE_PASSWORD] != b"\x01":
+            raise NotAnItem("require password")
+        out["requirePassword"] = True
+    secret = f.get(16, b"")
+    try:
+        out["secret"] = secret.decode("utf-8")
+    except UnicodeDecodeError:
+        out["secretHex"] = secret.hex()
+    return out
+
+
+def items(data: bytes, password: bytes) -> list[dict]:
+    """The live items of an intact vault (no torn tail), in creation order, by the replay rules."""
+    live, deleted = {}, set()
+    for _, plain in records(data, password):
+        payload = parse_payload(plain)
+        if payload.kind == DELETE:
+            deleted.add(payload.item_id)
+            live.pop(payload.item_id, None)
+        elif payload.kind == PUT and payload.item_id not in deleted:
+            live[payload.item_id] = item(payload)
+    return list(live.values())

@@ -46,10 +46,13 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
         (to the end, one trailing newline dropped unless --binary; a terminal as one line without echo), or asked \
         twice at a prompt without echo, or generated with --generate (shown only with --print).
 
+        \(requirePasswordHelp) With -U, an existing item keeps its mark; --require-password sets it.
+
         \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
             .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),
+            .flag("require-password", help: "Mark the item: its secret is revealed only after the master password is typed again."),
             .flag("password-stdin", help: "Read the secret from standard input (to the end; one trailing newline dropped)."),
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
@@ -93,7 +96,8 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         "find \(itemClass.rawValue)", abstract: "Find \(itemClass.rawValue) password items (SecItemCopyMatching).",
         discussion: """
         Every attribute given filters, by exact match (-i: case-insensitive). Matches come in creation order; \
-        without --all only the first is shown. Prints the attributes as 'name: value' lines, never the secret \
+        without --all only the first is shown. Prints the attributes as 'name: value' lines (and \
+        'requirePassword: yes' for an item with the require-password mark), never the secret \
         unless asked with -w. Nothing found: errSecItemNotFound (exit 44).
 
         \(clipHelp)
@@ -130,13 +134,18 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
         removes one) and --password-stdin, --password or --generate gives a new secret. More than one match needs --all \
         (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
         the primary key of another fails with errSecDuplicateItem. --generate never goes with --all: each item \
-        gets a password of its own.
+        gets a password of its own. --set-require-password yes or no sets or removes the require-password mark \
+        (without it the mark stays as it is).
+
+        \(requirePasswordHelp)
 
         \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
             .flag("all", help: "Change every matching item."),
         ] + ItemOptions.setOptions(for: itemClass) + [
+            .value("set-require-password", valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
+                   completion: .choices(["yes", "no"])),
             .flag("password-stdin", help: "Read the new secret from standard input (one trailing newline dropped)."),
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
@@ -160,6 +169,16 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
         handler: { invocation, context throws(KeychainError) in try runDelete(invocation, context, itemClass) })
 }
 
+/// What the require-password mark of add and update does.
+private let requirePasswordHelp = """
+    An item marked require-password (--require-password) reveals its secret only after the master password is \
+    typed again: with an unlocked agent, kc asks for it on the terminal before it prints or copies the secret, \
+    so an unattended unlocked session does not give it away; without the agent every command asks for the \
+    master password anyway. The mark is sealed inside the item's \
+    record, so editing the vault file cannot remove it; find shows 'requirePassword: yes', list a \
+    REQUIRE-PASSWORD column, JSON "requirePassword": true.
+    """
+
 /// --generate[=SPEC] and --print of add and update.
 private let generateOptions: [OptionSpec] = [
     .optionalValue("generate", valueName: "SPEC", help: "Store a newly generated secret (as 'kc generate'; SPEC below)."),
@@ -176,7 +195,10 @@ private let generateSpecHelp = """
 
 let listCommand = CommandSpec(
     "list", abstract: "List every item (never the secrets).",
-    discussion: "Prints a table of every item in creation order: class, label, service or server, account, modification date.",
+    discussion: """
+    Prints a table of every item in creation order: class, label, service or server, account, modification date; \
+    and, when any item has the require-password mark, a last column REQUIRE-PASSWORD (yes or -).
+    """,
     options: [.flag("json", help: "Print a JSON array of items instead.")],
     examples: ["kc list", "kc list --json"],
     handler: runList)

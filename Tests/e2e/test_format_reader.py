@@ -1,0 +1,31 @@
+"""kcformat.py's reader of whole vaults, written from Docs/FORMAT.md alone, agrees with every committed
+vector: the live items of each vault that opens, and NotAnItem for each put the item rules refuse."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kcformat import NotAnItem, items, vectors
+
+ALL = vectors()
+OPENS = [v for v in ALL if v.fields["expect"] == "success"]
+NOT_ITEMS = [v for v in ALL if v.fields.get("error", "").startswith("bad-item")]
+
+
+@pytest.mark.parametrize("vector", OPENS, ids=lambda v: v.name)
+def test_items_of_each_vault_that_opens(vector):
+    assert items(vector.data, vector.fields["password"].encode()) == [json.loads(line) for line in vector.items]
+
+
+@pytest.mark.parametrize("vector", NOT_ITEMS, ids=lambda v: v.name)
+def test_each_put_that_is_not_an_item_is_refused(vector):
+    with pytest.raises(NotAnItem):
+        items(vector.data, vector.fields["password"].encode())
+
+
+def test_the_require_password_vectors_are_among_them():
+    names = {v.name for v in OPENS + NOT_ITEMS}
+    assert {"item-require-password", "item-require-password-empty", "item-require-password-zero",
+            "item-require-password-two", "item-require-password-two-bytes"} <= names
+    assert len(OPENS) >= 15 and len(NOT_ITEMS) >= 10
