@@ -51,7 +51,7 @@ public struct AgentEndpoint: Sendable, Equatable {
 
     /// Creates the folder (mode 0700) when missing, then checks it (`checkFolder`).
     public func prepareFolder() throws(AgentError) {
-        if mkdir(folder, 0o700) != 0 && errno != EEXIST { throw AgentError.folderUnusable(path: folder, errno: .current) }
+        do { try FileSystem.makeDirectories(folder, mode: 0o700) } catch { throw AgentError.folderUnusable(path: folder, errno: error) }
         try checkFolder()
     }
 
