@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KCCrypto
 import KCSystem
 import Keychain
@@ -21,6 +24,19 @@ public enum CLI {
         path.split(separator: "/").last.map(String.init) ?? path
     }
 
+    /// Runs kc with `arguments` (without the program name) as the program of this process, and
+    /// exits with its status. The command's objects (an open vault's records and items) are not
+    /// released one by one: every secure buffer is wiped at once (`SecureMemory.wipeAll`) and the
+    /// process ends, which frees the rest.
+    public static func runAndExit(_ arguments: [String], commandLineSecret: SecureBytes? = nil) -> Never {
+        var context: Context?
+        let status = run(arguments, environment: Context.processEnvironment(), output: .standardOutput(),
+                         errors: .standardError(), commandLineSecret: commandLineSecret, keeping: &context)
+        if let context { _ = Unmanaged.passRetained(context) }   // never released: the process ends here
+        SecureMemory.wipeAll()
+        exit(status)
+    }
+
     /// Runs kc with `arguments` (without the program name) and returns the exit status.
     /// `commandLineSecret` is the password `CommandLineSecret.take` moved out of argv.
     public static func run(_ arguments: [String],
@@ -28,6 +44,14 @@ public enum CLI {
                            output: Output = .standardOutput(),
                            errors: Output = .standardError(),
                            commandLineSecret: SecureBytes? = nil) -> Int32 {
+        var context: Context?
+        return run(arguments, environment: environment, output: output, errors: errors, commandLineSecret: commandLineSecret,
+                   keeping: &context)
+    }
+
+    /// `run`, handing the command's context (and so what it opened) to the caller in `kept`.
+    private static func run(_ arguments: [String], environment: [String: String], output: Output, errors: Output,
+                            commandLineSecret: SecureBytes?, keeping kept: inout Context?) -> Int32 {
         defer {
             output.flush()
             errors.flush()
@@ -52,6 +76,7 @@ public enum CLI {
         case .run(let invocation):
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
             context.commandLineSecret = commandLineSecret
+            kept = context
             defer { context.reportLateWarnings() }
             do throws(KeychainError) {
                 let status = try invocation.command.handler(invocation, context)

@@ -113,12 +113,12 @@ public final class Context {
     }
 
     /// Prints the warnings that appeared since `reportWarnings` (an anchor that a write could not
-    /// store); called when the command ends.
+    /// store); called once, when the command ends. The keychains stay open as long as the context
+    /// (`CLI.runAndExit` never releases them).
     public func reportLateWarnings() {
         for (store, printed) in opened {
             for line in store.warnings.map(WarningWording.text) where !printed.contains(line) { warn(line) }
         }
-        opened = []
     }
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.

@@ -134,12 +134,19 @@ final class SecureChunk: @unchecked Sendable {
         guard let base = sodium_malloc(size) else { fatalError("kc: out of memory for secure bytes") }
         self.base = base
         self.size = size
+        Self.live.withLock { $0[UInt(bitPattern: base)] = size }
         // libsodium locks the chunk but ignores a failure (e.g. a low RLIMIT_MEMLOCK): lock again
         // (locking locked pages costs nothing more) to learn whether it worked.
         if sodium_mlock(base, size) != 0 { SecureMemory.recordLockFailure(errno) }
     }
 
-    deinit { sodium_free(base) }
+    deinit {
+        Self.live.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: base)) }
+        sodium_free(base)
+    }
+
+    /// The address and size of every chunk not yet freed (`SecureMemory.wipeAll`).
+    static let live = Mutex<[UInt: Int]>([:])
 }
 
 /// Hands out 16-byte-aligned pieces of shared secure chunks; large requests get a chunk each.
@@ -182,6 +189,16 @@ public enum SecureMemory {
     public static var lockFailure: Int32? {
         let code = firstLockFailure.load(ordering: .relaxed)
         return code == 0 ? nil : code
+    }
+
+    /// Wipes every secure buffer not yet released, all at once: what their deinitializers would
+    /// wipe one by one, for a process about to exit without releasing its objects (releasing the
+    /// records of a large vault one by one costs more than reading them). Nothing may use secure
+    /// memory afterwards.
+    public static func wipeAll() {
+        SecureChunk.live.withLock { chunks in
+            for (base, size) in chunks { sodium_memzero(UnsafeMutableRawPointer(bitPattern: base), size) }
+        }
     }
 
     static func recordLockFailure(_ code: Int32) {

@@ -7,4 +7,4 @@ import Glibc
 ProcessHardening.disableCoreDumps()
 // First of all, before anything reads argv: a `security add-*-password -w PASSWORD` leaves it here.
 let commandLine = CommandLineSecret.take(argc: CommandLine.argc, argv: CommandLine.unsafeArgv)
-exit(CLI.run(CLI.arguments(invokedAs: commandLine.arguments), commandLineSecret: commandLine.secret))
+CLI.runAndExit(CLI.arguments(invokedAs: commandLine.arguments), commandLineSecret: commandLine.secret)
