@@ -23,7 +23,7 @@ import Synchronization
 /// 16 KiB or more get a chunk, and so guard pages, of their own.
 public final class SecureBytes: @unchecked Sendable {
     public let count: Int
-    private let pointer: UnsafeMutableRawPointer
+    @usableFromInline let pointer: UnsafeMutableRawPointer
     private let chunk: SecureChunk
 
     /// Zero-filled secure bytes.
@@ -56,10 +56,14 @@ public final class SecureBytes: @unchecked Sendable {
 
     deinit { sodium_memzero(pointer, max(count, 1)) }
 
+    /// Inlinable, so that callers in other modules (reading every record of a vault) get it
+    /// specialized for their result type.
+    @inlinable
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: pointer, count: count))
     }
 
+    @inlinable
     public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeMutableRawBufferPointer(start: pointer, count: count))
     }

@@ -60,8 +60,7 @@ public struct ByteReader {
     private mutating func integer<T: FixedWidthInteger>(_: T.Type) throws(FormatError) -> T {
         let size = MemoryLayout<T>.size
         guard remaining >= size else { throw .truncated }
-        var v: T = 0
-        for i in 0..<size { v |= T(buffer[offset + i]) << (8 * i) }
+        let v = T(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: T.self))
         offset += size
         return v
     }

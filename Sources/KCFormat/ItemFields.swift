@@ -44,6 +44,10 @@ public struct ItemFields: Equatable, Sendable {
     private static let genericStringTags: [FieldTag] = [.service, .account, .label, .description, .comment, .generic]
     private static let internetStringTags: [FieldTag] = [.account, .label, .description, .comment, .server, .protocol, .path,
                                                          .securityDomain, .authenticationType]
+    /// The same tags as bit masks (bit `tag`): every tag is below 32.
+    private static let genericStringMask = mask(genericStringTags)
+    private static let internetStringMask = mask(internetStringTags)
+    private static func mask(_ tags: [FieldTag]) -> UInt32 { tags.reduce(0) { $0 | 1 << $1.rawValue } }
 
     /// Checks the fields of a put's `payload`, whose values lie in `plaintext`, by the item rules
     /// (the same `decode` applies), without copying or allocating anything, and returns the item's
@@ -53,9 +57,14 @@ public struct ItemFields: Equatable, Sendable {
         guard classRange.count == 1, let itemClass = ItemClass(rawValue: plaintext[classRange.lowerBound]) else {
             throw .badClass(Array(plaintext[classRange]))
         }
-        for tag in stringTags(of: itemClass) {
-            guard let range = payload.field(tag) else { continue }
-            guard isUTF8(UnsafeRawBufferPointer(rebasing: plaintext[range])) else { throw .notUTF8(tag: tag.rawValue) }
+        // One pass over the fields; the first string tag of `stringTags` that is not UTF-8 is named.
+        let stringMask = itemClass == .generic ? genericStringMask : internetStringMask
+        var notUTF8: UInt32 = 0
+        for field in payload.fields where field.tag < 32 && stringMask & 1 << field.tag != 0 {
+            if !isUTF8(UnsafeRawBufferPointer(rebasing: plaintext[field.range])) { notUTF8 |= 1 << field.tag }
+        }
+        if notUTF8 != 0, let tag = stringTags(of: itemClass).first(where: { notUTF8 & 1 << $0.rawValue != 0 }) {
+            throw .notUTF8(tag: tag.rawValue)
         }
         if itemClass == .internet { _ = try port(payload, plaintext: plaintext) }
         _ = try date(.created, payload, plaintext: plaintext)
@@ -104,11 +113,13 @@ public struct ItemFields: Equatable, Sendable {
     private static func date(_ tag: FieldTag, _ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Int64? {
         guard let range = payload.field(tag) else { return nil }
         guard range.count == 8 else { throw .badLength(tag: tag.rawValue, length: range.count) }
-        return Int64(bitPattern: littleEndian(plaintext[range]))
+        return Int64(littleEndian: plaintext.loadUnaligned(fromByteOffset: range.lowerBound, as: Int64.self))
     }
 
     private static func littleEndian(_ bytes: Slice<UnsafeRawBufferPointer>) -> UInt64 {
-        bytes.enumerated().reduce(0) { $0 | UInt64($1.element) << (8 * $1.offset) }
+        var value: UInt64 = 0
+        for (shift, byte) in zip(stride(from: 0, to: 64, by: 8), bytes) { value |= UInt64(byte) << UInt64(shift) }
+        return value
     }
 
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {

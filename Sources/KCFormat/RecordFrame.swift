@@ -37,7 +37,7 @@ public struct RecordFrame: Equatable, Sendable {
     }
 
     /// `associatedData` laid out on the stack, for reading many records without an allocation each.
-    public static func withAssociatedData<R>(vaultID: [UInt8], frame: UnsafeRawBufferPointer, previousTag: [UInt8],
+    public static func withAssociatedData<R>(vaultID: [UInt8], frame: UnsafeRawBufferPointer, previousTag: UnsafeRawBufferPointer,
                                              _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let count = associatedDataDomain.count + vaultID.count + frame.count + previousTag.count
         return try withUnsafeTemporaryAllocation(byteCount: count, alignment: 1) { buffer in
@@ -46,7 +46,7 @@ public struct RecordFrame: Equatable, Sendable {
             vaultID.withUnsafeBytes { (buffer.baseAddress! + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count); at += $0.count }
             (buffer.baseAddress! + at).copyMemory(from: frame.baseAddress!, byteCount: frame.count)
             at += frame.count
-            previousTag.withUnsafeBytes { (buffer.baseAddress! + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            (buffer.baseAddress! + at).copyMemory(from: previousTag.baseAddress!, byteCount: previousTag.count)
             return try body(UnsafeRawBufferPointer(buffer))
         }
     }

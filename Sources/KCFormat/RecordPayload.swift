@@ -104,31 +104,29 @@ public struct RecordPayload: Equatable, Sendable {
     /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges. A
     /// device id equal to `knownDevice` (the previous record's, usually) shares its storage.
     public static func decode(_ plain: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(FormatError) -> RecordPayload {
-        var r = ByteReader(plain)
         guard plain.count >= fixedLength else { throw .badPayload(.shorterThanFixedPart) }
-        let version = try r.u8()
+        // The fixed part is read with whole-word loads: a vault's every record goes through here.
+        func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: plain.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+        func isZeroID(_ at: Int) -> Bool { u64(at) | u64(at + 8) == 0 }
+        let version = plain[0]
         guard version == Self.version else { throw .badPayload(.unsupportedVersion(version)) }
-        let rawKind = try r.u8()
+        let rawKind = plain[1]
         guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload(.unknownKind(rawKind)) }
-        let itemID = try r.skip(idLength)
-        let device = try r.skip(idLength)
-        let counter = try r.u64()
-        let timestamp = try r.u64()
-        let baseDevice = try r.skip(idLength)
-        let baseCounter = try r.u64()
-        func isZero(_ range: Range<Int>) -> Bool { plain[range].allSatisfy { $0 == 0 } }
+        let itemID = 2, device = 18, counter = u64(34), timestamp = u64(42), baseDevice = 50, baseCounter = u64(66)
         guard counter > 0 else { throw .badPayload(.zeroCounter) }
-        guard !isZero(device) else { throw .badPayload(.zeroDevice) }
-        guard (baseCounter == 0) == isZero(baseDevice) else { throw .badPayload(.halfSetBase) }
-        guard (kind == .compaction) == isZero(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
+        guard !isZeroID(device) else { throw .badPayload(.zeroDevice) }
+        guard (baseCounter == 0) == isZeroID(baseDevice) else { throw .badPayload(.halfSetBase) }
+        guard (kind == .compaction) == isZeroID(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
         var fields: [PayloadField] = []
-        fields.reserveCapacity(fieldCount(plain, from: r.offset))   // exactly: a vault holds one array per record
+        fields.reserveCapacity(fieldCount(plain, from: fixedLength))   // exactly: a vault holds one array per record
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
-        while r.remaining > 0 {
-            guard r.remaining >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
-            let tag = try r.u8()
-            let length = Int(try r.u32())
-            guard length <= r.remaining else { throw .badPayload(.fieldRunsPast(tag: tag)) }
+        var at = fixedLength
+        while at < plain.count {
+            guard plain.count - at >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
+            let tag = plain[at]
+            let length = Int(UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: at + 1, as: UInt32.self)))
+            at += fieldHeaderLength
+            guard length <= plain.count - at else { throw .badPayload(.fieldRunsPast(tag: tag)) }
             if tag != FieldTag.frontier.rawValue {
                 let bit: UInt128 = 1 << (tag & 127)
                 let already = tag < 128 ? seen.low & bit : seen.high & bit
@@ -141,11 +139,19 @@ public struct RecordPayload: Equatable, Sendable {
             if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
                 throw .badPayload(.badFrontierLength(length))
             }
-            fields.append(PayloadField(tag: tag, range: try r.skip(length)))
+            fields.append(PayloadField(tag: tag, range: at..<(at + length)))
+            at += length
         }
-        func deviceID(_ range: Range<Int>) -> [UInt8] { knownDevice.elementsEqual(plain[range]) ? knownDevice : Array(plain[range]) }
+        func id(_ at: Int) -> Range<Int> { at..<(at + idLength) }
+        func deviceID(_ at: Int) -> [UInt8] {
+            let known = knownDevice.count == idLength && knownDevice.withUnsafeBytes { k in
+                k.loadUnaligned(as: UInt64.self) == plain.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                    && k.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == plain.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)
+            }
+            return known ? knownDevice : Array(plain[id(at)])
+        }
         let base = baseCounter == 0 ? nil : RecordID(device: deviceID(baseDevice), counter: baseCounter)
-        return RecordPayload(kind: kind, itemID: Array(plain[itemID]), recordID: RecordID(device: deviceID(device), counter: counter),
+        return RecordPayload(kind: kind, itemID: Array(plain[id(itemID)]), recordID: RecordID(device: deviceID(device), counter: counter),
                              timestamp: timestamp, base: base, fields: fields)
     }
 

@@ -46,17 +46,23 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Reads up to `count` bytes at `offset` without moving the file offset (fewer at the end of the file).
+    /// The buffer is filled by `pread` alone, never zeroed first (a vault is read whole this way).
     public func read(count: Int, at offset: Int) throws(Errno) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let n = try retryingOnInterrupt {
-                buffer.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress! + done, count - done, off_t(offset + done)) }
+        var failure: Errno?
+        let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, done in
+            while done < count {
+                let n: Int
+                do throws(Errno) {
+                    n = try retryingOnInterrupt { pread(rawValue, raw.baseAddress! + done, count - done, off_t(offset + done)) }
+                } catch {
+                    failure = error
+                    return
+                }
+                if n == 0 { return }
+                done += n
             }
-            if n == 0 { break }
-            done += n
         }
-        buffer.removeSubrange(done...)
+        if let failure { throw failure }
         return buffer
     }
 

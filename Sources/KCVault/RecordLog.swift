@@ -23,11 +23,9 @@ struct RecordLog {
 
     /// Adds whole records (a complete batch) that end at `end` with tag `tag`.
     mutating func commit(_ batch: [VaultRecord], end: Int, tag: [UInt8]) {
-        for record in batch {
-            records.append(record)
-            versionVector.include(record)
-            latestTimestamp = max(latestTimestamp, record.payload.timestamp)
-        }
+        records.append(contentsOf: batch)
+        versionVector.include(contentsOf: batch)
+        latestTimestamp = batch.reduce(latestTimestamp) { max($0, $1.payload.timestamp) }
         endOffset = end
         lastTag = tag
     }

@@ -42,10 +42,11 @@ struct RecordSeal {
     /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file` (its
     /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`).
     /// Reads the nonce and ciphertext in place and builds the associated data on the stack: the
-    /// only allocations per record are its plaintext and its parsed payload.
+    /// only allocations per record are its plaintext and its parsed payload. `previousTag` is the
+    /// tag before it (16 bytes, usually the end of the previous record in `file`).
     /// A device id equal to `knownDevice` shares its storage (`RecordPayload.decode`).
     func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-              previousTag: [UInt8], knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
+              previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
         let frameBytes = UnsafeRawBufferPointer(rebasing: file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
         let plain: SecureBytes
@@ -59,6 +60,17 @@ struct RecordSeal {
             let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0, knownDevice: knownDevice) }
             return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
         } catch { throw .payload(error as? FormatError ?? .truncated) }
+    }
+
+    /// `open` with the previous tag in an array.
+    func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+              previousTag: [UInt8], knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
+        let opened = previousTag.withUnsafeBytes { tag in
+            Result { () throws(Failure) in
+                try open(file, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
+            }
+        }
+        return try opened.get()
     }
 
     /// The tag of the record whose body ends at `end` of `file`.

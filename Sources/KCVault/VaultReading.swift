@@ -11,8 +11,9 @@ extension Vault {
     func replay(_ bytes: [UInt8], base: Int = 0) throws {
         log.tornTail = nil
         var batch: [VaultRecord] = []
-        var chainTag = log.lastTag
         var offset = log.endOffset
+        /// Where the tag before `offset` ends in `raw`: nil while it is `log.lastTag` (read before).
+        var chainTagEnd: Int?
         let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
             Result {
                 while true {
@@ -29,12 +30,15 @@ extension Vault {
                     case .record(let frame, let body):
                         let record: VaultRecord
                         let knownDevice = (batch.last ?? log.records.last)?.payload.recordID.device ?? []
-                        do { record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTag: chainTag, knownDevice: knownDevice) } catch VaultError.recordAuthenticationFailed
+                        do {
+                            record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd,
+                                                    knownDevice: knownDevice)
+                        } catch VaultError.recordAuthenticationFailed
                             where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base) {
                             log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))   // zero fill: never acknowledged
                             return
                         }
-                        chainTag = RecordSeal.tag(of: raw, endingAt: body.upperBound)
+                        chainTagEnd = body.upperBound
                         offset = base + body.upperBound
                         let remaining = record.batchRemaining
                         if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
@@ -42,7 +46,7 @@ extension Vault {
                         }
                         batch.append(record)
                         if remaining ?? 0 == 0 {
-                            log.commit(batch, end: offset, tag: chainTag)
+                            log.commit(batch, end: offset, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
                             batch = []
                         }
                     }
@@ -52,10 +56,17 @@ extension Vault {
         try result.get()
     }
 
+    /// Opens a record of `raw` whose previous tag is the 16 bytes of `raw` ending at `previousTagEnd`,
+    /// or the last tag of the log when nil.
     private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                            previousTag: [UInt8], knownDevice: [UInt8]) throws -> VaultRecord {
-        do {
-            return try recordSeal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
+                            previousTagEnd: Int?, knownDevice: [UInt8]) throws -> VaultRecord {
+        do throws(RecordSeal.Failure) {
+            let seal = recordSeal
+            guard let end = previousTagEnd else {
+                return try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: log.lastTag, knownDevice: knownDevice)
+            }
+            let previousTag = UnsafeRawBufferPointer(rebasing: raw[(end - RecordFrame.tagLength)..<end])
+            return try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
         } catch {
             switch error {
             case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)

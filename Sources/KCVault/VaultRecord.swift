@@ -48,7 +48,11 @@ public final class VaultRecord: Sendable {
     /// its batch field when the log is read).
     public func integer(_ tag: FieldTag) -> UInt64? {
         guard let range = payload.field(tag), range.count <= 8 else { return nil }
-        return plaintext.withUnsafeBytes { raw in raw[range].reversed().reduce(0) { $0 << 8 | UInt64($1) } }
+        return plaintext.withUnsafeBytes { raw in
+            var value: UInt64 = 0
+            for (shift, byte) in zip(stride(from: 0, to: 64, by: 8), raw[range]) { value |= UInt64(byte) << UInt64(shift) }
+            return value
+        }
     }
 }
 

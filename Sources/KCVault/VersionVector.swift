@@ -21,6 +21,24 @@ public struct VersionVector: Equatable, Sendable {
         }
     }
 
+    /// Raises the vector by `records`, with one lookup per run of records of one device (reading
+    /// a log raises it by every record).
+    public mutating func include(contentsOf records: some Sequence<VaultRecord>) {
+        var run: RecordID?
+        for record in records {
+            let id = record.payload.recordID
+            if record.payload.kind == .compaction {
+                include(record)
+            } else if let current = run, current.device == id.device {
+                run = RecordID(device: current.device, counter: max(current.counter, id.counter))
+            } else {
+                if let current = run { raise(current.device, to: current.counter) }
+                run = id
+            }
+        }
+        if let run { raise(run.device, to: run.counter) }
+    }
+
     public mutating func raise(_ device: [UInt8], to counter: UInt64) {
         Self.raise(&counters[device, default: 0], to: counter)   // one lookup: reading a log raises it per record
     }

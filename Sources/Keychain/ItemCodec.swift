@@ -4,24 +4,36 @@ import KCVault
 
 /// Converts items to record fields and back (Docs/FORMAT.md, "Item encoding").
 enum ItemCodec {
-    static let tags: [Attribute: FieldTag] = [
-        .service: .service, .account: .account, .label: .label, .description: .description,
-        .comment: .comment, .generic: .generic, .server: .server, .protocol: .protocol, .port: .port,
-        .path: .path, .securityDomain: .securityDomain, .authenticationType: .authenticationType,
-    ]
+    /// The field tag of each attribute (a switch: queries ask it per item and filter).
+    static func tag(of attribute: Attribute) -> FieldTag {
+        switch attribute {
+        case .service: .service
+        case .account: .account
+        case .label: .label
+        case .description: .description
+        case .comment: .comment
+        case .generic: .generic
+        case .server: .server
+        case .protocol: .protocol
+        case .port: .port
+        case .path: .path
+        case .securityDomain: .securityDomain
+        case .authenticationType: .authenticationType
+        }
+    }
 
     static func fields(of item: Item) -> [(tag: UInt8, value: SecureBytes)] {
         var fields: [(tag: UInt8, value: SecureBytes)] = []
         func add(_ tag: FieldTag, _ bytes: [UInt8]) { fields.append((tag.rawValue, SecureBytes(copying: bytes))) }
         add(.itemClass, [item.itemClass == .generic ? 1 : 2])
         for attribute in Attribute.allCases {
-            guard let value = item.attributes[attribute], let tag = tags[attribute] else { continue }
+            guard let value = item.attributes[attribute] else { continue }
             if attribute == .port, let port = UInt16(value) {
                 var w = ByteWriter(capacity: 2)
                 w.u16(port)
                 add(.port, w.bytes)
             } else {
-                add(tag, Array(value.utf8))
+                add(tag(of: attribute), Array(value.utf8))
             }
         }
         add(.created, littleEndian(UInt64(bitPattern: item.created)))
@@ -39,14 +51,17 @@ enum ItemCodec {
 
     /// Checks that a put record is an item (as `item(from:)` does) without decoding it; its class.
     static func itemClass(of record: VaultRecord) throws(KeychainError) -> ItemFields.ItemClass {
-        let checked = record.plaintext.withUnsafeBytes { raw in
-            Result { () throws(ItemFormatError) in try ItemFields.check(record.payload, plaintext: raw) }
+        var problem = ItemFormatError.missingClass
+        let checked = record.plaintext.withUnsafeBytes { raw -> ItemFields.ItemClass? in
+            do throws(ItemFormatError) { return try ItemFields.check(record.payload, plaintext: raw) } catch {
+                problem = error
+                return nil
+            }
         }
-        switch checked {
-        case .success(let itemClass): return itemClass
-        case .failure(let problem):
+        guard let checked else {
             throw KeychainError(.decode, .notAnItem(NotAnItem(sequence: record.sequence, offset: record.offset, problem: problem)))
         }
+        return checked
     }
 
     /// The item of a put record `itemClass(of:)` checked.
@@ -54,8 +69,8 @@ enum ItemCodec {
         let fields = record.plaintext.withUnsafeBytes { ItemFields.decode(checked: record.payload, of: itemClass, plaintext: $0) }
         var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet,
                                         requirePassword: fields.requirePassword)
-        for (attribute, tag) in tags {
-            if let value = fields.strings[tag] { attributes[attribute] = value }
+        for attribute in Attribute.allCases {
+            if let value = fields.strings[tag(of: attribute)] { attributes[attribute] = value }
         }
         attributes[.port] = fields.port.map { String($0) }
         return Item(id: record.payload.itemID, attributes: attributes, created: fields.created, modified: fields.modified,

@@ -64,7 +64,7 @@ struct StoredItem {
                 guard fieldsClass == .internet, let port = (try? ItemFields.port(record.payload, plaintext: raw)) ?? nil else { return give(absent) }
                 return give(String(port))
             }
-            let tag = ItemCodec.tags[attribute]!
+            let tag = ItemCodec.tag(of: attribute)
             guard ItemFields.stringTags(of: fieldsClass).contains(tag), let range = record.payload.field(tag) else { return give(absent) }
             return body(UnsafeRawBufferPointer(rebasing: raw[range]))
         }
