@@ -11,6 +11,7 @@ from kcharness import EXIT_INTERACTION, EXIT_PARAM, MASTER_PASSWORD, assert_fail
 from procsampler import Sampler
 
 OTHER_BUILD = {"KC_TEST_BUILD_ID": "an-older-kc"}   # honoured by debug builds only
+STOPPED = "kc: the agent was from another build of kc and was stopped; run kc unlock"
 
 
 def socket_path(kc):
@@ -68,7 +69,7 @@ def test_an_agent_of_another_build_is_stopped(akc):
     # A command of this build without a password source: the old agent is stopped, the command fails.
     result = akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE)
     assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
-    assert "kc: error: the agent was from another build of kc and was stopped; run kc unlock" in result.stderr, result
+    assert STOPPED in result.stderr.splitlines(), result
     assert not alive(old), "kc reported the agent stopped before it had exited"
 
     # With a password source the command goes on the slow path, with a warning.
@@ -76,15 +77,16 @@ def test_an_agent_of_another_build_is_stopped(akc):
     old = status(akc, env=OTHER_BUILD)[1]["pid"]
     result = akc.ok(["find", "-s", "svc", "-w"])
     assert result.stdout == "pw\n"
-    assert "the agent was from another build of kc and was stopped; run kc unlock" in result.stderr, result
+    assert result.stderr.splitlines() == [STOPPED], result
     assert not alive(old)
 
     # status and lock stop it too, and say so; unlock starts one of this build.
     unlock(akc, env=OTHER_BUILD)
-    code, state = status(akc)
-    assert code == EXIT_INTERACTION and state["state"] == "not running", state
+    result = akc.run(["status", "--json"])
+    assert result.returncode == EXIT_INTERACTION and '"state": "not running"' in result.stdout, result
+    assert result.stderr.splitlines() == [STOPPED], result
     unlock(akc, env=OTHER_BUILD)
-    assert "another build" in akc.ok(["lock"]).stderr
+    assert STOPPED in akc.ok(["lock"]).stderr.splitlines()
     unlock(akc, env=OTHER_BUILD)
     unlock(akc)
     assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"

@@ -41,8 +41,9 @@ extension Context {
     /// The item store of the chosen vault's running agent, for the item commands; nil when none
     /// runs. A locked agent (or one that locks before it answers) sends each request the slow way
     /// (`AgentItemStore`: the master password and the KDF), silently; an agent that cannot be used
-    /// at all is skipped with a warning. An agent of another build is stopped and fails the command
-    /// (errSecInteractionNotAllowed), unless a master password source lets it go the slow way.
+    /// at all is skipped with a warning. An agent of another build is stopped, which is said in one
+    /// line; the command then fails (errSecInteractionNotAllowed) unless a master password source
+    /// (descriptor or file, not the terminal) lets it go the slow way.
     /// No request is spent asking whether the agent is unlocked: its answer to the command's own
     /// request says so.
     func agentItemStore() throws(KeychainError) -> AgentItemStore? {
@@ -52,10 +53,11 @@ extension Context {
             guard let connected = try AgentClient.connect(endpoint, reauthenticate: askAgain) else { return nil }
             agent = connected
         } catch .otherBuildStopped {
+            notice(AgentWording.otherBuildStopped)
             guard globals.masterPasswordFD != nil || environment(MasterPassword.fileVariable) != nil else {
-                throw AgentWording.error(.otherBuildStopped(build: ""))
+                throw KeychainError(.interactionNotAllowed, "without the agent the command needs the master password, and no source gives it",
+                                    hint: "run kc unlock, or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
             }
-            warn(AgentWording.otherBuildStopped)
             return nil
         } catch {
             warn("did not use the agent: " + AgentWording.describe(error).1.message + "; opening the vault with the master password")
