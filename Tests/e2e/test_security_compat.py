@@ -1,13 +1,19 @@
 """macOS `security` compatibility: `kc security SUBCOMMAND` and kc run through a link named
 `security`, with macOS's option letters, output, messages and exit statuses."""
+import array
+import fcntl
 import re
+import secrets
 import subprocess
+import termios
+import time
 
 import pexpect
 import pytest
 
 from kcharness import (EXIT_DUPLICATE, EXIT_NOT_FOUND, EXIT_PARAM, EXIT_SECURITY_FAILURE, MASTER_PASSWORD,
                        retrying_text_busy)
+import procmemory
 
 NOT_FOUND = "security: SecKeychainSearchCopyNext: The specified item could not be found in the keychain.\n"
 DUPLICATE = ("security: SecKeychainItemCreateFromContent (<default>): "
@@ -261,3 +267,36 @@ def test_argv_password_is_overwritten_in_the_process(kc_ready, prefix, written, 
     child.close()
     assert child.exitstatus == 0
     assert security(kc_ready, "find-generic-password", "-s", "argv", "-w").stdout == secret + "\n"
+
+
+@pytest.mark.parametrize("option, stream", [("-w", "stdout"), ("-g", "stderr")])
+def test_a_binary_password_is_formatted_in_locked_memory_only(kc_ready, option, stream):
+    """-w's hex and -g's print_buffer form of a password are the password too: while kc is blocked
+    writing them (a full pipe), their bytes are only in locked (secure) memory, never in kc's
+    ordinary heap, where a Swift string or output buffer would leave them."""
+    secret = bytes(range(256)) * 8 + secrets.token_bytes(96 * 1024)   # far more than a pipe holds
+    kc_ready.add_generic("big", "me", secret, "--binary")
+    formatted = secret.hex() if option == "-w" else "0x" + secret.hex().upper()
+    needle = formatted[-128:].encode()   # the end: still in kc when the pipe is full
+    process = kc_ready.popen(["security", "find-generic-password", "-s", "big", option], stdin=subprocess.DEVNULL)
+    waiting = time.monotonic() + 60
+    while not blocked_writing(process.pid, getattr(process, stream)):
+        assert process.poll() is None and time.monotonic() < waiting, "kc did not fill the pipe"
+        time.sleep(0.02)
+    try:
+        hits = procmemory.find(process.pid, needle)
+    finally:
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert (out if option == "-w" else err).decode().startswith(("" if option == "-w" else "password: ") + formatted)
+    assert hits, "control: the formatted password must be somewhere in kc while it writes it"
+    assert all(hit.locked for hit in hits), hits
+
+
+def blocked_writing(pid: int, pipe) -> bool:
+    """True while process `pid` waits for room in the full pipe whose reading end is `pipe`."""
+    with open(f"/proc/{pid}/wchan") as f:
+        waiting = "pipe_write" in f.read()
+    count = array.array("i", [0])
+    fcntl.ioctl(pipe.fileno(), termios.FIONREAD, count)
+    return waiting and count[0] > 0

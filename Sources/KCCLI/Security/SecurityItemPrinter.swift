@@ -30,40 +30,68 @@ enum SecurityItemPrinter {
         }
     }
 
-    /// The secret as `-w` prints it: the bytes when every one is printable ASCII, else lower-case hex.
+    /// The secret as `-w` prints it: the bytes when every one is printable ASCII, else lower-case
+    /// hex, formatted in secure memory.
     static func writeBare(_ secret: SecureBytes, to out: Output) {
         let printable = secret.withUnsafeBytes { $0.allSatisfy { (0x20...0x7E).contains($0) } }
-        if printable {
-            out.write(secret: secret)
-        } else {
-            out.write(secret.withUnsafeBytes { bytes in bytes.map { hex($0, upper: false) }.joined() })
-        }
+        out.write(secret: printable ? secret : formatted(secret) { bytes, emit in hex(bytes, upper: false, emit) })
         out.write("\n")
     }
 
-    /// `password: ...` as `-g` prints it on standard error.
+    /// `password: ...` as `-g` prints it on standard error, formatted in secure memory.
     static func writePasswordLine(_ secret: SecureBytes, to out: Output) {
-        out.writeLine("password: " + secret.withUnsafeBytes { buffer(Array($0)) })
+        out.write("password: ")
+        out.write(secret: formatted(secret, printBuffer))
+        out.write("\n")
     }
 
     /// `print_buffer`: `"text"` with octal escapes; bytes that are not all printable first as
     /// `0xHEX` (two spaces before the text when some are printable).
     static func buffer(_ bytes: [UInt8]) -> String {
-        let isText = { (byte: UInt8) in (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "\\") }
-        let someText = bytes.contains(where: isText), someBinary = bytes.contains { !isText($0) }
-        var result = ""
-        if someBinary { result += "0x" + bytes.map { hex($0, upper: true) }.joined() + (someText ? "  " : " ") }
-        if someText {
-            result += "\"" + bytes.map { byte in
-                isText(byte) ? String(UnicodeScalar(byte)) : "\\" + String(byte >> 6) + String((byte >> 3) & 7) + String(byte & 7)
-            }.joined() + "\""
-        }
-        return result
+        var text: [UInt8] = []
+        bytes.withUnsafeBytes { printBuffer($0) { text.append($0) } }
+        return String(decoding: text, as: UTF8.self)
     }
 
-    private static func hex(_ byte: UInt8, upper: Bool) -> String {
-        let digits = Array(upper ? "0123456789ABCDEF" : "0123456789abcdef")
-        return String([digits[Int(byte >> 4)], digits[Int(byte & 15)]])
+    /// Writes `bytes` as `print_buffer` does, a byte at a time to `emit`.
+    private static func printBuffer(_ bytes: UnsafeRawBufferPointer, _ emit: (UInt8) -> Void) {
+        let isText = { (byte: UInt8) in (0x20...0x7E).contains(byte) && byte != UInt8(ascii: "\\") }
+        let someText = bytes.contains(where: isText), someBinary = bytes.contains { !isText($0) }
+        if someBinary {
+            "0x".utf8.forEach(emit)
+            hex(bytes, upper: true, emit)
+            (someText ? "  " : " ").utf8.forEach(emit)
+        }
+        guard someText else { return }
+        emit(UInt8(ascii: "\""))
+        for byte in bytes {
+            guard !isText(byte) else { emit(byte); continue }
+            emit(UInt8(ascii: "\\"))
+            for digit in [byte >> 6, (byte >> 3) & 7, byte & 7] { emit(UInt8(ascii: "0") + digit) }
+        }
+        emit(UInt8(ascii: "\""))
+    }
+
+    private static func hex(_ bytes: UnsafeRawBufferPointer, upper: Bool, _ emit: (UInt8) -> Void) {
+        let digits = Array((upper ? "0123456789ABCDEF" : "0123456789abcdef").utf8)
+        for byte in bytes {
+            emit(digits[Int(byte >> 4)])
+            emit(digits[Int(byte & 15)])
+        }
+    }
+
+    /// What `format` writes of `secret`, in secure memory: counted first, then written in place,
+    /// so no byte of it passes through an ordinary buffer.
+    private static func formatted(_ secret: SecureBytes,
+                                  _ format: (UnsafeRawBufferPointer, (UInt8) -> Void) -> Void) -> SecureBytes {
+        var count = 0
+        secret.withUnsafeBytes { format($0) { _ in count += 1 } }
+        let result = SecureBytes(count: count)
+        result.withUnsafeMutableBytes { target in
+            var index = 0
+            secret.withUnsafeBytes { format($0) { target[index] = $0; index += 1 } }
+        }
+        return result
     }
 
     private static func rows(_ item: Item) -> [Row] {
