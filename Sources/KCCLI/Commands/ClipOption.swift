@@ -114,8 +114,9 @@ let clipboardClearerCommand = CommandSpec(
         let message = try? SecretSource.readAll(handover, what: "the fingerprint", limit: 4096)
         handover.close()
         let hashLength = Crypto.hashLength
-        guard let message, message.count == 8 + 2 * hashLength else { return 0 }
-        let length = message.slice(0..<8).withUnsafeBytes { Int(UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) }
+        guard let message, message.count == 8 + 2 * hashLength,
+              let length = message.slice(0..<8).withUnsafeBytes({ Int(exactly: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) })
+        else { return 0 }
         let key = message.slice(8..<8 + hashLength), hash = message.slice(8 + hashLength..<8 + 2 * hashLength)
         sleep(seconds: Double(seconds))
         guard let clipboard = try? Clipboard.find(environment: context.environment),
