@@ -97,7 +97,8 @@ def test_find_clip_puts_the_secret_on_the_clipboard_and_nothing_on_stdout(clip):
     assert result.stdout_bytes == b""
     assert result.stderr == "kc: copied the secret to the clipboard; it will be cleared in 600 s\n"
     assert xclip_out(clip.display) == clip.secret   # kc returns once the clipboard shows it
-    # The run ended although a clearer sleeps for 10 minutes: it holds none of kc's output pipes.
+    # The run ended (KC.run reads both pipes to their end) although a clearer sleeps for 10 minutes
+    # and xclip stays behind to serve the clipboard: neither holds kc's standard output or error.
     (pid, (argv, environ)), = clearers(clip.home).items()
     assert argv[1:] == [b"__clear-clipboard", b"600"]
     assert os.path.samefile(argv[0], clip.binary), "kc's own executable, not one found on PATH"
@@ -204,7 +205,7 @@ def test_no_display(clip):
 
 def test_a_display_without_a_server_is_an_io_error(clip):
     taken = {int(name[1:]) for name in os.listdir("/tmp/.X11-unix") if name[1:].isdigit()}
-    free = max(taken | {0}) + 1
+    free = max(taken | {0}) + 100   # well above the displays Xvfb -displayfd hands out meanwhile
     result = clip.run([*FIND, "--clip-timeout", "600"], env={"DISPLAY": f":{free}"})
     assert_failure(result, "errSecIO", EXIT_IO)
     assert f"xclip could not copy to the clipboard (exit status 1): Error: Can't open display: :{free}" in result.stderr
