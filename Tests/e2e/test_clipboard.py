@@ -225,3 +225,15 @@ def test_usage_errors(clip, args, message):
     assert_failure(result, "errSecParam", EXIT_PARAM)
     assert message in result.stderr
     assert result.stdout_bytes == b""
+
+
+@pytest.mark.parametrize("length", [2**64 - 1, 2**63 - 1])
+def test_the_clearer_refuses_a_length_no_secret_has(clip, length):
+    """The hidden clearer, handed a fingerprint whose length no secret can have, ends quietly
+    (status 0) instead of trapping, and leaves the clipboard alone."""
+    xclip_in(clip.display, b"kept")
+    message = length.to_bytes(8, "little") + secrets.token_bytes(32) + secrets.token_bytes(32)
+    result = subprocess.run(["sh", "-c", 'exec "$@" 3<&0 </dev/null', "sh", *clip.command(["__clear-clipboard", "0"])],
+                            input=message, capture_output=True, env=clip.environment(), timeout=DEADLINE)
+    assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+    assert xclip_out(clip.display) == b"kept"

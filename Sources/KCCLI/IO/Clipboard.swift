@@ -68,9 +68,9 @@ struct Clipboard {
     }
 
     /// What the clipboard holds, when it is at most `limit` bytes; nil when it is longer, empty of
-    /// any text, or cannot be read.
+    /// any text, or cannot be read (and for a `limit` of `Int.max`, which one byte more would overflow).
     func contents(upTo limit: Int) -> SecureBytes? {
-        guard let outcome = try? run(pastePath, tool.paste.arguments, outputLimit: limit),
+        guard limit < Int.max, let outcome = try? run(pastePath, tool.paste.arguments, outputLimit: limit),
               outcome.termination.succeeded, let output = outcome.output, output.count <= limit else { return nil }
         return output
     }
