@@ -58,6 +58,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCAgent", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )
