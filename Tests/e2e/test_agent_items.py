@@ -154,3 +154,28 @@ def test_the_vaults_warnings_come_through_the_agent(akc):
     result = served(akc, ["find", "-s", "svc", "-w"])
     assert result.stdout == "pw\n"
     assert "kc: warning: the vault can be read by other users" in result.stderr, result
+
+
+def test_a_torn_append_and_its_repair_by_other_processes(akc):
+    """A writer that crashed mid-append (its record cut short) and a repair, both by processes that
+    cannot reach the agent; each keeps its own state folder, as the crashed write was never
+    acknowledged to anyone else."""
+    for n in range(3):
+        akc.add_generic(f"service-{n}", "acct", f"secret-{n}")
+    unlock(akc)
+    assert served(akc, ["find", "-s", "service-0", "-w"]).stdout == "secret-0\n"
+    writer, repairer = bypassing(akc), bypassing(akc)
+    writer.env["XDG_STATE_HOME"] = str(akc.home / "writer-state")
+    repairer.env["XDG_STATE_HOME"] = str(akc.home / "repairer-state")
+    writer.add_generic("torn", "acct", "never-acknowledged")
+    data = akc.vault_path.read_bytes()
+    akc.vault_path.write_bytes(data[:-7])       # the append cut short, as a crash leaves it
+    result = served(akc, ["find", "-s", "service-2", "-w"])
+    assert result.stdout == "secret-2\n" and "kc: warning:" in result.stderr, result
+    assert_failure(akc.run(["find", "-s", "torn"], unset=NO_SOURCE), "errSecItemNotFound", EXIT_NOT_FOUND)
+    repairer.ok(["repair", "--yes"])
+    served(akc, ["add", "generic", "-s", "after-repair", "--password-stdin"], input="ar")
+    assert served(akc, ["find", "-s", "after-repair", "-w"]).stdout == "ar\n"
+    assert served(akc, ["find", "-s", "service-1", "-w"]).stdout == "secret-1\n"
+    akc.ok(["lock"])
+    akc.ok(["check"])
