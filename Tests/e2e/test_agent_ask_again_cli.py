@@ -1,0 +1,67 @@
+"""Ask-again items through kc's commands while the agent is unlocked: the prompt on the command's
+own terminal (right and wrong password, Ctrl-C), none without a terminal or for what reveals nothing."""
+import json
+
+import pexpect
+
+from agentsupport import NO_SOURCE, akc, status, unlock  # noqa: F401
+from kcharness import EXIT_AUTH_FAILED, EXIT_CANCELED, EXIT_INTERACTION, assert_failure
+
+PROMPT = "This item asks for the master password again. Master password for "
+
+
+def marked(kc):
+    kc.add_generic("bank", "me", "bank-secret", "--require-password")
+    kc.add_generic("plain", "me", "plain-secret")
+    unlock(kc)
+    return kc
+
+
+def finish(child):
+    child.expect(pexpect.EOF)
+    child.close()
+    return child.exitstatus
+
+
+def test_the_prompt_comes_on_the_commands_terminal(akc):
+    marked(akc)
+    child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT + str(akc.vault_path) + ": ")
+    child.sendline(akc.master_password)
+    assert finish(child) == 0
+    assert "bank-secret" in child.before and akc.master_password not in child.before
+    # Asked once per command, not once per item or per field.
+    child = akc.spawn(["find", "--all", "--json", "-w"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendline(akc.master_password)
+    assert finish(child) == 0
+    assert child.before.count(PROMPT) == 0
+    assert status(akc)[0] == 0
+
+
+def test_a_wrong_password_or_ctrl_c_reveals_nothing(akc):
+    marked(akc)
+    child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendline("not the password")
+    assert finish(child) == EXIT_AUTH_FAILED
+    assert "bank-secret" not in child.before
+    child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendcontrol("c")
+    assert finish(child) == EXIT_CANCELED
+    assert "bank-secret" not in child.before
+    assert status(akc)[0] == 0, "a refused ask-again does not lock the agent"
+
+
+def test_no_prompt_for_what_reveals_nothing_and_none_without_a_terminal(akc):
+    marked(akc)
+    assert "bank" in akc.ok(["list"], unset=NO_SOURCE).stdout
+    assert "requirePassword: yes" in akc.ok(["find", "-s", "bank"], unset=NO_SOURCE).stdout
+    assert json.loads(akc.ok(["search", "bank", "--json"], unset=NO_SOURCE).stdout)[0]["requirePassword"] is True
+    assert akc.ok(["find", "-s", "plain", "-w"], unset=NO_SOURCE).stdout == "plain-secret\n"
+    result = akc.run(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert "bank-secret" not in result.stdout
+    # A master password source answers the question without a terminal.
+    assert akc.ok(["find", "-s", "bank", "-w"]).stdout == "bank-secret\n"
