@@ -1,8 +1,8 @@
 import KCFormat
 import KCVault
 
-/// The merge order of records: hybrid-logical-clock timestamp, then device id (bytewise), then
-/// counter. Total over distinct record ids; "later" in a merge always means later in this order.
+/// The merge order of records (`RecordPayload.comesBefore`): hybrid-logical-clock timestamp, then
+/// device id (bytewise), then counter. "Later" in a merge always means later in this order.
 public enum MergeOrder {
     /// True when `a` comes before `b`.
     public static func precedes(_ a: VaultRecord, _ b: VaultRecord) -> Bool {
@@ -10,9 +10,7 @@ public enum MergeOrder {
     }
 
     public static func precedes(_ a: RecordPayload, _ b: RecordPayload) -> Bool {
-        if a.timestamp != b.timestamp { return a.timestamp < b.timestamp }
-        if a.recordID.device != b.recordID.device { return a.recordID.device.lexicographicallyPrecedes(b.recordID.device) }
-        return a.recordID.counter < b.recordID.counter
+        a.comesBefore(b)
     }
 
     /// `records` sorted by the merge order.

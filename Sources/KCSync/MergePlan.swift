@@ -9,9 +9,8 @@ import KCVault
 ///    of the same item later in merge order that the marker had also seen), except a put that is
 ///    the latest such marker-seen record of its item for some marker; tombstones and markers are
 ///    always kept;
-/// 3. laid out as our records followed by the new ones in merge order, when that keeps every
-///    record of ours and every item's records in merge order along the file; otherwise all kept
-///    records in merge order (a full rewrite).
+/// 3. laid out as our records followed by the new ones in merge order, when every record of ours
+///    is kept; otherwise all kept records in merge order (a full rewrite).
 struct MergePlan {
     /// Every kept record, in merge order.
     let kept: [VaultRecord]
@@ -64,22 +63,12 @@ struct MergePlan {
         return candidates.subtracting(latestSeen)
     }
 
-    /// The new records to append after `ours`, or nil when appending would not do: a record of
-    /// ours is dropped, or a new record comes before a record of ours of the same item.
+    /// The new records to append after `ours`, or nil when a record of ours is dropped (the
+    /// result must then be rewritten). Readers go by the merge order, not the file's, so new
+    /// records may follow later records of the same item.
     private static func tail(after ours: [VaultRecord], kept: [VaultRecord], dropped: Set<RecordID>) -> [VaultRecord]? {
-        var latestOfOurs: [[UInt8]: VaultRecord] = [:]
-        var oursIDs = Set<RecordID>()
-        for record in ours {
-            if dropped.contains(record.payload.recordID) { return nil }
-            oursIDs.insert(record.payload.recordID)
-            guard record.payload.kind != .compaction else { continue }
-            if let known = latestOfOurs[record.payload.itemID], !MergeOrder.precedes(known, record) { continue }
-            latestOfOurs[record.payload.itemID] = record
-        }
-        let new = kept.filter { !oursIDs.contains($0.payload.recordID) }
-        for record in new where record.payload.kind != .compaction {
-            if let latest = latestOfOurs[record.payload.itemID], MergeOrder.precedes(record, latest) { return nil }
-        }
-        return new
+        let oursIDs = Set(ours.map(\.payload.recordID))
+        guard oursIDs.isDisjoint(with: dropped) else { return nil }
+        return kept.filter { !oursIDs.contains($0.payload.recordID) }
     }
 }

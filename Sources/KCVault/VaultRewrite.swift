@@ -19,10 +19,24 @@ extension Vault {
     public func compact() throws -> (before: Int, after: Int) {
         try exclusively { records in
             let vector = versionVector
+            // Each item's last put and last tombstone in the merge order; the later of the two decides.
             var latest: [[UInt8]: Int] = [:]
-            for (index, record) in records.enumerated() where record.payload.kind == .put { latest[record.payload.itemID] = index }
-            var deleted = Set<[UInt8]>()
-            for record in records where record.payload.kind == .delete { deleted.insert(record.payload.itemID) }
+            var lastTombstone: [[UInt8]: RecordPayload] = [:]
+            for (index, record) in records.enumerated() {
+                let id = record.payload.itemID
+                switch record.payload.kind {
+                case .put:
+                    if let known = latest[id], !records[known].payload.comesBefore(record.payload) { continue }
+                    latest[id] = index
+                case .delete:
+                    if let known = lastTombstone[id], !known.comesBefore(record.payload) { continue }
+                    lastTombstone[id] = record.payload
+                case .compaction: continue
+                }
+            }
+            let deleted = Set(lastTombstone.filter { id, tombstone in
+                latest[id].map { records[$0].payload.comesBefore(tombstone) } ?? true
+            }.keys)
             var kept: [SecureBytes] = []
             var emitted = Set<[UInt8]>()
             for record in records {

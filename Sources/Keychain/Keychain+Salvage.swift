@@ -119,7 +119,7 @@ extension SalvageReport {
             let effect: LeftOut.Effect
             switch record.payload.kind {
             case .put:
-                effect = deleted.contains(id) ? .versionOfDeletedItem
+                effect = current == nil && deleted.contains(id) ? .versionOfDeletedItem
                     : current?.version == record.payload.recordID ? .none : .olderVersion
             case .delete: effect = current == nil ? .none : .deletion
             case .compaction: effect = .none

@@ -8,10 +8,12 @@ import KCVault
 struct LiveIndex {
     typealias Entry = StoredItem
 
-    /// An item id's place in creation order: its live version, or deleted.
+    /// An item id's place in creation order: its live version, or the tombstone that deleted it.
+    /// Whichever record of the item comes last in the merge order decides (Docs/FORMAT.md, Replay
+    /// semantics), wherever it lies in the file.
     private enum Slot {
         case live(StoredItem)
-        case deleted
+        case deleted(by: RecordPayload)
     }
 
     private var processed = 0
@@ -59,8 +61,9 @@ struct LiveIndex {
         switch record.payload.kind {
         case .put:
             let position = positions[id]
-            if let position, case .deleted = slots[position] { return }
+            if let position, case .deleted(let tombstone) = slots[position], record.payload.comesBefore(tombstone) { return }
             let stored = StoredItem(record: record, fieldsClass: try ItemCodec.itemClass(of: record))
+            if let position, case .live(let current) = slots[position], record.payload.comesBefore(current.record.payload) { return }
             if let position {
                 if case .live(let previous) = slots[position] {
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
@@ -76,14 +79,18 @@ struct LiveIndex {
             byPrimaryKey?[PrimaryKey(stored.item.attributes)] = id
         case .delete:
             if let position = positions[id] {
-                if case .live(let previous) = slots[position] {
+                switch slots[position] {
+                case .live(let current) where record.payload.comesBefore(current.record.payload): return
+                case .deleted(let tombstone) where record.payload.comesBefore(tombstone): return
+                case .live(let previous):
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
                     lookup?.remove(previous, at: position)
+                case .deleted: break
                 }
-                slots[position] = .deleted
+                slots[position] = .deleted(by: record.payload)
             } else {
                 positions[id] = slots.count
-                slots.append(.deleted)
+                slots.append(.deleted(by: record.payload))
             }
         case .compaction:
             return

@@ -101,6 +101,14 @@ enum VectorCatalog {
                                      timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 1))
         resurrect.append(put(old, counter: 3, base: 2, device: Fixture.otherDevice))
         resurrect.append(put(github, counter: 4))
+        var revived = try VectorVault(label: "put-after-delete-later")
+        revived.append(put(old, counter: 1))
+        revived.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 2,
+                                   timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 1))
+        var laterEdit = put(old, counter: 1, base: 1, device: Fixture.otherDevice)
+        laterEdit.timestamp = Fixture.hlc(Fixture.epoch + 7000)
+        revived.append(laterEdit)
+        revived.append(put(github, counter: 3))
         var prefix = std
         prefix.records.removeLast(2)
         return [
@@ -118,8 +126,11 @@ enum VectorCatalog {
                        comment: "valid-before-compaction compacted by device A as kc does: the latest puts and the tombstone kept verbatim, then a marker whose two frontier fields are sorted by device id",
                        expect: .success, records: 4, items: [githubUpdated, ftp], bytes: compacted.bytes),
             TestVector(name: "valid-put-after-delete",
-                       comment: "a put of an item id after its tombstone (e.g. from a stale copy) does not bring it back",
+                       comment: "a put of an item id after its tombstone in the file but before it in the merge order (e.g. from a stale copy) does not bring it back",
                        expect: .success, records: 4, items: [github], bytes: resurrect.bytes),
+            TestVector(name: "valid-put-after-delete-later",
+                       comment: "a put from another device after its item's tombstone in the merge order (an edit made later than the delete, merged in) brings it back",
+                       expect: .success, records: 4, items: [old, github], bytes: revived.bytes),
             TestVector(name: "valid-record-boundary-cut",
                        comment: "valid-items cut after record 3: a cut at a record boundary cannot be seen from the file (the rollback anchor's job)",
                        expect: .success, records: 3, items: [githubUpdated, ftp], bytes: prefix.bytes),

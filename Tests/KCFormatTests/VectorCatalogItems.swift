@@ -184,10 +184,10 @@ extension VectorCatalog {
             TestVector(name: "valid-batch-of-one", comment: "a lone record with batch field 0 (a batch of one), then a record without one",
                        expect: .success, records: 2, items: [github, ftp], bytes: alone.bytes),
             TestVector(name: "valid-identity-unchecked",
-                       comment: "record 2 reuses record 1's record id with an earlier timestamp; record 3 has timestamp 0 and a base naming a record that does not exist: readers do not check record identity",
-                       expect: .success, records: 3, items: [githubUpdated, ftp], bytes: unchecked.bytes),
+                       comment: "record 2 reuses record 1's record id with an earlier timestamp; record 3 has timestamp 0 and a base naming a record that does not exist: readers do not check record identity, and record 3, first in the merge order, is not github's current version",
+                       expect: .success, records: 3, items: [github, ftp], bytes: unchecked.bytes),
             TestVector(name: "item-bad-after-delete",
-                       comment: "a put without a class after its item's tombstone: ignored (a tombstone is final), so never decoded",
+                       comment: "a put without a class after its item's tombstone, earlier in the merge order: ignored (the tombstone decides), so never decoded",
                        expect: .success, records: 4, items: [github], bytes: afterDelete.bytes),
         ]
     }

@@ -30,7 +30,11 @@ final class MergePropertyTests: XCTestCase {
         for seed in seeds {
             var random = SeededRandom(seed: seed)
             let world = SyncWorld()
-            let copies = try history(world, &random, steps: 36)
+            let copies: [[UInt8]]
+            do { copies = try history(world, &random, steps: 36) } catch let failure as PropertyFailure {
+                XCTFail("seed \(seed) (replay with KC_SYNC_SEED=\(seed)): \(failure.problem)")
+                return
+            }
             let key = try world.key(of: world.machines[0])
             for _ in 0..<checksPerWorld {
                 let a = copies.randomElement(using: &random)!, b = copies.randomElement(using: &random)!
@@ -100,12 +104,22 @@ final class MergePropertyTests: XCTestCase {
             case 10 where services.count > 1 && Int.random(in: 0..<4, using: &random) == 0: try world.deleteAll(on: machine)
             case 3..<5 where !services.isEmpty: try world.edit(on: machine, service: services.randomElement(using: &random)!)
             case 5 where !services.isEmpty: try world.delete(on: machine, service: services.randomElement(using: &random)!)
-            case 6: try machine.keychain.compact()
+            case 6:
+                let before = try world.view(of: machine)
+                try machine.keychain.compact()
+                if try world.view(of: machine) != before { throw PropertyFailure("compaction changed \(machine.name)'s items") }
             case 7 where world.machines.count < 4: try world.fork(machine, as: "m\(world.machines.count)")
-            default: try world.pull(machine, from: world.machines.randomElement(using: &random)!)
+            default:
+                if let problem = try world.pull(machine, from: world.machines.randomElement(using: &random)!) { throw PropertyFailure(problem) }
             }
             copies.append(machine.bytes)
         }
         return copies
     }
+}
+
+/// A property broken while the history was written (the reader and the merge disagree).
+struct PropertyFailure: Error {
+    let problem: String
+    init(_ problem: String) { self.problem = problem }
 }

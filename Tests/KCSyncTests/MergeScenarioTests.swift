@@ -74,6 +74,11 @@ final class MergeScenarioTests: XCTestCase {
             XCTAssertEqual(items.count, 1, file: file, line: line)
             XCTAssertEqual(items.first?.isDeleted, isDelete, file: file, line: line)
             XCTAssertEqual(items.first?.records.count, 3, "the creation, the edit and the tombstone all kept", file: file, line: line)
+            let machine = try world.fork(ours, as: "reader-\(world.machines.count)")
+            try machine.replaceVault(with: result.bytes, password: world.password)
+            XCTAssertEqual(try world.services(on: machine).contains("x"), !isDelete, "the keychain reads what the merge decided", file: file, line: line)
+            try machine.keychain.compact()
+            XCTAssertEqual(try world.services(on: machine).contains("x"), !isDelete, "and so does a compaction", file: file, line: line)
         }
     }
 

@@ -95,10 +95,24 @@ final class SyncWorld {
         try VaultMerge.merge(ours: ours, theirs: theirs, key: key)
     }
 
-    /// `machine` pulls from `other`: its vault becomes the merge of both.
-    func pull(_ machine: Machine, from other: Machine) throws {
+    /// `machine` pulls from `other`: its vault becomes the merge of both, and the keychain reads
+    /// the items the merge decided on. Returns a description of a disagreement, or nil.
+    @discardableResult
+    func pull(_ machine: Machine, from other: Machine) throws -> String? {
         let result = try merge(machine.bytes, other.bytes, key: try key(of: machine))
         try machine.replaceVault(with: result.bytes, password: password)
+        let read = try view(of: machine), decided = Self.view(of: result.states)
+        return read == decided ? nil : "\(machine.name) reads \(read.count) items after pulling from \(other.name), the merge decided \(decided.count) (or other versions)"
+    }
+
+    /// The live items as a machine's keychain reads them: item id to label (each edit writes a new label).
+    func view(of machine: Machine) throws -> [[UInt8]: String] {
+        Dictionary(uniqueKeysWithValues: try machine.keychain.allItems().map { ($0.id, $0.attributes[.label] ?? "") })
+    }
+
+    /// The live items a merge decided on, as `view(of:)` shows them.
+    static func view(of states: ItemStates) -> [[UInt8]: String] {
+        states.items.filter { !$0.value.isDeleted }.mapValues { $0.winner.string(.label) ?? "" }
     }
 
     // MARK: Item operations

@@ -87,6 +87,26 @@ def test_git_merge_runs_the_driver_and_keeps_both_machines_items(machines):
     assert services(laptop, a / VAULT) == {"shared", "from-laptop", "from-desktop"}
 
 
+@pytest.mark.parametrize("delete_first", [True, False])
+def test_the_later_of_a_delete_and_an_edit_wins_on_both_machines(machines, delete_first):
+    laptop, a, desktop, b = machines
+    steps = [lambda: laptop.ok(["--vault", a / VAULT, "delete", "generic", "-s", "shared"]),
+             lambda: desktop.ok(["--vault", b / VAULT, "update", "generic", "-s", "shared", "--set-label", "edited"])]
+    for step in steps if delete_first else reversed(steps):
+        step()
+        time.sleep(0.01)   # the later write's clock is later on the other machine too
+    for machine, folder in ((laptop, a), (desktop, b)):
+        git(machine, "commit", "-q", "-am", "kc sync", cwd=folder)
+    git(laptop, "push", "-q", "origin", "main", cwd=a)
+    git(desktop, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", cwd=b)
+    git(desktop, "push", "-q", "origin", "main", cwd=b)
+    git(laptop, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", cwd=a)
+    expected = {"shared"} if delete_first else set()
+    for machine, folder in ((laptop, a), (desktop, b)):
+        found = json.loads(machine.run(["--vault", folder / VAULT, "find", "--all", "--json"]).stdout or "[]")
+        assert {item.get("service") for item in found} == expected, (machine.home, found)
+
+
 def test_a_damaged_side_is_a_conflict_with_ours_untouched(machines):
     laptop, a, desktop, b = machines
     diverge(laptop, a, desktop, b)
