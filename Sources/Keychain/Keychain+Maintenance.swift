@@ -39,7 +39,9 @@ extension Keychain {
         let matches = try Self.selectForChange(try live().all, query)
         var versions: [ItemVersion] = []
         for match in matches {
-            for record in vault.records where record.payload.kind == .put && record.payload.itemID == match.item.id {
+            // Oldest first in the merge order (a merged file need not hold them in that order).
+            let puts = vault.records.filter { $0.payload.kind == .put && $0.payload.itemID == match.item.id }
+            for record in puts.sorted(by: { $0.payload.comesBefore($1.payload) }) {
                 versions.append(ItemVersion(item: try ItemCodec.item(from: record),
                                             written: HybridLogicalClock.milliseconds(of: record.payload.timestamp),
                                             isCurrent: record.payload.recordID == match.version))

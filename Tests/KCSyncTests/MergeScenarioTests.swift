@@ -96,8 +96,15 @@ final class MergeScenarioTests: XCTestCase {
             XCTAssertEqual(conflicts.first?.others.count, 1)
             XCTAssertEqual(conflicts.first?.winner.payload.recordID, one.states.conflicts.first?.winner.payload.recordID)
         }
+        // Both edits are in the item's history on both machines, oldest first, the winner last and
+        // current (on the desktop, the laptop's earlier edit was appended after its own).
+        for (machine, result) in [(laptop, one), (desktop, other)] {
+            try machine.replaceVault(with: result.bytes, password: world.password)
+            let history = try machine.keychain.history(Query(filters: [.service: "x"]))
+            XCTAssertEqual(history.map(\.isCurrent), [false, false, true])
+            XCTAssertEqual(history.map(\.written), history.map(\.written).sorted())
+        }
         // A later edit on top of the winner, on a machine that has both, settles it.
-        try laptop.replaceVault(with: one.bytes, password: world.password)
         try world.edit(on: laptop, service: "x")
         XCTAssertTrue(try world.merge(laptop.bytes, desktop.bytes, key: key).states.conflicts.isEmpty)
     }
