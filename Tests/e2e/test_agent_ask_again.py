@@ -1,6 +1,8 @@
 """Items with the require-password mark, enforced by the agent: revealing one needs the master
 password sent with the request (checked by deriving the key again); finding it without its secret,
 or other items, does not; setting or removing the mark needs it too."""
+import pytest
+
 import agentwire
 from test_agent_concurrency import unlock
 from test_agent_process import start_agent, stop
@@ -8,56 +10,53 @@ from test_agent_process import start_agent, stop
 MARKED = agentwire.query("generic", service="bank")
 
 
-def test_a_marked_secret_needs_the_master_password_again(kc_ready):
+@pytest.fixture
+def marked(kc_ready):
+    """The socket of an unlocked agent whose vault holds the marked item bank (secret "pin")."""
     process, path = start_agent(kc_ready)
     try:
         unlock(kc_ready, path)
-        name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"pin 1234", require_password=True, service="bank"))
+        name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"pin", require_password=True, service="bank"))
         assert name == "items"
-        name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"plain", service="news"))
-        assert name == "items"
-        assert agentwire.request(path, "find", agentwire.find_body(MARKED))[0] == "passwordRequired"
-        name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="wrong"))
-        assert name == "failure" and body[:4] == (-25293).to_bytes(4, "big", signed=True)   # errSecAuthFailed
-        name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))
-        assert name == "items" and agentwire.first_secret(body) == b"pin 1234"
-        # Without its secret, or for another item, no password is needed.
-        name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, revealing=False))
-        assert name == "items" and agentwire.first_secret(body) == b""
-        name, body = agentwire.request(path, "find", agentwire.find_body(agentwire.query("generic", service="news")))
-        assert name == "items" and agentwire.first_secret(body) == b"plain"
-        # Every item with secrets includes the marked one.
-        assert agentwire.request(path, "allItems", b"\x01\x00")[0] == "passwordRequired"
-        assert agentwire.request(path, "allItems", b"\x00\x00")[0] == "items"
+        yield path
     finally:
         stop(process)
 
 
-def test_changing_the_mark_needs_the_master_password(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
-        agentwire.request(path, "add", agentwire.add_body("generic", b"pin", require_password=True, service="bank"))
-        assert agentwire.request(path, "update", agentwire.update_body(MARKED, require_password=False))[0] == "passwordRequired"
-        assert agentwire.request(path, "update", agentwire.update_body(MARKED, False, "wrong"))[0] == "failure"
-        assert agentwire.request(path, "find", agentwire.find_body(MARKED))[0] == "passwordRequired", "the mark is still there"
-        assert agentwire.request(path, "update", agentwire.update_body(MARKED, False, kc_ready.master_password))[0] == "items"
-        name, body = agentwire.request(path, "find", agentwire.find_body(MARKED))
-        assert name == "items" and agentwire.first_secret(body) == b"pin"
-    finally:
-        stop(process)
+def test_a_marked_secret_needs_the_master_password_again(kc_ready, marked):
+    path = marked
+    name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"plain", service="news"))
+    assert name == "items"
+    assert agentwire.request(path, "find", agentwire.find_body(MARKED))[0] == "passwordRequired"
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="wrong"))
+    assert name == "failure" and body[:4] == (-25293).to_bytes(4, "big", signed=True)   # errSecAuthFailed
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))
+    assert name == "items" and agentwire.first_secret(body) == b"pin"
+    # Without its secret, or for another item, no password is needed.
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, revealing=False))
+    assert name == "items" and agentwire.first_secret(body) == b""
+    name, body = agentwire.request(path, "find", agentwire.find_body(agentwire.query("generic", service="news")))
+    assert name == "items" and agentwire.first_secret(body) == b"plain"
+    # Every item with secrets includes the marked one.
+    assert agentwire.request(path, "allItems", b"\x01\x00")[0] == "passwordRequired"
+    assert agentwire.request(path, "allItems", b"\x00\x00")[0] == "items"
 
 
-def test_a_password_changed_by_another_process_is_the_one_asked_for(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
-        agentwire.request(path, "add", agentwire.add_body("generic", b"pin", require_password=True, service="bank"))
-        new_password = kc_ready.home / "new-password"
-        kc_ready.write_secret_file(new_password, "a new password\n")
-        kc_ready.ok(["passwd", "--new-password-file", str(new_password)])
-        assert agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))[0] == "failure"
-        name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="a new password"))
-        assert name == "items" and agentwire.first_secret(body) == b"pin"
-    finally:
-        stop(process)
+def test_changing_the_mark_needs_the_master_password(kc_ready, marked):
+    path = marked
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, require_password=False))[0] == "passwordRequired"
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, False, "wrong"))[0] == "failure"
+    assert agentwire.request(path, "find", agentwire.find_body(MARKED))[0] == "passwordRequired", "the mark is still there"
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, False, kc_ready.master_password))[0] == "items"
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED))
+    assert name == "items" and agentwire.first_secret(body) == b"pin"
+
+
+def test_a_password_changed_by_another_process_is_the_one_asked_for(kc_ready, marked):
+    path = marked
+    new_password = kc_ready.home / "new-password"
+    kc_ready.write_secret_file(new_password, "a new password\n")
+    kc_ready.ok(["passwd", "--new-password-file", str(new_password)])
+    assert agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))[0] == "failure"
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="a new password"))
+    assert name == "items" and agentwire.first_secret(body) == b"pin"
