@@ -1,6 +1,7 @@
 #ifndef KC_CSYSTEMSHIM_H
 #define KC_CSYSTEMSHIM_H
 #include <sys/prctl.h>
+#include <malloc.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -86,6 +87,9 @@ static inline int kc_flock_waiting(int fd, int operation, double seconds) {
 }
 
 /* ---- Unix-domain sockets, peer credentials, clocks, signals and detached spawning (the agent). */
+
+/* Gives the heap's free pages back to the system (after a large load's temporaries are freed). */
+static inline void kc_release_free_memory(void) { malloc_trim(0); }
 
 /* Seconds on CLOCK_BOOTTIME: monotonic, and counting time spent in suspend. */
 static inline double kc_boottime_seconds(void) {

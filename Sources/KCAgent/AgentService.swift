@@ -123,6 +123,7 @@ final class AgentService {
                 opened.indexLookups()
                 try opened.refresh()
                 keychain = opened
+                Processes.releaseFreeMemory()   // the file read and decrypted whole is freed by now
             }
             timers = SessionTimers(now: clock(), idleTimeout: idle, maxTTL: maxTTL)
         } catch {

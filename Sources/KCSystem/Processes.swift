@@ -65,6 +65,10 @@ public enum Processes {
         return (FileDescriptor(rawValue: fds[0]), FileDescriptor(rawValue: fds[1]))
     }
 
+    /// Gives the heap's free pages back to the system (`malloc_trim`): a long-lived process calls it
+    /// after a large load whose temporaries it freed.
+    public static func releaseFreeMemory() { kc_release_free_memory() }
+
     /// Makes "/" the working folder (a long-lived process keeps no folder busy).
     public static func leaveWorkingFolder() { _ = chdir("/") }
 }
