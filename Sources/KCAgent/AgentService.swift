@@ -49,10 +49,11 @@ final class AgentService {
         return true
     }
 
-    /// True for failures after which the key in memory no longer belongs to the vault at the path.
+    /// True for failures after which the key in memory no longer belongs to a vault at the path
+    /// (another vault, one sealed under another key, or none at all).
     static func endsSession(_ error: KeychainError) -> Bool {
         switch error.reason {
-        case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
+        case .vault(.replacedByAnotherVault), .vault(.passwordChanged), .vault(.noSuchVault): return true
         default: return false
         }
     }

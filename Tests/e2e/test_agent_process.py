@@ -153,3 +153,13 @@ def test_the_idle_timer_locks_and_status_does_not_refresh_it(kc_ready):
         assert process.wait(10) == 0
     finally:
         stop(process)
+
+
+def test_the_vault_removed_ends_the_agent(kc_ready):
+    process, path = start_agent(kc_ready)
+    try:
+        assert agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password))[0] == "done"
+        kc_ready.vault_path.unlink()
+        assert process.wait(10) == 0
+    finally:
+        stop(process)
