@@ -80,13 +80,31 @@ final class ForeignImportTests: XCTestCase {
         XCTAssertTrue(entry.password!.isEqual(to: SecureBytes(copying: Array("s3cret".utf8))))
         XCTAssertEqual(entry.username, "me")
         XCTAssertEqual(entry.urls, ["https://x.example/a"])
-        XCTAssertEqual(entry.notes, "free text")
-        XCTAssertEqual(entry.otherSecrets.map(\.name), ["TOTP"])
+        XCTAssertNil(entry.notes)
+        XCTAssertEqual(entry.otherSecrets.map(\.name), ["TOTP", "notes"])
+        XCTAssertEqual(entry.otherSecrets[1].value.copyBytes(), Array("free text".utf8))
         let item = try entry.rows(index: 0, line: 0, file: "web/x.gpg")[0].result.get()
         XCTAssertEqual(item.attributes[.label], "web/x")
         XCTAssertEqual(item.attributes[.server], "x.example")
         let bare = PassEntryReader.entry(path: "a", contents: SecureBytes(copying: Array("only".utf8)))
         XCTAssertEqual(try bare.rows(index: 0, line: 0)[0].result.get().attributes, ItemAttributes(.generic, [.service: "a", .label: "a"]))
+        let blankTail = PassEntryReader.entry(path: "a", contents: SecureBytes(copying: Array("only\n\n\r\n".utf8)))
+        XCTAssertEqual(blankTail.rows(index: 0, line: 0).count, 1)
+    }
+
+    func testTheOtherLinesOfAPassEntryAreOneSecretInOrder() throws {
+        let text = "pw\n\n  a: b\r\nUSER: second\nLOGIN: x\nurl:\n\nlast \t\n\n\r\n"
+        let entry = PassEntryReader.entry(path: "a", contents: SecureBytes(copying: Array(text.utf8)))
+        XCTAssertEqual(entry.username, "second")
+        XCTAssertEqual(entry.urls, [""])
+        XCTAssertEqual(entry.otherSecrets.map(\.name), ["notes"])
+        XCTAssertEqual(entry.otherSecrets[0].value.copyBytes(), Array("\n  a: b\nLOGIN: x\n\nlast \t".utf8))
+        let rows = entry.rows(index: 0, line: 0)
+        XCTAssertNil(try rows[0].result.get().attributes[.comment])
+        let notes = try rows[1].result.get()
+        XCTAssertEqual(notes.attributes, ItemAttributes(.generic, [.service: "a (notes)", .label: "a (notes)",
+                                                                   .description: "notes", .account: "second"]))
+        XCTAssertTrue(notes.secret.isEqual(to: entry.otherSecrets[0].value))
     }
 
     private func bitwarden(_ text: String) -> Result<[ExchangeRow], ExchangeFileError> {

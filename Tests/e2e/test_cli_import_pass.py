@@ -1,13 +1,14 @@
 """kc import pass through the binary, against a real pass store made by `pass` with a real gpg key
 (no passphrase) in a temporary GNUPGHOME: nested folders, multi-line entries, login/url lines, a pass-otp
-seed kept as a secret, a file gpg cannot decrypt rejected by name, --partial, --dry-run, the default
+seed and the other lines (notes) kept as secrets of their own, a file gpg cannot decrypt rejected by name, --partial, --dry-run, the default
 folder from PASSWORD_STORE_DIR, gpg run with the documented arguments and no secret on them."""
+import json
 import os
 import subprocess
 
 import pytest
 
-from kcharness import EXIT_IO, EXIT_NOT_AVAILABLE, assert_failure, items_with_secrets, only_item
+from kcharness import EXIT_IO, EXIT_NOT_AVAILABLE, EXIT_NOT_FOUND, assert_failure, items_with_secrets, only_item
 
 ENTRIES = {
     "email/work": "w0rk-p@ss\nlogin: marie@example.org\nurl: https://mail.example.org/owa\nRecovery hint: the blue one\n"
@@ -15,7 +16,19 @@ ENTRIES = {
     "servers/db/prod": "db-sëcret ✓\nuser: postgres\nport 5432 on the bastion\n",
     "simple": "only-a-password\n",
     "totp-site": "site-pw\nUsername: bob\notpauth://totp/Site:bob?secret=JBSWY3DPEHPK3PXP&issuer=Site\nurl: site.example.com\n",
+    "finance/bank": "b4nk-pw\n\nRecovery codes:\n  1111-2222  \n\n\n  3333-4444\nlogin: anna\nPIN: 9876\n"
+            "security answer: Fluffy ✓\t\"tab\"\nURL: https://bank.example/login\nurl: https://second.example\n\n\n",
+    "trailing-blank": "tail-pw\n\n\n",
 }
+# The notes items' secrets: every other line byte for byte, in order, the empty lines at the end dropped.
+NOTES = {
+    "email/work": 'Recovery hint: the blue one\nsecond, "quoted" line',
+    "servers/db/prod": "port 5432 on the bastion",
+    "finance/bank": "\nRecovery codes:\n  1111-2222  \n\n\n  3333-4444\nPIN: 9876\nsecurity answer: Fluffy ✓\t\"tab\"\n"
+            "url: https://second.example",
+}
+NOTE_WORDS = ("Recovery", "quoted", "5432", "1111-2222", "3333-4444", "9876", "Fluffy", "second.example")
+ADDED = len(ENTRIES) + len(NOTES) + 1                    # with the TOTP seed of totp-site
 
 
 @pytest.fixture(scope="module")
@@ -51,17 +64,20 @@ def gpg_env(env):
 def test_every_entry_is_imported_with_its_attributes_and_secret(kc_ready, store):
     folder, env = store
     result = kc_ready.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
-    assert "5 added, 0 skipped as duplicate, 1 rejected" in result.stderr
+    assert f"{ADDED} added, 0 skipped as duplicate, 1 rejected" in result.stderr
     assert "rejected entry 0 (broken.gpg): gpg could not decrypt it (exit status 2): gpg: no valid OpenPGP data found" \
         in result.stdout
     items = items_with_secrets(kc_ready)
     work = only_item(items, server="mail.example.org")
     assert {k: work.get(k) for k in ("class", "protocol", "path", "account", "label", "comment", "password")} == {
         "class": "internet", "protocol": "https", "path": "/owa", "account": "marie@example.org",
-        "label": "email/work", "comment": 'Recovery hint: the blue one\nsecond, "quoted" line', "password": "w0rk-p@ss"}
+        "label": "email/work", "comment": None, "password": "w0rk-p@ss"}
     prod = only_item(items, service="servers/db/prod")
-    assert (prod["class"], prod["account"], prod["comment"], prod["password"]) == (
-        "generic", "postgres", "port 5432 on the bastion", "db-sëcret ✓")
+    assert (prod["class"], prod["account"], prod.get("comment"), prod["password"]) == (
+        "generic", "postgres", None, "db-sëcret ✓")
+    for title, notes in NOTES.items():
+        item = only_item(items, service=f"{title} (notes)")
+        assert (item["label"], item["description"], item["password"]) == (f"{title} (notes)", "notes", notes)
     simple = only_item(items, service="simple")
     assert simple["password"] == "only-a-password" and "account" not in simple and "comment" not in simple
     site = only_item(items, service="totp-site")
@@ -71,7 +87,34 @@ def test_every_entry_is_imported_with_its_attributes_and_secret(kc_ready, store)
     assert "JBSWY3DPEHPK3PXP" not in kc_ready.ok(["find", "--all", "--json"]).stdout
     assert "ignored" not in result.stdout            # hidden folders (.git, .extensions) are left out
     again = kc_ready.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
-    assert "0 added, 5 skipped as duplicate, 1 rejected" in again.stderr
+    assert f"0 added, {ADDED} skipped as duplicate, 1 rejected" in again.stderr
+
+
+def test_the_other_lines_are_shown_only_by_find_w_of_the_notes_item(kc_ready, store):
+    """pass keeps the whole file encrypted: the lines besides the secret, login and url are revealed only as
+    the notes item's secret, never by an attribute (find without -w, search, list, export without secrets)."""
+    folder, env = store
+    kc_ready.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
+    assert all(kc_ready.run(["find", "-s", f"{title} (notes)"]).returncode == EXIT_NOT_FOUND
+               for title in ENTRIES if title not in NOTES)   # only a password, or empty lines after it: no notes item
+    bank = json.loads(kc_ready.ok(["find", "-s", "bank.example", "--json"]).stdout)[0]
+    assert (bank["class"], bank["account"], bank["path"], "comment" in bank) == ("internet", "anna", "/login", False)
+    assert kc_ready.ok(["find", "-s", "bank.example", "-w"]).stdout_bytes == b"b4nk-pw\n"
+    assert kc_ready.ok(["find", "-s", "servers/db/prod", "-w"]).stdout_bytes == "db-sëcret ✓\n".encode()
+    for title, notes in NOTES.items():
+        shown = kc_ready.ok(["find", "-s", f"{title} (notes)", "-w"]).stdout_bytes
+        assert shown == (notes + "\n").encode()
+    notes_item = json.loads(kc_ready.ok(["find", "-s", "finance/bank (notes)", "--json"]).stdout)[0]
+    assert (notes_item["account"], notes_item["description"], "comment" in notes_item) == ("anna", "notes", False)
+    for args in (["find", "--all"], ["find", "--all", "--json"], ["find", "-s", "bank.example"],
+                 ["find", "-s", "finance/bank (notes)"], ["list", "--json"], ["search", "--json", "bank"],
+                 ["export"], ["export", "--format", "csv"]):
+        shown = kc_ready.ok(args).stdout
+        assert not [word for word in NOTE_WORDS if word in shown], args
+    for word in NOTE_WORDS:
+        assert_failure(kc_ready.run(["search", word]), "errSecItemNotFound", EXIT_NOT_FOUND)
+    simple = only_item(items_with_secrets(kc_ready), service="trailing-blank")
+    assert simple["password"] == "tail-pw" and "comment" not in simple
 
 
 def test_a_file_gpg_cannot_decrypt_fails_the_import_by_name(kc_ready, store):
@@ -89,7 +132,8 @@ def test_dry_run_and_the_default_folder(kc_ready, store):
     before = kc_ready.vault_path.read_bytes()
     result = kc_ready.ok(["import", "pass", "--dry-run", "--partial"],
                          env={**gpg_env(env), "PASSWORD_STORE_DIR": str(folder)})
-    assert "5 would be added (dry run, nothing written)" in result.stderr
+    assert f"{ADDED} would be added (dry run, nothing written)" in result.stderr
+    assert result.stdout.count("(notes)") == len(NOTES)
     assert kc_ready.vault_path.read_bytes() == before
     missing = kc_ready.run(["import", "pass"], env=gpg_env(env))        # ~/.password-store of the test home
     assert_failure(missing, "errSecIO", EXIT_IO)

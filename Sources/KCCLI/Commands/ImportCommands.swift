@@ -88,9 +88,16 @@ let importPassCommand = CommandSpec(
     such as .git are left out), each decrypted by your own gpg (gpg --quiet --batch --decrypt FILE, with \
     your environment: GNUPGHOME, gpg-agent and its pinentry). The decrypted text comes back through a pipe \
     into locked memory; no secret is ever on a command line. The first line is the secret; a login:, user: \
-    or username: line gives the account, a url: line the URL, an otpauth:// line (pass-otp) a TOTP seed; \
-    other lines go to the comment. The entry's path without .gpg (email/work) is its title: the service of \
-    a generic item, the label of an internet item. Entries are reported by their file, not a line.
+    or username: line gives the account, a url: line the URL, an otpauth:// line (pass-otp) a TOTP seed. \
+    The entry's path without .gpg (email/work) is its title: the service of a generic item, the label of \
+    an internet item. Entries are reported by their file, not a line.
+
+    Every other line stays a secret, as in pass (recovery codes, PINs): none goes to the comment. Together \
+    they are the secret of one more generic item, service "TITLE (notes)", description notes, the same \
+    account: the lines byte for byte and in order, blank lines between them kept, joined by a line feed \
+    (a CR LF line break becomes LF), without the empty lines at the end; an entry with no other line has \
+    no notes item. kc find -s email/work -w prints the password alone; kc find -s "email/work (notes)" -w \
+    prints the notes and one line break.
 
     A file gpg cannot decrypt (no secret key, a wrong passphrase) is a rejected entry naming the file and \
     gpg's message: the import fails with errSecDecode unless --partial. A missing DIR is errSecIO; gpg not \

@@ -9,9 +9,9 @@ import KCCrypto
 /// - Otherwise a generic item (service the title, else the URL, else the user name; account the
 ///   user name; label the title; comment the notes, then a URL kc could not read after "URL:").
 /// - The folder or group becomes the description, the realm of an HTTP login the security domain.
-/// - Other secrets of the entry (a TOTP seed, a hidden field) are never put in an attribute, which
-///   `find` prints: each becomes a generic item of its own, service "TITLE (NAME)", the same
-///   account, description `name`, its value the secret.
+/// - Other secrets of the entry (a TOTP seed, a hidden field, a pass entry's other lines) are never
+///   put in an attribute, which `find` prints: each becomes a generic item of its own, service
+///   "TITLE (NAME)", the same account, description `name`, its value the secret.
 public struct ForeignEntry: Sendable {
     public var title: String?
     public var username: String?

@@ -1,14 +1,17 @@
 import KCCrypto
 
 /// Reads one decrypted entry of a pass store (no I/O), as pass and its browser extensions write it:
-/// the first line is the password; then `login:`, `user:` or `username:` lines (any case) give the
-/// user name, a `url:` line the URL, an `otpauth://` line (pass-otp) a TOTP seed, kept as a secret;
-/// every other line goes to the notes. The entry's path in the store (without `.gpg`) is its title.
+/// the first line is the password; then the first `login:`, `user:` or `username:` line (any case)
+/// gives the user name, the first `url:` line the URL, an `otpauth://` line (pass-otp) a TOTP seed.
+/// Every other line is a secret too, as pass keeps the whole file encrypted: they become one other
+/// secret named "notes", their bytes in order, joined by "\n" (a line break written "\r\n" is one
+/// line break), with the empty lines at the end dropped; none is ever put in a Swift string. The
+/// entry's path in the store (without `.gpg`) is its title.
 public enum PassEntryReader {
     public static func entry(path: String, contents: SecureBytes) -> ForeignEntry {
         var entry = ForeignEntry()
         entry.title = path
-        var notes: [String] = []
+        var notes: [Range<Int>] = []
         contents.withUnsafeBytes { bytes in
             var start = 0
             var first = true
@@ -27,10 +30,7 @@ public enum PassEntryReader {
                     entry.otherSecrets.append(("TOTP", contents.slice(start..<lineEnd)))
                     continue
                 }
-                let text = String(decoding: line, as: UTF8.self)
-                if let colon = text.firstIndex(of: ":") {
-                    let key = text[..<colon].lowercased()
-                    let value = String(text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" })
+                if let (key, value) = field(line) {
                     if ["login", "user", "username"].contains(key), entry.username == nil {
                         entry.username = value
                         continue
@@ -40,11 +40,26 @@ public enum PassEntryReader {
                         continue
                     }
                 }
-                notes.append(text)
+                notes.append(start..<lineEnd)
             }
         }
         while notes.last?.isEmpty == true { notes.removeLast() }
-        entry.notes = notes.isEmpty ? nil : notes.joined(separator: "\n")
+        if !notes.isEmpty {
+            let lineBreak = SecureBytes(copying: [0x0A])
+            var parts = [contents.slice(notes[0])]
+            for range in notes.dropFirst() { parts += [lineBreak, contents.slice(range)] }
+            entry.otherSecrets.append(("notes", SecureBytes.concatenating(parts)))
+        }
         return entry
+    }
+
+    /// The lowercased key and the value of a `login:`, `user:`, `username:` or `url:` line (blanks
+    /// after the colon dropped); nil for any other line, which is never decoded.
+    private static func field(_ line: UnsafeRawBufferPointer) -> (key: String, value: String)? {
+        guard let colon = line.firstIndex(of: 0x3A) else { return nil }
+        let lowercased = line[..<colon].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+        guard let key = ["login", "user", "username", "url"].first(where: { Array($0.utf8) == lowercased }) else { return nil }
+        let value = line[(colon + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
+        return (key, String(decoding: value, as: UTF8.self))
     }
 }
