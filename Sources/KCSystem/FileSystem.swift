@@ -93,4 +93,16 @@ public enum ProcessHardening {
         _ = kc_disable_core_files()
         _ = kc_set_not_dumpable()
     }
+
+    /// Puts /dev/null on each of descriptors 0, 1 and 2 that is closed, opened the other way
+    /// (standard input for writing, output and error for reading), so the files kc opens never
+    /// take those numbers (a vault opened as descriptor 1 would receive what is printed) and
+    /// using a closed one still fails as before (EBADF).
+    public static func occupyClosedStandardDescriptors() {
+        for number: Int32 in 0...2 where fcntl(number, F_GETFD) == -1 && errno == EBADF {
+            let placeholder = open("/dev/null", (number == 0 ? O_WRONLY : O_RDONLY) | O_CLOEXEC)
+            // open takes the lowest free number: this one, as every lower one is open by now.
+            if placeholder >= 0 && placeholder != number { _ = close(placeholder) }
+        }
+    }
 }
