@@ -27,16 +27,17 @@ public struct ChildProcess: Sendable {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for standard: Int32 in 0...2 where descriptors[standard] == nil {
-            posix_spawn_file_actions_addopen(&actions, standard, "/dev/null", standard == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
         // Each source goes first to a number above every source and target, then to its target,
-        // so no target overwrites a source still to be placed (and a dup2 never maps a number
-        // onto itself, which would leave it close-on-exec on older C libraries).
+        // so no target, nor the /dev/null of an unnamed standard descriptor, overwrites a source
+        // still to be placed (a source may be 0, 1 or 2 when kc's own were closed); and a dup2
+        // never maps a number onto itself, which would leave it close-on-exec on older C libraries.
         let mapping = descriptors.sorted { $0.key < $1.key }
         let spare = (mapping.flatMap { [$0.key, $0.value.rawValue] }.max() ?? 2) + 1
         for (index, (_, source)) in mapping.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, source.rawValue, spare + Int32(index))
+        }
+        for standard: Int32 in 0...2 where descriptors[standard] == nil {
+            posix_spawn_file_actions_addopen(&actions, standard, "/dev/null", standard == 0 ? O_RDONLY : O_WRONLY, 0)
         }
         for (index, (target, _)) in mapping.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, spare + Int32(index), target)

@@ -65,6 +65,23 @@ final class ChildProcessTests: XCTestCase {
         XCTAssertEqual(try child.wait(), .exited(0))
     }
 
+    func testASourceNumberedLikeAnUnnamedStandardDescriptorStillReachesItsTarget() throws {
+        // As when kc was started with standard input closed and a pipe took number 0.
+        let pipe = try Processes.pipe(), output = try Processes.pipe()
+        let saved = dup(0)
+        XCTAssertEqual(dup2(pipe.read.rawValue, 0), 0)
+        pipe.read.close()
+        defer { dup2(saved, 0); close(saved) }
+        let child = try ChildProcess.spawn("/bin/sh", arguments: ["sh", "-c", "cat <&3"], environment: [:],
+                                           descriptors: [1: output.write, 3: FileDescriptor(rawValue: 0)])
+        output.write.close()
+        try pipe.write.write("through 0")
+        pipe.write.close()
+        XCTAssertEqual(String(decoding: try output.read.readAll(), as: UTF8.self), "through 0")
+        output.read.close()
+        XCTAssertEqual(try child.wait(), .exited(0))
+    }
+
     func testNewSession() throws {
         let (_, out, _, pid) = try shell("exec cat /proc/self/stat", newSession: true)
         let fields = out.split(separator: ")").last!.split(separator: " ")

@@ -237,3 +237,13 @@ def test_the_clearer_refuses_a_length_no_secret_has(clip, length):
                             input=message, capture_output=True, env=clip.environment(), timeout=DEADLINE)
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert xclip_out(clip.display) == b"kept"
+
+
+def test_cleared_when_kc_started_with_its_standard_descriptors_closed(clip):
+    """The clearer's pipe reaches it whatever numbers kc's own descriptors took."""
+    result = subprocess.run(["sh", "-c", 'exec "$@" <&- >&- 2>&-', "sh", *clip.command([*FIND, "--clip-timeout", "2"])],
+                            env=clip.environment(), cwd=str(clip.home), start_new_session=True, timeout=DEADLINE)
+    assert result.returncode == 0
+    assert xclip_out(clip.display) == clip.secret
+    wait_until(lambda: xclip_out(clip.display) != clip.secret, "the clearer")
+    assert xclip_out(clip.display) in (b"", None)
