@@ -107,6 +107,21 @@ def test_the_later_of_a_delete_and_an_edit_wins_on_both_machines(machines, delet
         assert {item.get("service") for item in found} == expected, (machine.home, found)
 
 
+def test_concurrent_edits_merge_with_a_notice_and_the_later_wins(machines):
+    laptop, a, desktop, b = machines
+    for machine, folder, label in ((laptop, a, "laptop"), (desktop, b, "desktop")):
+        machine.ok(["--vault", folder / VAULT, "update", "generic", "-s", "shared", "--set-label", label])
+        git(machine, "commit", "-q", "-am", "kc sync", cwd=folder)
+        time.sleep(0.01)
+    git(laptop, "push", "-q", "origin", "main", cwd=a)
+    result = git(desktop, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", cwd=b)
+    assert "1 item was edited on two machines at once" in result.stderr, result.stderr
+    found = json.loads(desktop.ok(["--vault", b / VAULT, "find", "--all", "--json"]).stdout)
+    assert [item.get("label") for item in found] == ["desktop"]
+    history = desktop.ok(["--vault", b / VAULT, "history", "generic", "-s", "shared"]).stdout
+    assert "laptop" in history and "desktop" in history, history
+
+
 def test_a_damaged_side_is_a_conflict_with_ours_untouched(machines):
     laptop, a, desktop, b = machines
     diverge(laptop, a, desktop, b)
