@@ -3,8 +3,8 @@ import KCVault
 import Keychain
 
 // Keychain errors cross the wire as data: the result code and the reason, so that the front end
-// words an agent's failure exactly as one of its own. Reasons that only arise when opening or
-// inspecting a vault (never inside a running agent) travel as their description.
+// words an agent's failure exactly as one of its own. Only a failure of a layer above the keychain
+// (`relayed`, never raised inside the agent) travels as its description.
 
 private let fileOperations: [FileOperation] = [.createFolder, .inspect, .keepDamagedFile, .lock, .open, .read,
                                                .removeTornTail, .sync, .truncate, .updateAnchor, .write]
@@ -33,9 +33,12 @@ extension WireWriter {
             string(message)
             bool(hint != nil)
             if let hint { string(hint) }
-        default:
+        case .notAnItem(let bad):
+            u8(8)
+            notAnItem(bad)
+        case .relayed(let inner):
             u8(6)
-            string(String(describing: error.reason))
+            string(String(describing: inner))
         }
     }
 
@@ -59,9 +62,15 @@ extension WireWriter {
             for device in devices { string(device) }
         case .recordTooLarge(let bytes): u8(29); u64(UInt64(bytes))
         case .anchorDamaged(let path): u8(30); string(path)
-        default:
-            u8(6)
-            string(String(describing: error))
+        case .corrupt(let format): u8(31); formatError(format)
+        case .badRecordPayload(let sequence, let offset, let format): u8(32); u64(sequence); i64(Int64(offset)); formatError(format)
+        case .brokenBatch(let sequence, let offset): u8(33); u64(sequence); i64(Int64(offset))
+        case .recordAuthenticationFailed(let offset, let sequence): u8(34); i64(Int64(offset)); u64(sequence)
+        case .unsafeFile(let path, let problem): u8(35); string(path); vaultFileProblem(problem)
+        case .unsafeStateFile(let path, let problem): u8(36); string(path); ownershipProblem(problem)
+        case .deviceIDDamaged(let path): u8(37); string(path)
+        case .stateFileNotWritten(let failure): u8(38); stagedFailure(failure)
+        case .vaultNotWritten(let failure): u8(39); stagedFailure(failure)
         }
     }
 }
@@ -81,6 +90,7 @@ extension WireReader {
         case 5: reason = .changedSinceSalvageConfirmed
         case 6: reason = .unexpected(try string())
         case 7: reason = .worded(message: try string(), hint: try bool() ? try string() : nil)
+        case 8: reason = .notAnItem(try notAnItem())
         case 20: reason = .vault(.noSuchVault(path: try string()))
         case 21: reason = .vault(.alreadyExists(path: try string()))
         case 22: reason = .vault(.wrongPassword)
@@ -99,6 +109,15 @@ extension WireReader {
             reason = .vault(.rollback(devices: devices))
         case 29: reason = .vault(.recordTooLarge(bytes: Int(clamping: try u64())))
         case 30: reason = .vault(.anchorDamaged(path: try string()))
+        case 31: reason = .vault(.corrupt(try formatError()))
+        case 32: reason = .vault(.badRecordPayload(sequence: try u64(), offset: Int(clamping: try i64()), try formatError()))
+        case 33: reason = .vault(.brokenBatch(sequence: try u64(), offset: Int(clamping: try i64())))
+        case 34: reason = .vault(.recordAuthenticationFailed(offset: Int(clamping: try i64()), sequence: try u64()))
+        case 35: reason = .vault(.unsafeFile(path: try string(), problem: try vaultFileProblem()))
+        case 36: reason = .vault(.unsafeStateFile(path: try string(), problem: try ownershipProblem()))
+        case 37: reason = .vault(.deviceIDDamaged(path: try string()))
+        case 38: reason = .vault(.stateFileNotWritten(try stagedFailure()))
+        case 39: reason = .vault(.vaultNotWritten(try stagedFailure()))
         default: throw AgentError.protocolError(.badValue)
         }
         return KeychainError(status, reason)

@@ -105,4 +105,10 @@ public struct NotAnItem: Sendable, Equatable {
     public var sequence: UInt64
     public var offset: Int
     public var problem: ItemFormatError
+
+    public init(sequence: UInt64, offset: Int, problem: ItemFormatError) {
+        self.sequence = sequence
+        self.offset = offset
+        self.problem = problem
+    }
 }
