@@ -153,17 +153,16 @@ def test_two_unlocks_racing_leave_one_agent(akc):
 
 def test_idle_timeout_locks_and_status_does_not_push_it_back(akc):
     unlock(akc, "--timeout", "3s")
-    pid = status(akc)[1]["pid"]
     # Polling status all along: were status to refresh the idle timer, the agent would never lock.
     assert wait_until(lambda: not_unlocked(akc), interval=0.2), "the agent did not lock on its idle timeout"
-    assert wait_until(lambda: not alive(pid)), "the agent locked but did not exit"
+    assert wait_until(lambda: not agent_pids(akc)), "the agent locked but did not exit"
     assert_failure(akc.run(["find", "-s", "x", "-w"], unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
 
 
 def test_max_ttl_locks_even_while_secrets_are_read(akc):
     akc.add_generic("svc", "me", "pw-ttl")
     unlock(akc, "--timeout", "1h", "--max-ttl", "3s")
-    assert status(akc)[1]["maxSecondsLeft"] <= 3
+    assert status(akc)[1].get("maxSecondsLeft", 0) <= 3
 
     def locked():
         # Each read of a secret pushes the idle timer back; only the max TTL can lock the agent.
