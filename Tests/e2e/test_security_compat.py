@@ -11,7 +11,7 @@ import time
 import pexpect
 import pytest
 
-from kcharness import (EXIT_DUPLICATE, EXIT_NOT_FOUND, EXIT_PARAM, EXIT_SECURITY_FAILURE, MASTER_PASSWORD,
+from kcharness import (EXIT_DUPLICATE, EXIT_IO, EXIT_NOT_FOUND, EXIT_PARAM, EXIT_SECURITY_FAILURE, MASTER_PASSWORD,
                        retrying_text_busy)
 import procmemory
 
@@ -300,3 +300,19 @@ def blocked_writing(pid: int, pipe) -> bool:
     count = array.array("i", [0])
     fcntl.ioctl(pipe.fileno(), termios.FIONREAD, count)
     return waiting and count[0] > 0
+
+
+def test_delete_keeps_the_item_when_it_cannot_print_it(kc_ready):
+    """delete prints the item before deleting it: when standard output cannot take it (a full disk),
+    it fails with errSecIO and the item stays."""
+    security(kc_ready, "add-generic-password", "-a", "me", "-s", "kept", "-w", "pw")
+    before = kc_ready.vault_path.read_bytes()
+    with open("/dev/full", "wb") as full:
+        completed = subprocess.run(kc_ready.command(["security", "delete-generic-password", "-s", "kept"]),
+                                   stdin=subprocess.DEVNULL, stdout=full, stderr=subprocess.PIPE,
+                                   env=kc_ready.environment(), cwd=str(kc_ready.home), timeout=60)
+    stderr = completed.stderr.decode()
+    assert completed.returncode == EXIT_IO, stderr
+    assert "could not write to standard output" in stderr and "password has been deleted." not in stderr
+    assert kc_ready.vault_path.read_bytes() == before
+    assert security(kc_ready, "find-generic-password", "-s", "kept", "-w").stdout == "pw\n"

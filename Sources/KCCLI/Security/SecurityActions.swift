@@ -30,12 +30,14 @@ enum SecurityActions {
         return 0
     }
 
-    /// Deletes the first matching item, after printing it.
+    /// Deletes the first matching item, after printing it. An item that could not be printed
+    /// whole (a full disk) stays: the output's failure is reported (errSecIO) with nothing changed.
     private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
         guard let (item, target, store) = try firstMatch(request, targets, revealing: false) else { return notFound(targets[0]) }
         SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
-        try store.delete(Query(itemID: item.id))
         target.output.flush()
+        guard target.output.failure == nil else { return 0 }
+        try store.delete(Query(itemID: item.id))
         target.errors.writeLine("password has been deleted.")
         return 0
     }
