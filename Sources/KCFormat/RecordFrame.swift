@@ -37,6 +37,8 @@ public struct RecordFrame: Equatable, Sendable {
     }
 
     /// `associatedData` laid out on the stack, for reading many records without an allocation each.
+    /// Inlinable, so that the reader gets it specialized (a generic call costs a metadata lookup).
+    @inlinable
     public static func withAssociatedData<R>(vaultID: [UInt8], frame: UnsafeRawBufferPointer, previousTag: UnsafeRawBufferPointer,
                                              _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         let count = associatedDataDomain.count + vaultID.count + frame.count + previousTag.count
@@ -51,7 +53,7 @@ public struct RecordFrame: Equatable, Sendable {
         }
     }
 
-    private static let associatedDataDomain = Array("kc record v1".utf8)
+    @usableFromInline static let associatedDataDomain = Array("kc record v1".utf8)
 
     public static let noPreviousTag = [UInt8](repeating: 0, count: tagLength)
 }
