@@ -126,7 +126,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
             context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
         throw KeychainError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
-                            hint: "nothing was imported; --partial imports the other \(entryName)s")
+                            hint: "nothing was imported; --partial imports the rest")
     }
     let dryRun = invocation.flag("dry-run")
     let outcomes = try context.openItemStore().addAll(good.map(\.item), dryRun: dryRun)
