@@ -207,7 +207,7 @@ public final class Keychain {
                        requirePassword: Bool? = nil) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
         try write { (live: inout LiveIndex) throws(KeychainError) in
-            let matches = try Self.selectForChange(live.all, query)
+            let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             let now = Self.now()
             var result: [PendingRecord] = []
             var after = live.all.map(\.item)
@@ -237,7 +237,7 @@ public final class Keychain {
     public func delete(_ query: Query) throws(KeychainError) -> [Item] {
         var deleted: [Item] = []
         try write { (live: inout LiveIndex) throws(KeychainError) in
-            let matches = try Self.selectForChange(live.all, query)
+            let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             deleted = matches.map(\.item)
             return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) }
         }

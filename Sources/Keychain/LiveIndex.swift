@@ -145,6 +145,17 @@ struct LiveIndex {
     func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
         guard let byPrimaryKey else {
             let keyAttributes = Attribute.primaryKey(for: attributes.itemClass)
+            // An item of the same primary key has the same service or server: the lookup, when
+            // kept, names the few items that may.
+            let named: Attribute = attributes.itemClass == .generic ? .service : .server
+            if let value = attributes[named], let candidates = lookup?.candidates(Query(filters: [named: value])) {
+                for position in candidates.sorted() {
+                    if case .live(let stored) = slots[position], stored.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) {
+                        return stored
+                    }
+                }
+                return nil
+            }
             return first { $0.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) }
         }
         guard let id = byPrimaryKey[PrimaryKey(attributes)], let position = positions[id],

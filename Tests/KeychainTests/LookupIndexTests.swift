@@ -50,6 +50,22 @@ final class LookupIndexTests: XCTestCase {
             XCTAssertEqual(ids(indexed, query), ids(scanning, query), "\(query)")
         }
         XCTAssertEqual(ids(indexed, queries[1]).count, 1, "the other one moved to gitlab.com")
+        // Primary keys are found through the lookup too: a duplicate is refused, another case is new.
+        XCTAssertThrowsError(try indexed.add(ItemAttributes(.generic, [.service: "GitHub.com", .account: "me"]), secret: secret("x"))) { error in
+            XCTAssertEqual((error as? KeychainError)?.status, .duplicateItem)
+        }
+        XCTAssertNoThrow(try indexed.add(ItemAttributes(.generic, [.service: "GITHUB.COM", .account: "me"]), secret: secret("y")))
+        XCTAssertThrowsError(try indexed.add(ItemAttributes(.internet, [.server: "github.com", .account: "me"]), secret: secret("z")))
+        try indexed.add(ItemAttributes(.generic, [.service: "gitlab.com", .account: "you"]), secret: secret("w"), updateExisting: true)
+        XCTAssertEqual(ids(indexed, [Query(filters: [.service: "gitlab.com"], matchAll: true)]).count, 1, "updated in place")
+        // Updates and deletes select their items through the lookup as well.
+        XCTAssertThrowsError(try indexed.delete(Query(filters: [.service: "github.com"], ignoreCase: true))) { error in
+            guard case .ambiguousMatch(let items)? = (error as? KeychainError)?.reason else { return XCTFail("\(error)") }
+            XCTAssertEqual(items.count, 2)
+        }
+        XCTAssertEqual(try indexed.delete(Query(filters: [.service: "github.com"], ignoreCase: true, matchAll: true)).count, 2)
+        XCTAssertEqual(try indexed.update(Query(filters: [.server: "GITHUB.com"], ignoreCase: true), changes: [.label: "l"], secret: nil).count, 1)
+        XCTAssertEqual(ids(scanning, [Query(filters: [.label: "l"], matchAll: true)]).count, 1)
         XCTAssertEqual(ids(indexed, queries[5]).count, 1)
     }
 }
