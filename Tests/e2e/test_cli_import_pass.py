@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from agentsupport import NO_SOURCE, akc, unlock  # noqa: F401
 from kcharness import EXIT_IO, EXIT_NOT_AVAILABLE, EXIT_NOT_FOUND, assert_failure, items_with_secrets, only_item
 
 ENTRIES = {
@@ -115,6 +116,17 @@ def test_the_other_lines_are_shown_only_by_find_w_of_the_notes_item(kc_ready, st
         assert_failure(kc_ready.run(["search", word]), "errSecItemNotFound", EXIT_NOT_FOUND)
     simple = only_item(items_with_secrets(kc_ready), service="trailing-blank")
     assert simple["password"] == "tail-pw" and "comment" not in simple
+
+
+def test_the_agent_serves_the_notes_only_as_a_secret(akc, store):
+    folder, env = store
+    akc.ok(["import", "pass", "--partial", folder], env=gpg_env(env))
+    unlock(akc)
+    for args in (["find", "--all", "--json"], ["list", "--json"], ["search", "--json", "bank"], ["export"]):
+        shown = akc.run(args, unset=NO_SOURCE)
+        assert shown.returncode == 0 and not [word for word in NOTE_WORDS if word in shown.stdout], (args, shown)
+    revealed = akc.run(["find", "-s", "finance/bank (notes)", "-w"], unset=NO_SOURCE)
+    assert revealed.stdout_bytes == (NOTES["finance/bank"] + "\n").encode(), revealed
 
 
 def test_a_file_gpg_cannot_decrypt_fails_the_import_by_name(kc_ready, store):
