@@ -28,7 +28,8 @@ NOTES = {
     "finance/bank": "\nRecovery codes:\n  1111-2222  \n\n\n  3333-4444\nPIN: 9876\nsecurity answer: Fluffy ✓\t\"tab\"\n"
             "url: https://second.example",
 }
-NOTE_WORDS = ("Recovery", "quoted", "5432", "1111-2222", "3333-4444", "9876", "Fluffy", "second.example")
+# Words of the notes that no id, date or attribute holds (digits alone could be part of an id or a time).
+NOTE_WORDS = ("Recovery", "quoted", "bastion", "1111-2222", "3333-4444", "PIN: 9876", "Fluffy", "second.example")
 ADDED = len(ENTRIES) + len(NOTES) + 1                    # with the TOTP seed of totp-site
 
 
