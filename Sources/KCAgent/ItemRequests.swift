@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSystem
 import KCVault
 import Keychain
 
@@ -22,7 +23,7 @@ struct ItemRequests {
             let revealing = try reader.bool()
             let password = try reader.optionalSecret()
             try reader.finish()
-            let items = try keychain.find(anyOf: queries)
+            let items = try keychain.find(anyOf: queries, revealing: revealing)
             if revealing { try askAgain(for: items, password) }
             if revealing { touch() }
             try sendItems(items, revealing: revealing)
@@ -37,7 +38,7 @@ struct ItemRequests {
             let revealing = try reader.bool()
             let password = try reader.optionalSecret()
             try reader.finish()
-            let items = try keychain.allItems()
+            let items = try keychain.allItems(revealing: revealing)
             if revealing { try askAgain(for: items, password) }
             if revealing { touch() }
             try sendItems(items, revealing: revealing)
@@ -108,6 +109,8 @@ struct ItemRequests {
     private func sendItems(_ items: [Item], revealing: Bool) throws(AgentError) {
         try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
+        // Many items decoded and framed: give their memory back once the client has them.
+        if items.count > 1000 { Processes.releaseFreeMemory() }
     }
 
     private func sendOutcomes(_ outcomes: [Keychain.BatchOutcome]) throws(AgentError) {

@@ -26,7 +26,7 @@ extension WireWriter {
         attributes(value.attributes)
         i64(value.created)
         i64(value.modified)
-        secret(revealing ? value.secret : SecureBytes(count: 0))
+        if revealing { secret(value.secret) } else { u32(0) }
     }
 
     mutating func query(_ value: Query) {

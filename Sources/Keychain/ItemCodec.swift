@@ -64,8 +64,8 @@ enum ItemCodec {
         return checked
     }
 
-    /// The item of a put record `itemClass(of:)` checked.
-    static func item(checked record: VaultRecord, of itemClass: ItemFields.ItemClass) -> Item {
+    /// The item of a put record `itemClass(of:)` checked; its secret left empty unless `revealing`.
+    static func item(checked record: VaultRecord, of itemClass: ItemFields.ItemClass, revealing: Bool = true) -> Item {
         let fields = record.plaintext.withUnsafeBytes { ItemFields.decode(checked: record.payload, of: itemClass, plaintext: $0) }
         var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet,
                                         requirePassword: fields.requirePassword)
@@ -74,8 +74,11 @@ enum ItemCodec {
         }
         attributes[.port] = fields.port.map { String($0) }
         return Item(id: record.payload.itemID, attributes: attributes, created: fields.created, modified: fields.modified,
-                    secret: fields.secret.map { record.plaintext.slice($0) } ?? SecureBytes(count: 0))
+                    secret: revealing ? fields.secret.map { record.plaintext.slice($0) } ?? noSecret : noSecret)
     }
+
+    /// The empty secret of items decoded without theirs (shared: it holds no byte).
+    private static let noSecret = SecureBytes(count: 0)
 
     private static func littleEndian(_ v: UInt64) -> [UInt8] {
         var w = ByteWriter(capacity: 8)

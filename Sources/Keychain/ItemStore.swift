@@ -36,12 +36,4 @@ extension ItemStore {
     }
 }
 
-extension Keychain: ItemStore {
-    public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
-        try find(anyOf: queries)
-    }
-
-    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
-        try allItems()
-    }
-}
+extension Keychain: ItemStore {}

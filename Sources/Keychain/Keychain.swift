@@ -85,7 +85,12 @@ public final class Keychain {
 
     /// Every live item, in creation order.
     public func allItems() throws(KeychainError) -> [Item] {
-        try live().all.map(\.item)
+        try allItems(revealing: true)
+    }
+
+    /// Every live item, in creation order; their secrets left empty unless `revealing`.
+    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
+        try live().all.map { $0.item(revealing: revealing) }
     }
 
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
@@ -97,15 +102,20 @@ public final class Keychain {
     /// The items matching any of `queries`, in creation order (only the first unless one of them
     /// has `matchAll`). Throws errSecItemNotFound when nothing matches.
     public func find(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
+        try find(anyOf: queries, revealing: true)
+    }
+
+    /// `find(anyOf:)`, the items' secrets left empty unless `revealing`.
+    public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
         let live = try live()
         let matching = { (stored: StoredItem) in queries.contains { stored.matches($0) } }
         let matches: [Item]
         if let candidates = live.candidates(matchingAny: queries) {
             let found = candidates.filter(matching)
-            matches = (queries.contains(where: \.matchAll) ? found : Array(found.prefix(1))).map(\.item)
+            matches = (queries.contains(where: \.matchAll) ? found : Array(found.prefix(1))).map { $0.item(revealing: revealing) }
         } else {
-            matches = queries.contains(where: \.matchAll) ? live.all.filter(matching).map(\.item)
-                : live.first(where: matching).map { [$0.item] } ?? []
+            matches = queries.contains(where: \.matchAll) ? live.all.filter(matching).map { $0.item(revealing: revealing) }
+                : live.first(where: matching).map { [$0.item(revealing: revealing)] } ?? []
         }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         return matches

@@ -51,7 +51,7 @@ extension Keychain {
     /// The items matching `query`, ordered by label (see `SearchQuery.orderedByLabel`).
     /// Throws errSecItemNotFound when nothing matches.
     public func search(_ query: SearchQuery) throws(KeychainError) -> [Item] {
-        let matches = try allItems().filter { query.matches($0.attributes) }
+        let matches = try allItems(revealing: false).filter { query.matches($0.attributes) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         return SearchQuery.orderedByLabel(matches)
     }

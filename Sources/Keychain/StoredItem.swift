@@ -16,6 +16,8 @@ struct StoredItem {
     var itemClass: ItemClass { fieldsClass == .generic ? .generic : .internet }
     /// The decoded item (its secret copied into secure memory of its own).
     var item: Item { ItemCodec.item(checked: record, of: fieldsClass) }
+    /// The decoded item, its secret left empty (not copied) unless `revealing`.
+    func item(revealing: Bool) -> Item { ItemCodec.item(checked: record, of: fieldsClass, revealing: revealing) }
 
     /// True when the decoded item would satisfy `query` (`Query.matches`).
     func matches(_ query: Query) -> Bool {
