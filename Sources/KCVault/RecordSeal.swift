@@ -67,7 +67,7 @@ struct RecordSeal {
               previousTag: [UInt8], knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
         let opened = previousTag.withUnsafeBytes { tag in
             Result { () throws(Failure) in
-                try open(file, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
+                try self.open(file, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
             }
         }
         return try opened.get()
