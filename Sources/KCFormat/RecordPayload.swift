@@ -38,9 +38,23 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
 }
 
 /// A field: its tag and where its value lies in the decrypted payload.
+/// Stored as two 32-bit offsets (a payload is at most 16 MiB): 12 bytes, where a `Range<Int>`
+/// took 24, in the array of fields every record of a vault keeps.
 public struct PayloadField: Equatable, Sendable {
     public var tag: UInt8
-    public var range: Range<Int>
+    private var start: UInt32
+    private var end: UInt32
+
+    public init(tag: UInt8, range: Range<Int>) {
+        self.tag = tag
+        start = UInt32(range.lowerBound)
+        end = UInt32(range.upperBound)
+    }
+
+    public var range: Range<Int> {
+        get { Int(start)..<Int(end) }
+        set { self = PayloadField(tag: tag, range: newValue) }
+    }
 }
 
 /// The decrypted content of a record (Docs/FORMAT.md, "Payload"):
