@@ -6,7 +6,9 @@ one batched append; the cheap KDF, 1 pass of 8 MiB, so that kc's own cost shows)
 gnome-keyring with the same items, and measures with hyperfine (warm-up, repeated runs, medians) every
 row of ROWS, and the peak memory (max RSS, /usr/bin/time) of each command once. It also measures the
 KDF alone and one fsync alone (in this process) to print kc's cost beyond them, and a cold `kc find -w`
-with the default MODERATE KDF at one size. Rows that need the unlock agent print "n/a (no agent yet)".
+with the default MODERATE KDF at one size. The unlocked rows run with an agent started by `kc unlock`
+and without the master-password file, so only the agent can answer them; the agent's own peak memory
+(VmHWM) is read from /proc once they ran.
 
 Writes bench/results/bench-TIME.{json,md,svg} and bench/results/latest.{json,md,svg} (or --out DIR).
 Environment: BENCH_SIZES, BENCH_RUNS (runs per row; default 15, 5 at 100,000 items), BENCH_WARMUP,
@@ -27,6 +29,7 @@ import statistics
 import string
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +43,6 @@ REPO = HERE.parent.parent
 CHEAP_KDF = ("1", "8M")
 MODERATE_SIZE = 10_000        # the size at which the default KDF is measured (or the largest below)
 PASSWORD = "bench master password"
-NO_AGENT = "n/a (no agent yet)"
 IMPORT_BATCH = 8_000          # items per `kc import netrc` (about 0.9 MB of netrc)
 
 
@@ -48,7 +50,7 @@ IMPORT_BATCH = 8_000          # items per `kc import netrc` (about 0.9 MB of net
 class Row:
     """One measured operation. `argv` is run with hyperfine (through `sh` when `shell`, whose start-up
     hyperfine subtracts); `{host}` and `{account}` name an item in the middle of the vault, `{pw}` a
-    file holding a secret. `prepare` runs untimed before each run. `agent` rows need the unlock agent."""
+    file holding a secret. `prepare` runs untimed before each run. `agent` rows are served by the unlock agent."""
     key: str
     label: str
     argv: list[str]
@@ -71,11 +73,15 @@ ROWS = [
         shell=True, prepare="{kc} add generic -s bench-delete -U --password-stdin < {pw}"),
     Row("check", "`kc check`", ["{kc}", "check"]),
     Row("compact", "`kc compact`", ["{kc}", "compact"]),
-    # Filled in once the agent exists (kc unlock, then the same commands served by it).
-    Row("unlock", "`kc unlock`", [], agent=True),
-    Row("unlocked-find", "unlocked `kc find -w`, beyond `kc --version`", [], agent=True),
-    Row("unlocked-add", "unlocked `kc add`", [], agent=True),
-    Row("unlocked-list", "unlocked `kc list --json`", [], agent=True),
+    # A fresh agent each run: `kc lock` before, so the agent's spawn and the KDF are in it.
+    Row("unlock", "`kc unlock`", ["{kc}", "unlock"], prepare="{kc} lock", agent=True),
+    # Served by the agent: run without the master-password file, so the slow path would fail.
+    Row("unlocked-find", "unlocked `kc find -w`", ["{kc}", "find", "internet", "-s", "{host}", "-a", "{account}", "-w"],
+        agent=True),
+    Row("unlocked-add", "unlocked `kc add` (with its fsync)",
+        ["{kc}", "add", "internet", "-s", "new.example.com", "-a", "unlocked$$", "--password-stdin", "<", "{pw}"],
+        shell=True, agent=True),
+    Row("unlocked-list", "unlocked `kc list --json`", ["{kc}", "list", "--json"], agent=True),
     Row("pass", "`pass show` (gpg key without passphrase)", ["pass", "show", "{host}/{account}"], peer="pass"),
     Row("secret-tool", "`secret-tool lookup` (gnome-keyring)",
         ["secret-tool", "lookup", "server", "{host}", "user", "{account}"], peer="secret-tool"),
@@ -137,13 +143,24 @@ def make_items(size: int) -> list[tuple[str, str, str]]:
              "".join(secrets.choice(alphabet) for _ in range(20))) for i in range(size)]
 
 
+def agent_peak_kib(kc: str, env: dict) -> int:
+    """The running agent's peak resident memory (VmHWM), found through `kc status --json`."""
+    status = json.loads(subprocess.run([kc, "status", "--json"], env=env, capture_output=True, text=True).stdout)
+    for line in Path(f"/proc/{status['pid']}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise SystemExit("bench: the agent's /proc status has no VmHWM")
+
+
 def kc_env(home: Path) -> dict:
     home.mkdir(parents=True)
+    # The agent's socket folder: short, as a socket path must fit in 108 bytes.
+    runtime = Path(tempfile.mkdtemp(prefix="kc-bench-run-"))
     pw = home / "master"
     pw.write_text(PASSWORD + "\n")
     pw.chmod(0o600)
     env = dict(os.environ, HOME=str(home), XDG_DATA_HOME=str(home / "data"), XDG_STATE_HOME=str(home / "state"),
-               KC_MASTER_PASSWORD_FILE=str(pw))
+               XDG_CONFIG_HOME=str(home / "config"), XDG_RUNTIME_DIR=str(runtime), KC_MASTER_PASSWORD_FILE=str(pw))
     env.pop("KC_VAULT", None)
     return env
 
@@ -215,6 +232,26 @@ def versions(kc: str) -> dict:
             "secret-tool": "libsecret-tools " + first_line(["dpkg-query", "-W", "-f", "${Version}\\n", "libsecret-tools"])}
 
 
+def measure_rows(bench: Bench, size: int, items: list, env: dict, agent_env: dict, fill: dict, results: dict,
+                 peers: dict) -> None:
+    """Every row of ROWS at one size: kc's cold rows, `kc unlock` and the rows its agent serves, the peers."""
+    rows, kc = results["rows"], bench.kc
+    say = lambda text: print(f"bench: {size:,} items: {text}", file=sys.stderr, flush=True)  # noqa: E731
+    for row in ROWS:
+        cells = rows.setdefault(row.key, {})
+        if row.agent:
+            say(row.key)
+            cells[size] = bench.measure(row, size, env if row.key == "unlock" else agent_env, fill)
+            if row.key == "unlock":
+                run([kc, "unlock"], env=env)       # the agent the unlocked rows use
+            continue
+        if row.peer:
+            cells[size] = peers[row.peer](size, items, fill) if row.peer in peers else {"note": results["notes"][row.peer]}
+            continue
+        say(row.key)
+        cells[size] = bench.measure(row, size, env, fill)
+
+
 def measure_size(bench: Bench, size: int, results: dict, peers: dict) -> None:
     """Every row at one vault size, into results["rows"][key][size]."""
     rows, work, kc = results["rows"], bench.work, bench.kc
@@ -226,18 +263,17 @@ def measure_size(bench: Bench, size: int, results: dict, peers: dict) -> None:
     rows.setdefault("import", {})[size] = {"median_ms": import_ms, "runs": 1}
     rows.setdefault("kdf", {})[size] = {"median_ms": kdf_ms(int(CHEAP_KDF[0]), 8 << 20)}
     rows.setdefault("fsync", {})[size] = {"median_ms": fsync_ms(work / f"kc-{size}")}
-    for row in ROWS:
-        cells = rows.setdefault(row.key, {})
-        if row.agent and not row.argv:
-            cells[size] = {"note": NO_AGENT}
-            continue
-        if row.peer:
-            cells[size] = peers[row.peer](size, items, fill) if row.peer in peers else {"note": results["notes"][row.peer]}
-            continue
-        say(row.key)
-        cells[size] = bench.measure(row, size, env, fill)
+    agent_env = {k: v for k, v in env.items() if k != "KC_MASTER_PASSWORD_FILE"}
+    try:
+        measure_rows(bench, size, items, env, agent_env, fill, results, peers)
+        rows.setdefault("agent", {})[size] = {"max_rss_kib": agent_peak_kib(kc, env)}
+    finally:
+        subprocess.run([kc, "lock"], env=env, capture_output=True)   # never leave an agent behind
+        shutil.rmtree(env["XDG_RUNTIME_DIR"], ignore_errors=True)
     shutil.rmtree(work / f"kc-{size}")
     find, add = rows["find"][size]["median_ms"], rows["add"][size]["median_ms"]
+    rows.setdefault("unlocked-find-beyond", {})[size] = {
+        "median_ms": rows["unlocked-find"][size]["median_ms"] - rows["version"][size]["median_ms"]}
     rows.setdefault("find-beyond-kdf", {})[size] = {"median_ms": find - rows["kdf"][size]["median_ms"]}
     rows.setdefault("add-beyond", {})[size] = {
         "median_ms": add - rows["kdf"][size]["median_ms"] - rows["fsync"][size]["median_ms"]}
@@ -251,6 +287,7 @@ def measure_size(bench: Bench, size: int, results: dict, peers: dict) -> None:
         rows.setdefault("find-moderate", {})[size] = bench.measure(row, size, env, fill)
         bench.runs = saved
         shutil.rmtree(work / f"kc-moderate-{size}")
+        shutil.rmtree(env["XDG_RUNTIME_DIR"])
 
 
 def peer_measurers(bench: Bench, results: dict, pass_max: int, secret_max: int) -> tuple[dict, list]:
