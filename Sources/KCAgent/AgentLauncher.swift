@@ -9,14 +9,16 @@ public enum AgentLauncher {
     public static let readinessDescriptor: Int32 = 3
     /// How long to wait for a started agent to listen.
     static let readinessTimeout = 5.0
-    /// Variables never handed to the agent (secrets and where they come from).
-    static let withheld: Set<String> = ["KC_MASTER_PASSWORD_FILE", "KC_MASTER_PASSWORD"]
+    /// The only variables handed to the agent: where its folders are, its locale, and the debug
+    /// builds' test build id. Never a secret, a password source, or anything else of the caller's.
+    public static let passedVariables: Set<String> = ["HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+                                                      "XDG_RUNTIME_DIR", "TMPDIR", "LANG", "LC_ALL", "KC_TEST_BUILD_ID"]
 
     /// Makes sure an agent of this build runs for `endpoint`: under the spawn lock, connects
     /// again (an agent of another build is stopped); if none runs, starts `/proc/self/exe` with
     /// `arguments` (the agent command, telling it to write one byte to `readinessDescriptor` once
-    /// it listens) in a new session, standard descriptors on /dev/null, with `environment` minus
-    /// any password variable, and waits for it to listen (at most 5 s).
+    /// it listens) in a new session, standard descriptors on /dev/null, with the `passedVariables`
+    /// of `environment` only, and waits for it to listen (at most 5 s).
     public static func start(_ endpoint: AgentEndpoint, arguments: [String], environment: [String: String]) throws(AgentError) {
         try endpoint.prepareFolder()
         let spawnLock: FileDescriptor
@@ -32,7 +34,7 @@ public enum AgentLauncher {
         do { pipe = try Processes.pipe() } catch { throw AgentError.spawnFailed(errno: error) }
         defer { pipe.read.close() }
         do {
-            _ = try Processes.spawnDetached(executable, arguments: arguments, environment: environment.filter { !withheld.contains($0.key) },
+            _ = try Processes.spawnDetached(executable, arguments: arguments, environment: environment.filter { passedVariables.contains($0.key) },
                                             passing: pipe.write, as: readinessDescriptor)
         } catch {
             pipe.write.close()

@@ -12,9 +12,8 @@ extension WireWriter {
 
     mutating func attributes(_ value: ItemAttributes) {
         itemClass(value.itemClass)
-        let sorted = value.values.sorted { $0.key.rawValue < $1.key.rawValue }
-        u32(UInt32(sorted.count))
-        for (key, text) in sorted {
+        u32(UInt32(value.values.count))
+        for (key, text) in value.values {
             attribute(key)
             string(text)
         }
@@ -31,9 +30,8 @@ extension WireWriter {
 
     mutating func query(_ value: Query) {
         itemClass(value.itemClass)
-        let sorted = value.filters.sorted { $0.key.rawValue < $1.key.rawValue }
-        u32(UInt32(sorted.count))
-        for (key, text) in sorted {
+        u32(UInt32(value.filters.count))
+        for (key, text) in value.filters {
             attribute(key)
             string(text)
         }

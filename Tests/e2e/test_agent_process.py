@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -163,3 +164,24 @@ def test_the_vault_removed_ends_the_agent(kc_ready):
         assert process.wait(10) == 0
     finally:
         stop(process)
+
+
+def test_kc_unlock_starts_a_detached_agent_with_a_minimal_environment(kc_ready):
+    run = kc_ready.home / "run"
+    run.mkdir(mode=0o700)
+    env = {"XDG_RUNTIME_DIR": str(run), "KC_TEST_BUILD_ID": agentwire.TEST_BUILD, "SOME_TOKEN": "do-not-pass"}
+    result = kc_ready.run(["unlock"], env=env)
+    assert result.returncode == 0, result
+    path = agentwire.socket_path(run, kc_ready.vault_path)
+    pid = agentwire.status(path)["pid"]
+    try:
+        names = {entry.split(b"=", 1)[0].decode() for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0") if entry}
+        assert names <= {"HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_RUNTIME_DIR", "TMPDIR",
+                         "LANG", "LC_ALL", "KC_TEST_BUILD_ID"}, names
+        assert "KC_MASTER_PASSWORD_FILE" not in names and "SOME_TOKEN" not in names
+        assert os.getsid(pid) == pid, "the agent leads a session of its own"
+        for fd in (0, 1, 2):
+            assert os.readlink(f"/proc/{pid}/fd/{fd}") == "/dev/null"
+        assert os.readlink(f"/proc/{pid}/cwd") == "/"
+    finally:
+        assert agentwire.request(path, "lock")[0] == "done"
