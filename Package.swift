@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "KCGenerator", dependencies: ["KCCrypto", "CWordList"], swiftSettings: strict),
         .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
-        .target(name: "KCSync", dependencies: ["KCVault", "KCCrypto", "KCFormat"], swiftSettings: strict),
+        .target(name: "KCSync", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
         .target(name: "KCAgent", dependencies: ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "Keychain"],
                 swiftSettings: strict + faultSeam),

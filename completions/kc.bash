@@ -48,6 +48,9 @@ _kc_value_options() {
         'unlock') echo '--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout' ;;
         'lock') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync init') echo '--remote --vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync clone') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'security') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -67,7 +70,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -394,6 +397,19 @@ _kc() {
         'status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'status:--master-password-fd') return ;;
         'status:--lock-timeout') return ;;
+        'sync:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync:--master-password-fd') return ;;
+        'sync:--lock-timeout') return ;;
+        'sync init:--remote') return ;;
+        'sync init:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync init:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync init:--master-password-fd') return ;;
+        'sync init:--lock-timeout') return ;;
+        'sync clone:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync clone:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync clone:--master-password-fd') return ;;
+        'sync clone:--lock-timeout') return ;;
         'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
@@ -413,7 +429,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -460,6 +476,9 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync init') candidates='--remote --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'security') candidates='find-generic-password find-internet-password add-generic-password add-internet-password delete-generic-password delete-internet-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -69,6 +69,18 @@ public enum FileSystem {
         #endif
     }
 
+    /// Removes the folder `path` and everything in it, not following symbolic links (a link is
+    /// removed, never what it points to). For a folder kc made itself and gives up on.
+    public static func removeTree(_ path: String) throws(Errno) {
+        guard let status = try linkStatus(path) else { return }
+        guard status.isDirectory else { return try unlink(path) }
+        for name in names(in: path) { try removeTree(path + "/" + name) }
+        _ = try retryingOnInterrupt { Glibc.rmdir(path) }
+        #if KC_FAULT_SEAM
+        FaultSeam.record("rmdir", [FaultSeam.escaped(path)])
+        #endif
+    }
+
     /// Fsyncs the folder holding `path`, so a rename or creation in it is durable.
     public static func syncDirectory(containing path: String) throws(Errno) {
         let dir = try FileDescriptor.open(directoryName(path), O_RDONLY | O_DIRECTORY)

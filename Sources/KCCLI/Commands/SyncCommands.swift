@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSync
+import KCSystem
+import KCVault
+import Keychain
+
+/// `kc sync`, `kc sync init`, `kc sync clone` (Docs/SYNC.md): one vault on several machines
+/// through git, each machine keeping a sync working copy beside its live vault.
+let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneCommand]
+
+private let syncFolderText = """
+The sync copy of the vault NAME ($XDG_DATA_HOME/kc/NAME.kc) is the git repository \
+$XDG_DATA_HOME/kc/sync/NAME/: the vault file, a .gitattributes naming kc's merge driver, and the \
+driver in .git/config. git never touches the live vault; kc changes it under its lock.
+"""
+
+let syncCommand = CommandSpec(
+    "sync", abstract: "Exchange the vault's changes with the other machines through git.",
+    discussion: """
+    Under the vault's lock: merges the vault into its sync copy and commits it ('kc sync'), fetches, \
+    merges the remote's commits with kc's merge driver (given on git's command line, the master password \
+    through an inherited descriptor), pushes (merging again, up to 5 times, when another machine pushed \
+    meanwhile), then installs the result in the vault (appended when it only adds records, else replaced \
+    whole) and prints the items that came and went. A remote missing records this machine has seen (reset \
+    to an older commit) is reported, and the union puts them back.
+
+    A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
+    the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
+    without a terminal prompt when kc has no terminal.
+
+    \(syncFolderText)
+    """,
+    examples: ["kc sync"],
+    handler: runSync)
+
+let syncInitCommand = CommandSpec(
+    "sync init", abstract: "Make the vault's sync copy, commit it and push it to a remote.",
+    discussion: """
+    Creates the sync copy (see 'kc help sync') holding the vault, commits it as 'kc sync' with your git \
+    identity (user.name and user.email; without one, 'kc' and 'kc@localhost.invalid', never the host's \
+    name), and pushes it to URL, which must be an empty repository (a bare repository over ssh, GitHub, \
+    Gitea, a local path). Asks the master password, to make sure of the vault.
+    """,
+    options: [.value("remote", valueName: "URL", help: "The git remote to push to (required).")],
+    examples: ["kc sync init --remote git@example.com:me/vault.git"],
+    handler: runSyncInit)
+
+let syncCloneCommand = CommandSpec(
+    "sync clone", abstract: "Fetch a synced vault and make it this machine's vault.",
+    discussion: """
+    Clones URL into the sync copy, asks the master password and reads the vault whole with it, then \
+    installs it as the vault (the default keychain, or --keychain NAME). This machine writes with its own \
+    device id (in its state folder). An existing vault is kept: when it is the same vault (the same vault \
+    id), the two are merged and synced; another vault there is refused (errSecDuplicateKeychain).
+    """,
+    arguments: [ArgumentSpec("URL", help: "The git remote holding the vault.")],
+    examples: ["kc sync clone git@example.com:me/vault.git"],
+    handler: runSyncClone)
+
+func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
+    let setup = try SyncSetup(context)
+    let (keychain, _) = try setup.openVault()
+    let git = try setup.git(folder: setup.folder)
+    _ = try SyncSetup.worded {
+        try keychain.exchange { lease in
+            _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: lease.bytes,
+                                    driver: setup.driver(), identity: setup.identity()) }
+            return nil
+        }
+    }
+    context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
+    return 0
+}
+
+func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let remote = invocation.arguments[0]
+    let setup = try SyncSetup(context)
+    let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
+    do throws(KeychainError) {
+        return try install(copy, remote: remote, setup, context)
+    } catch {
+        try? FileSystem.removeTree(setup.folder)   // the vault is untouched: the clone can be run again
+        throw error
+    }
+}
+
+/// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).
+private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+    let bytes = try SyncSetup.worded { try copy.vaultBytes() }
+    let header: VaultHeader
+    do throws(VaultImage.Problem) { header = try VaultImage.header(of: bytes) } catch {
+        throw MergeDriver.wording(.unreadable(.theirs, error), ours: setup.path, theirs: copy.filePath)
+    }
+    if FileSystem.exists(setup.path) {
+        let live = try SyncSetup.worded { try SyncSetup.readFile(setup.path) }
+        if (try? VaultImage.header(of: live))?.vaultID != header.vaultID {
+            throw KeychainError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
+                                hint: "clone it as another keychain: kc --keychain NAME sync clone URL")
+        }
+        return try syncRound(setup, context)
+    }
+    let password = try MasterPassword.obtain(context, prompt: "Master password for the vault at \(remote): ")
+    let key: SecureBytes
+    do { key = try VaultImage.unwrapKey(header, password: password) } catch { throw KeychainError(error) }
+    do throws(VaultImage.Problem) { _ = try VaultImage(bytes: bytes, key: key) } catch {
+        throw MergeDriver.wording(.unreadable(.theirs, error), ours: setup.path, theirs: copy.filePath)
+    }
+    do {
+        try FileSystem.makeDirectories(FileSystem.directoryName(setup.path))
+        _ = try Vault.copy(at: copy.filePath, to: setup.path)
+        _ = try StateFolder(context.stateDirectory).deviceID()
+    } catch { throw KeychainError(error) }
+    _ = try Keychain.open(at: setup.path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
+    context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
+    return 0
+}
+
+func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    try syncRound(try SyncSetup(context), context)
+}
+
+/// One `kc sync` of the vault `setup` names, reporting what came and went.
+private func syncRound(_ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+    guard FileSystem.exists(setup.folder + "/.git") else {
+        throw KeychainError(.noSuchKeychain, "the vault \(setup.path) is not synced (no \(setup.folder))",
+                            hint: "set it up with 'kc sync init --remote URL', or 'kc sync clone URL' on a new machine")
+    }
+    let (keychain, password) = try setup.openVault()
+    let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
+    let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
+                          passwordDescriptor: SyncSetup.passwordDescriptor) { () throws -> FileDescriptor? in
+        try SyncSetup.pipe(holding: password)
+    }
+    var report = SyncRound.Report()
+    let installed = try SyncSetup.worded {
+        try keychain.exchange { lease in
+            let (bytes, outcome) = try SyncSetup.worded { try round.run(lease) }
+            report = outcome
+            return bytes
+        }
+    }
+    for device in report.missingOnRemote {
+        context.warn("the remote was missing records of device \(device.hexString) that this machine had seen; they were pushed again")
+    }
+    context.output.writeLine("received: \(report.added) added, \(report.changed) changed, \(report.deleted) deleted; "
+                             + "sent: \(report.sent) item\(report.sent == 1 ? "" : "s")")
+    if report.conflicts > 0 {
+        context.notice("\(report.conflicts) item\(report.conflicts == 1 ? " was" : "s were") edited on two machines at once: "
+                       + "the later edit wins, the other stays in the item's history")
+    }
+    _ = installed
+    return 0
+}

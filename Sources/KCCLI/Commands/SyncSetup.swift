@@ -1,0 +1,135 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCSync
+import KCSystem
+import KCVault
+import Keychain
+
+/// Where a vault's sync copy is and how kc runs git for it.
+struct SyncSetup {
+    /// The descriptor the merge driver reads the master password from during `kc sync`.
+    static let passwordDescriptor: Int32 = 3
+    /// Every commit's message: the same on every machine, never a host name.
+    static let commitMessage = "kc sync"
+
+    let context: Context
+    /// The vault's name (its file name without `.kc`), its path and its sync copy's folder.
+    let name: String, path: String, folder: String
+
+    init(_ context: Context) throws(KeychainError) {
+        self.context = context
+        path = try context.vaultPath
+        var file = String(path.split(separator: "/").last ?? "login")
+        if file.hasSuffix(".kc") { file.removeLast(3) }
+        try KeychainName.check(file)
+        name = file
+        folder = VaultLocation.keychainFolder(context.environment) + "/sync/" + file
+    }
+
+    /// The live vault, opened with the master password, and that password (for the merge driver).
+    func openVault() throws(KeychainError) -> (Keychain, SecureBytes) {
+        guard FileSystem.exists(path) else {
+            throw KeychainError(.noSuchKeychain, "no vault at \(path)", hint: "create it with 'kc init', or fetch one with 'kc sync clone URL'")
+        }
+        let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+        let keychain = try Keychain.open(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
+        context.reportWarnings(of: keychain)
+        return (keychain, password)
+    }
+
+    /// git working in `folder`, with the user's environment minus kc's own variables, and no
+    /// prompt for credentials when kc has no terminal.
+    func git(folder: String) throws(KeychainError) -> Git {
+        var environment = context.environment.filter { !$0.key.hasPrefix("KC_") }
+        if !FileDescriptor(rawValue: 0).isTerminal { environment["GIT_TERMINAL_PROMPT"] = "0" }
+        do { return try Git(searchPath: context.environment["PATH"] ?? "/usr/bin:/bin", folder: folder, environment: environment) } catch {
+            throw KeychainError(.io, "git is not installed (not found on PATH)", hint: "install it: apt install git")
+        }
+    }
+
+    /// `-c user.name=kc -c user.email=kc@localhost.invalid` when git has no identity of the user's
+    /// (git would otherwise make one from the host's name); else nothing.
+    func identity() throws(KeychainError) -> [String] {
+        let probe = try git(folder: "/")
+        let name = try? probe.attempt(["config", "--get", "user.name"]), email = try? probe.attempt(["config", "--get", "user.email"])
+        if name?.termination.succeeded == true, email?.termination.succeeded == true { return [] }
+        return ["-c", "user.name=kc", "-c", "user.email=kc@localhost.invalid"]
+    }
+
+    /// git's command line for the driver: this kc by its absolute path, quoted for the shell.
+    func driver(passwordDescriptor: Int32? = nil) throws(KeychainError) -> String {
+        let executable: String
+        do { executable = try Processes.currentExecutable() } catch { throw KeychainError(.io, "cannot find kc's own path: \(error)") }
+        let quoted = "'" + executable.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+        let fd = passwordDescriptor.map { " --master-password-fd \($0)" } ?? ""
+        return quoted + fd + " merge-driver %O %A %B %L %P"
+    }
+
+    /// The reading end of a new pipe holding `password` and then its end (the writing end is
+    /// closed), for the merge driver's `--master-password-fd`. A password fits in a pipe's buffer.
+    static func pipe(holding password: SecureBytes) throws -> FileDescriptor {
+        let pipe = try Processes.pipe()
+        defer { pipe.write.close() }
+        var failure: Errno?
+        password.withUnsafeBytes { bytes in
+            do throws(Errno) { try pipe.write.write(toPipe: bytes) } catch { failure = error }
+        }
+        if let failure {
+            pipe.read.close()
+            throw failure
+        }
+        return pipe.read
+    }
+
+    /// The bytes of the file at `path`.
+    static func readFile(_ path: String) throws -> [UInt8] {
+        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        defer { descriptor.close() }
+        return try descriptor.readToEnd(from: 0)
+    }
+
+    /// Runs `body`, wording git's and the sync copy's failures (errSecIO, with git's own message).
+    static func worded<T>(_ body: () throws -> T) throws(KeychainError) -> T {
+        do { return try body() } catch let error as KeychainError { throw error } catch {
+            throw wording(error)
+        }
+    }
+
+    /// git's message on one line: its lines, spaces collapsed, joined by "; ".
+    static func oneLine(_ message: String) -> String {
+        message.split(whereSeparator: \.isNewline).map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    static func wording(_ error: any Error) -> KeychainError {
+        switch error {
+        case let failure as Git.Failure:
+            let said = failure.message.isEmpty ? "\(failure.termination)" : oneLine(failure.message)
+            return KeychainError(.io, "git \(failure.arguments.first ?? "") failed: \(Printable.text(said)); the vault was left untouched")
+        case let problem as Git.Problem:
+            return KeychainError(.io, "git could not be started: \(problem); the vault was left untouched")
+        case let problem as SyncCopy.Problem:
+            switch problem {
+            case .folderExists(let folder):
+                return KeychainError(.duplicateKeychain, "\(folder) already exists; nothing was changed",
+                                     hint: "the vault is already synced: run 'kc sync'")
+            case .noVaultFile(let folder):
+                return KeychainError(.decode, "\(folder) does not hold exactly one vault file (*.kc)")
+            case .merge(let merge):
+                return MergeDriver.wording(merge, ours: "the vault", theirs: "the sync copy")
+            case .mergeStopped(let said):
+                return KeychainError(.io, "git could not merge the remote's vault: \(Printable.text(oneLine(said))); the vault was left untouched")
+            case .pushRejected(let attempts):
+                return KeychainError(.io, "the remote rejected the push \(attempts) times (other machines kept pushing); the vault was left untouched",
+                                     hint: "run 'kc sync' again")
+            case .write(let failure):
+                return KeychainError(.io, "could not write \(failure.path): \(failure.errno) (\(failure.step))")
+            }
+        case let vault as VaultError:
+            return KeychainError(vault)
+        default:
+            return KeychainError(error)
+        }
+    }
+}

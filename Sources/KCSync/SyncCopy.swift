@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSystem
+import KCVault
+
+/// The sync working copy of one vault (Docs/SYNC.md): a git repository of its own holding a copy
+/// of the vault file, its `.gitattributes` naming the merge driver, and the driver in its
+/// configuration. git never touches the live vault: it is changed only through `Vault.exchange`.
+public struct SyncCopy: Sendable {
+    public let git: Git
+    /// The vault file's name in the repository (`NAME.kc`).
+    public let fileName: String
+    /// The message of every commit made here (the front end's; never a host name, which would
+    /// leak to the remote).
+    public let commitMessage: String
+    public var folder: String { git.folder }
+    public var filePath: String { folder + "/" + fileName }
+
+    /// The attribute line: kc's driver, no end-of-line conversion, no text diff.
+    public static let attributes = "*.kc merge=kc -text -diff\n"
+    /// How many times a push rejected because the remote moved is retried after merging again.
+    public static let pushAttempts = 5
+
+    public init(git: Git, fileName: String, commitMessage: String) {
+        self.git = git
+        self.fileName = fileName
+        self.commitMessage = commitMessage
+    }
+
+    /// Why a sync step failed, beyond git's own failures (`Git.Failure`, `Git.Problem`).
+    public enum Problem: Error, Sendable {
+        /// The folder already exists (`create`) or is not a sync copy (no vault file in it).
+        case folderExists(String)
+        case noVaultFile(folder: String)
+        /// The remote's vault could not be merged (a merge failure) or read.
+        case merge(MergeError)
+        /// git stopped a merge with a conflict in the vault file (the driver could not merge).
+        case mergeStopped(String)
+        /// The remote kept rejecting the push, because other machines kept pushing.
+        case pushRejected(attempts: Int)
+        /// A file of the copy could not be written.
+        case write(StagedFile.Failure)
+    }
+
+    /// The merge driver's settings for `.git/config`, `driver` being the command line git runs.
+    public func configureDriver(_ driver: String) throws {
+        try git.run(["config", "merge.kc.name", "kc vault merge"])
+        try git.run(["config", "merge.kc.driver", driver])
+        try git.run(["config", "pull.rebase", "false"])
+    }
+
+    /// A new repository in the (new) folder holding `vault`, committed and pushed to `remote`.
+    public static func create(git: Git, fileName: String, commitMessage: String, remote: String, vault: [UInt8],
+                              driver: String, identity: [String]) throws -> SyncCopy {
+        if FileSystem.exists(git.folder) { throw Problem.folderExists(git.folder) }
+        do { try FileSystem.makeDirectories(git.folder) } catch {
+            throw Problem.write(.init(step: .create, path: git.folder, errno: error))
+        }
+        let copy = SyncCopy(git: git, fileName: fileName, commitMessage: commitMessage)
+        do {
+            try git.run(["init", "-q", "-b", "main"])
+            try copy.configureDriver(driver)
+            try git.run(["remote", "add", "origin", remote])
+            try copy.write(Array(attributes.utf8), to: copy.folder + "/.gitattributes")
+            try copy.write(vault, to: copy.filePath)
+            try git.run(["add", ".gitattributes", fileName])
+            try git.run(identity + ["commit", "-q", "-m", commitMessage])
+            try git.run(["push", "-q", "-u", "origin", "main"])
+        } catch {
+            try? FileSystem.removeTree(git.folder)   // so that the setup can simply be run again
+            throw error
+        }
+        return copy
+    }
+
+    /// Clones `remote` into the (new) folder and configures the driver; the repository must hold
+    /// exactly one vault file.
+    public static func clone(git: Git, commitMessage: String, remote: String, driver: String) throws -> SyncCopy {
+        if FileSystem.exists(git.folder) { throw Problem.folderExists(git.folder) }
+        let parent = FileSystem.directoryName(git.folder)
+        do { try FileSystem.makeDirectories(parent) } catch { throw Problem.write(.init(step: .create, path: parent, errno: error)) }
+        try Git(executable: git.executable, folder: parent, environment: git.environment)
+            .run(["clone", "-q", "--", remote, git.folder])
+        let copy = try open(git: git, commitMessage: commitMessage)
+        try copy.configureDriver(driver)
+        return copy
+    }
+
+    /// The sync copy in `git.folder`: its vault file is its only `*.kc` file.
+    public static func open(git: Git, commitMessage: String) throws -> SyncCopy {
+        let files = FileSystem.names(in: git.folder).filter { $0.hasSuffix(".kc") }
+        guard files.count == 1 else { throw Problem.noVaultFile(folder: git.folder) }
+        return SyncCopy(git: git, fileName: files[0], commitMessage: commitMessage)
+    }
+
+    /// The vault file as the working copy holds it now.
+    public func vaultBytes() throws -> [UInt8] {
+        do {
+            let descriptor = try FileDescriptor.open(filePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            defer { descriptor.close() }
+            return try descriptor.readToEnd(from: 0)
+        } catch { throw Problem.write(.init(step: .verify, path: filePath, errno: error)) }
+    }
+
+    /// The vault file at `revision` (e.g. the upstream branch), or nil when it has none.
+    public func vaultBytes(at revision: String) throws -> [UInt8]? {
+        let outcome = try git.attempt(["show", revision + ":" + fileName])
+        return outcome.termination.succeeded ? outcome.output : nil
+    }
+
+    func write(_ bytes: [UInt8], to path: String) throws {
+        do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw Problem.write(error) }
+    }
+
+    /// Merges `live` into the working copy's vault and commits it when it changed ("export").
+    /// Returns true when a commit was made.
+    @discardableResult
+    public func export(_ live: [UInt8], key: SecureBytes, identity: [String]) throws -> Bool {
+        let current = try vaultBytes()
+        let merged: VaultMerge.Result
+        do { merged = try VaultMerge.merge(ours: current, theirs: live, key: key) } catch { throw Problem.merge(error) }
+        if merged.bytes != current { try write(merged.bytes, to: filePath) }
+        try git.run(["add", "--", fileName, ".gitattributes"])
+        guard try !git.attempt(["diff", "--cached", "--quiet"]).termination.succeeded else { return false }
+        try git.run(identity + ["commit", "-q", "-m", commitMessage])
+        return true
+    }
+
+    /// Commits counted by `git rev-list --count RANGE`.
+    public func count(_ range: String) throws -> Int {
+        Int(try git.run(["rev-list", "--count", range]).text) ?? 0
+    }
+}

@@ -1,0 +1,72 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCCrypto
+import KCFormat
+import KCSystem
+
+extension Vault {
+    /// What a caller holding the vault's exclusive lock sees: the file's whole records, the vault
+    /// key and the rollback anchor (the highest version vector this machine has seen of the vault).
+    public struct Lease {
+        /// The file's bytes up to its last whole record (an incomplete final record left out).
+        public let bytes: [UInt8]
+        public let key: SecureBytes
+        public let anchor: VersionVector
+    }
+
+    /// How `exchange` changed the file.
+    public enum Installation: Sendable, Equatable {
+        case unchanged
+        /// The new bytes were the file followed by new records: they were appended.
+        case appended(bytes: Int)
+        /// The file was replaced as a rewrite replaces it.
+        case replaced
+    }
+
+    /// Holds the exclusive lock while `body` runs with the current file; `body` returns the vault
+    /// file to install (a merge of this one with another copy), or nil to keep the file. The new
+    /// bytes are appended when they start with the current file, else they replace it as a
+    /// rewrite does (staged, verified, renamed over, writers waiting for the lock follow it); then
+    /// the rollback anchor is raised. `body` throwing leaves the file untouched.
+    public func exchange(_ body: (Lease) throws -> [UInt8]?) throws -> Installation {
+        try lockForWriting()
+        defer { file.unlock() }
+        file.removeAbandonedFiles()
+        let current: [UInt8]
+        do { current = try file.descriptor.read(count: log.endOffset, at: 0) } catch {
+            throw VaultError.io(operation: .read, path: path, errno: error)
+        }
+        guard let result = try body(Lease(bytes: current, key: key, anchor: try anchorVector)), result != current else {
+            return .unchanged
+        }
+        let header = try VaultHeader.decode(result)
+        guard header.vaultID == self.header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
+        let installed: Installation
+        if result.starts(with: current) {
+            let tail = Array(result[current.count...])
+            let descriptor = file.descriptor
+            do {
+                if log.tornTail != nil {
+                    try descriptor.truncate(to: current.count)
+                    try descriptor.sync()
+                    log.tornTail = nil
+                }
+                try descriptor.write(all: tail)
+                try descriptor.sync()
+            } catch {
+                try? descriptor.truncate(to: current.count)
+                try? descriptor.sync()
+                throw VaultError.io(operation: .write, path: path, errno: error)
+            }
+            installed = .appended(bytes: tail.count)
+        } else {
+            let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: result, verifyingWith: key)
+            adopt(newDescriptor, identity: newIdentity, header: header)
+            installed = .replaced
+        }
+        try catchUp()
+        advanceAnchor()
+        return installed
+    }
+}

@@ -1,0 +1,17 @@
+import KCVault
+
+extension Keychain {
+    /// Runs `body` under the vault's exclusive lock with the current file and key, and installs
+    /// the vault file it returns (see `Vault.exchange`); the live items are read again afterwards.
+    public func exchange(_ body: (Vault.Lease) throws -> [UInt8]?) throws(KeychainError) -> Vault.Installation {
+        do { return try vault.exchange(body) } catch { throw KeychainError(error) }
+    }
+
+    /// The vault's records as read now (every process's writes included).
+    public var records: [VaultRecord] {
+        get throws(KeychainError) {
+            _ = try live()
+            return vault.records
+        }
+    }
+}

@@ -1,0 +1,228 @@
+"""`kc sync init`, `kc sync clone` and `kc sync` (Docs/SYNC.md): real git (2.39 on Debian 12), a bare
+repository as the remote, and one home, data, state and config folder per simulated machine, each
+with its own device id."""
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from kcharness import EXIT_DUPLICATE_KEYCHAIN, EXIT_IO, EXIT_NO_SUCH_KEYCHAIN, KC, assert_failure
+from procsampler import Sampler
+
+GIT_ENV = {"GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def machine(kc_bin, tmp_path, name) -> KC:
+    kc = KC(kc_bin, tmp_path / name)
+    kc.env.update(GIT_ENV)
+    return kc
+
+
+def sync_folder(kc: KC) -> Path:
+    return kc.home / "data" / "kc" / "sync" / "login"
+
+
+def git(folder: Path, *args) -> str:
+    result = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, **GIT_ENV, "GIT_TERMINAL_PROMPT": "0"})
+    assert result.returncode == 0, (args, result.stdout, result.stderr)
+    return result.stdout
+
+
+def services(kc: KC) -> dict:
+    """Every item's service with its secret."""
+    items = json.loads(kc.ok(["find", "--all", "--json", "-w"]).stdout)
+    return {item["service"]: item.get("password") or item.get("secret") for item in items}
+
+
+def secret(kc: KC, service: str) -> str:
+    return kc.ok(["find", "generic", "-s", service, "-w"]).stdout.rstrip("\n")
+
+
+@pytest.fixture
+def remote(tmp_path) -> Path:
+    path = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(path)], check=True)
+    return path
+
+
+@pytest.fixture
+def pair(kc_bin, tmp_path, remote):
+    """A laptop that made the vault and pushed it, and a desktop that cloned it."""
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    laptop.ok(["sync", "init", "--remote", remote])
+    desktop.ok(["sync", "clone", remote])
+    return laptop, desktop
+
+
+def test_init_makes_a_sync_copy_configured_for_the_driver_and_pushes(pair, remote):
+    laptop, desktop = pair
+    folder = sync_folder(laptop)
+    assert (folder / "login.kc").read_bytes() == laptop.vault_path.read_bytes()
+    assert (folder / ".gitattributes").read_text() == "*.kc merge=kc -text -diff\n"
+    driver = git(folder, "config", "merge.kc.driver").strip()
+    assert driver == f"'{os.path.realpath(laptop.binary)}' merge-driver %O %A %B %L %P"
+    assert git(folder, "config", "pull.rebase").strip() == "false"
+    log = git(remote, "log", "--format=%s|%an|%ae", "main").splitlines()
+    assert log == ["kc sync|kc|kc@localhost.invalid"], "no identity configured: the neutral one, never the host's name"
+    assert os.uname().nodename not in git(remote, "log", "--format=%an %ae %cn %ce %B", "main")
+    # the desktop's clone: the same vault, now its live vault, read with the master password
+    assert desktop.vault_path.read_bytes() == laptop.vault_path.read_bytes()
+    assert secret(desktop, "shared") == "pw0"
+    assert (sync_folder(desktop) / ".git").is_dir()
+
+
+def test_offline_adds_on_both_machines_reach_both(pair):
+    laptop, desktop = pair
+    laptop.add_generic("from-laptop", "me", "pw1")
+    desktop.add_generic("from-desktop", "me", "pw2")
+    first = laptop.ok(["sync"])
+    assert "sent: 1 item" in first.stdout
+    second = desktop.ok(["sync"])
+    assert "received: 1 added, 0 changed, 0 deleted; sent: 1 item" in second.stdout
+    third = laptop.ok(["sync"])
+    assert "received: 1 added" in third.stdout
+    for kc in (laptop, desktop):
+        assert secret(kc, "from-laptop") == "pw1" and secret(kc, "from-desktop") == "pw2" and secret(kc, "shared") == "pw0"
+    # a sync with nothing new changes nothing
+    assert "received: 0 added, 0 changed, 0 deleted; sent: 0 items" in desktop.ok(["sync"]).stdout
+
+
+def test_the_same_item_edited_on_both_gives_one_winner_and_the_loser_in_history(pair):
+    laptop, desktop = pair
+    desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="desktop-edit")
+    time.sleep(0.01)
+    laptop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="laptop-edit")   # later: wins
+    desktop.ok(["sync"])
+    result = laptop.ok(["sync"])
+    assert "received: 0 added, 0 changed" in result.stdout, "the laptop's own edit is the later one"
+    assert "edited on two machines at once" in result.stderr
+    assert "received: 0 added, 1 changed" in desktop.ok(["sync"]).stdout
+    for kc in (laptop, desktop):
+        assert secret(kc, "shared") == "laptop-edit"
+        history = kc.ok(["history", "generic", "-s", "shared", "-w"]).stdout
+        assert "desktop-edit" in history and "laptop-edit" in history and "pw0" in history
+
+
+@pytest.mark.parametrize("delete_first", [True, False])
+def test_delete_against_a_later_edit(pair, delete_first):
+    laptop, desktop = pair
+    if delete_first:
+        laptop.ok(["delete", "generic", "-s", "shared"])
+        time.sleep(0.01)
+        desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="edited-later")
+    else:
+        desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="edited-earlier")
+        time.sleep(0.01)
+        laptop.ok(["delete", "generic", "-s", "shared"])
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+    for kc in (laptop, desktop):
+        if delete_first:
+            assert secret(kc, "shared") == "edited-later"
+        else:
+            assert kc.run(["find", "generic", "-s", "shared"]).returncode != 0
+
+
+RACES = {
+    # after the desktop's fetch updated its remote-tracking branch: its push is then "[rejected] (fetch first)"
+    "reference-transaction": 'if [ "$1" = committed ] && grep -q refs/remotes/origin/main; then race; fi',
+    # while the desktop's push is under way: the remote's ref lock refuses it ("cannot lock ref")
+    "pre-push": "race",
+}
+
+
+@pytest.mark.parametrize("hook", sorted(RACES))
+def test_a_rejected_push_is_merged_and_pushed_again(pair, kc_bin, tmp_path, hook):
+    """The laptop pushes between the desktop's fetch and push (a git hook of the desktop's sync copy
+    runs the laptop's `kc sync` once, in between): the desktop fetches, merges and pushes again."""
+    laptop, desktop = pair
+    laptop.add_generic("from-laptop", "me", "pw1")
+    laptop.ok(["sync"])                                  # the desktop's fetch will bring it
+    laptop.add_generic("from-laptop-later", "me", "pw3")  # pushed by the laptop in between
+    desktop.add_generic("from-desktop", "me", "pw2")
+    marker = tmp_path / "raced"
+    env = " ".join(f"{k}='{v}'" for k, v in laptop.environment().items())
+    path = sync_folder(desktop) / ".git" / "hooks" / hook
+    path.write_text(f"#!/bin/sh\nrace() {{ [ -e '{marker}' ] && return; touch '{marker}'; "
+                    f"env -i {env} '{kc_bin}' sync >/dev/null 2>&1 || exit 1; }}\n{RACES[hook]}\nexit 0\n")
+    path.chmod(0o700)
+    result = desktop.ok(["sync"])
+    assert marker.exists(), "the laptop pushed in between"
+    assert "received: 2 added, 0 changed, 0 deleted; sent: 1 item" in result.stdout
+    path.unlink()
+    laptop.ok(["sync"])
+    for kc in (laptop, desktop):
+        assert secret(kc, "from-laptop") == "pw1" and secret(kc, "from-desktop") == "pw2"
+        assert secret(kc, "from-laptop-later") == "pw3"
+
+
+def test_an_unreachable_remote_is_errsecio_and_the_vault_untouched(pair, remote, tmp_path):
+    laptop, _ = pair
+    laptop.add_generic("offline", "me", "pw")
+    before = laptop.vault_path.read_bytes()
+    remote.rename(tmp_path / "gone.git")
+    result = laptop.run(["sync"])
+    assert_failure(result, "errSecIO", EXIT_IO)
+    assert "git fetch failed" in result.stderr and "gone" not in result.stderr
+    assert "remote.git" in result.stderr, "git's own message names the remote"
+    assert laptop.vault_path.read_bytes() == before
+
+
+def test_sync_without_a_sync_copy_and_clone_over_another_vault_are_refused(kc_bin, tmp_path, remote, pair):
+    other = machine(kc_bin, tmp_path, "other")
+    other.init()
+    assert_failure(other.run(["sync"]), "errSecNoSuchKeychain", EXIT_NO_SUCH_KEYCHAIN)
+    before = other.vault_path.read_bytes()
+    assert_failure(other.run(["sync", "clone", remote]), "errSecDuplicateKeychain", EXIT_DUPLICATE_KEYCHAIN)
+    assert other.vault_path.read_bytes() == before
+
+
+def test_clone_onto_the_same_vault_merges(pair, remote, kc_bin, tmp_path):
+    laptop, desktop = pair
+    # a third machine that already holds a copy of this vault (copied by hand) with an item of its own
+    third = machine(kc_bin, tmp_path, "third")
+    third.vault_path.parent.mkdir(parents=True)
+    third.vault_path.write_bytes(laptop.vault_path.read_bytes())
+    third.vault_path.chmod(0o600)
+    third.add_generic("from-third", "me", "pw3")
+    third.ok(["sync", "clone", remote])
+    laptop.ok(["sync"])
+    assert secret(laptop, "from-third") == "pw3"
+
+
+def test_no_secret_reaches_git_s_arguments_or_environment(pair):
+    laptop, desktop = pair
+    laptop.add_generic("from-laptop", "me", "item-secret-1")
+    desktop.add_generic("from-desktop", "me", "item-secret-2")
+    laptop.ok(["sync"])
+    process = desktop.popen(["sync"], stdin=subprocess.DEVNULL)
+    sampler = Sampler(process.pid, [desktop.master_password.encode(), b"item-secret-1", b"item-secret-2"])
+    out, err = process.communicate(timeout=120)
+    sampler.stop()
+    assert process.returncode == 0, err
+    assert any("merge-driver" in command for command in sampler.commands), "the driver ran during the sampling"
+    assert sampler.hits == [], f"secrets seen in {Sampler.PLACES}: {sampler.hits}"
+    assert secret(desktop, "from-laptop") == "item-secret-1"
+
+
+def test_init_to_an_unreachable_remote_fails_cleanly_and_can_be_run_again(kc_bin, tmp_path, remote):
+    kc = machine(kc_bin, tmp_path, "solo")
+    kc.init()
+    kc.add_generic("one", "me", "pw")
+    before = kc.vault_path.read_bytes()
+    result = kc.run(["sync", "init", "--remote", tmp_path / "nowhere.git"])
+    assert_failure(result, "errSecIO", EXIT_IO)
+    assert "does not appear to be a git repository" in result.stderr and len(result.stderr.splitlines()) == 1
+    assert not sync_folder(kc).exists() and kc.vault_path.read_bytes() == before
+    kc.ok(["sync", "init", "--remote", remote])
+    assert_failure(kc.run(["sync", "init", "--remote", remote]), "errSecDuplicateKeychain", EXIT_DUPLICATE_KEYCHAIN)
+    # git ran under umask 077: nothing in the sync copy is readable by others
+    for path in [sync_folder(kc), *sync_folder(kc).rglob("*")]:
+        assert path.is_symlink() or path.stat().st_mode & 0o077 == 0, path
