@@ -64,8 +64,8 @@ public struct SyncCopy: Sendable {
             try git.run(["init", "-q", "-b", "main"])
             try copy.configureDriver(driver)
             try git.run(["remote", "add", "origin", remote])
-            try copy.write(Array(attributes.utf8), to: copy.folder + "/.gitattributes")
-            try copy.write(vault, to: copy.filePath)
+            try copy.store(Array(attributes.utf8), to: copy.folder + "/.gitattributes")
+            try copy.store(vault, to: copy.filePath)
             try git.run(["add", ".gitattributes", fileName])
             try git.run(identity + ["commit", "-q", "-m", commitMessage])
             try git.run(["push", "-q", "-u", "origin", "main"])
@@ -111,7 +111,7 @@ public struct SyncCopy: Sendable {
         return outcome.termination.succeeded ? outcome.output : nil
     }
 
-    func write(_ bytes: [UInt8], to path: String) throws {
+    func store(_ bytes: [UInt8], to path: String) throws {
         do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw Problem.write(error) }
     }
 
@@ -122,7 +122,7 @@ public struct SyncCopy: Sendable {
         let current = try vaultBytes()
         let merged: VaultMerge.Result
         do { merged = try VaultMerge.merge(ours: current, theirs: live, key: key) } catch { throw Problem.merge(error) }
-        if merged.bytes != current { try write(merged.bytes, to: filePath) }
+        if merged.bytes != current { try store(merged.bytes, to: filePath) }
         try git.run(["add", "--", fileName, ".gitattributes"])
         guard try !git.attempt(["diff", "--cached", "--quiet"]).termination.succeeded else { return false }
         try git.run(identity + ["commit", "-q", "-m", commitMessage])
