@@ -32,8 +32,8 @@ public final class Context {
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
-            if let equals = text.firstIndex(of: "=") {
-                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            if let equals = text.utf8.firstIndex(of: UInt8(ascii: "=")) {   // bytes: no grapheme breaking at start-up
+                result[String(text[..<equals])] = String(text[text.utf8.index(after: equals)...])
             }
             entry += 1
         }
