@@ -100,7 +100,7 @@ let importPassCommand = CommandSpec(
     prints the notes and one line break.
 
     A file gpg cannot decrypt (no secret key, a wrong passphrase) is a rejected entry naming the file and \
-    gpg's message: the import fails with errSecDecode unless --partial. A missing DIR is errSecIO; gpg not \
+    gpg's message, and so is one larger than 1 MiB decrypted: the import fails with errSecDecode unless --partial. A missing DIR is errSecIO; gpg not \
     found is errSecNotAvailable.
 
     \(foreignImportMapping)

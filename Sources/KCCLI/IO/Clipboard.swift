@@ -94,7 +94,7 @@ struct Clipboard {
     }
 
     /// How a clipboard program ended, its first line of error output, and what it printed (up to
-    /// `outputLimit` + 1 bytes, in secure memory) when asked for.
+    /// `outputLimit` bytes, in secure memory; none when it printed more) when asked for.
     private struct Outcome {
         var termination: ChildProcess.Termination
         var errors: String
@@ -132,7 +132,7 @@ struct Clipboard {
             }
             var output: SecureBytes?
             if let outputPipe, let outputLimit {
-                output = try? SecretSource.readAll(outputPipe.read, what: "the clipboard", limit: outputLimit + 1)
+                output = try? SecretSource.readAll(outputPipe.read, what: "the clipboard", limit: outputLimit)
                 outputPipe.read.close()
             }
             let termination = try child.wait()

@@ -53,29 +53,18 @@ enum SecretSource {
         return secret
     }
 
-    /// Reads `descriptor` to end of input into secure memory, refusing more than about `limit`
-    /// bytes. `what` names the source in errors.
+    /// Reads `descriptor` to end of input into secure memory, refusing more than `limit` bytes.
+    /// `what` names the source in errors.
     static func readAll(_ descriptor: FileDescriptor, what: String, limit: Int = limit) throws(KeychainError) -> SecureBytes {
-        var storage = SecureBytes(count: 4096)
-        var count = 0
-        while true {
-            if count == storage.count {
-                guard storage.count < limit else { throw usageError("\(what) is longer than \(limit >> 20) MiB") }
-                let grown = SecureBytes(count: min(storage.count * 2, limit))
-                grown.withUnsafeMutableBytes { target in
-                    storage.withUnsafeBytes { source in target.copyMemory(from: source) }
-                }
-                storage = grown
-            }
-            let result = storage.withUnsafeMutableBytes { raw in
-                Result { () throws(Errno) in try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[count...])) }
-            }
-            switch result {
-            case .success(0): return storage.slice(0..<count)
-            case .success(let n): count += n
-            case .failure(let error): throw KeychainError(.io, "cannot read \(what): \(error)")
+        var reader = SecureReader(limit: limit)
+        while !reader.isOverLimit {
+            do throws(Errno) {
+                if try reader.read(descriptor.read(into:)) == 0 { return reader.bytes }
+            } catch {
+                throw KeychainError(.io, "cannot read \(what): \(error)")
             }
         }
+        throw usageError("\(what) is longer than \(ByteSize.describe(UInt64(limit)))")
     }
 
     /// Reads a password file after checking it is a regular file of the user's that nobody else can read.

@@ -41,6 +41,8 @@ enum ExchangeWording {
         case .unsupportedEntry(let kind): return "a \(Printable.text(kind.isEmpty ? "(no type)" : kind)) entry, which kc does not store (logins and notes only)"
         case .decryptionFailed(let status, let message):
             return "gpg could not decrypt it (exit status \(status))" + (message.isEmpty ? "" : ": " + Printable.text(message))
+        case .decryptedTooLarge(let limit):
+            return "decrypted, it is larger than \(ByteSize.describe(UInt64(limit))) (a pass entry is a password and a few lines)"
         case .invalidRequirePassword(let value):
             return "invalid requirePassword '\(Printable.text(value))' (true or false in JSON; yes, no or empty in CSV)"
         }

@@ -42,6 +42,8 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case unsupportedEntry(String)
     /// A pass file gpg could not decrypt: gpg's exit status and the start of what it said.
     case decryptionFailed(status: Int32, message: String)
+    /// A pass file whose decrypted contents are larger than `limit` bytes (not read further).
+    case decryptedTooLarge(limit: Int)
     /// A require-password mark that is not true or false (JSON), yes, no or empty (CSV).
     case invalidRequirePassword(String)
 }
