@@ -75,6 +75,10 @@ public enum AgentServer {
             let exit = serve(connection, service)
             connection.close()
             if exit { return }
+            if service.releaseMemoryAfterRequest {
+                service.releaseMemoryAfterRequest = false
+                Processes.releaseFreeMemory()
+            }
         }
     }
 

@@ -16,6 +16,9 @@ final class AgentService {
     let build: String
     private(set) var keychain: Keychain?
     private(set) var timers: SessionTimers?
+    /// Set by a request that decoded and sent many items: once it is done (and they are freed),
+    /// the server gives the heap's free pages back.
+    var releaseMemoryAfterRequest = false
 
     init(endpoint: AgentEndpoint, options: OpenOptions, build: String, clock: @escaping () -> Double) {
         self.endpoint = endpoint
@@ -62,11 +65,9 @@ final class AgentService {
     /// (locked by the request, a timer, or a vault that is no longer its own).
     func handle(_ first: Frame, on channel: Channel) throws(AgentError) -> Bool {
         guard let kind = RequestKind(rawValue: first.kind) else { throw AgentError.protocolError(.badValue) }
-        if hasExpired {
-            wipe()
-            try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
-            return true
-        }
+        // A deadline passed (a late wake-up): lock before answering anything.
+        let expired = hasExpired
+        if expired { wipe() }
         var reader = first.reader
         switch kind {
         case .status:
@@ -74,7 +75,10 @@ final class AgentService {
             var writer = WireWriter()
             writer.status(status(pid: getpid()))
             try channel.send(writer.frame(kind: ReplyKind.status.rawValue))
-            return false
+            return expired
+        case _ where expired:
+            try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+            return true
         case .unlock:
             let password = try reader.secret()
             let idle = try reader.f64(), maxTTL = try reader.f64()
@@ -90,7 +94,8 @@ final class AgentService {
                 return false
             }
             do {
-                try ItemRequests(keychain: keychain, channel: channel, touch: { [self] in timers?.touch(at: clock()) })
+                try ItemRequests(keychain: keychain, channel: channel, touch: { [self] in timers?.touch(at: clock()) },
+                                 manyItemsSent: { [self] in releaseMemoryAfterRequest = true })
                     .serve(kind, first: first, reader: &reader)
                 return false
             } catch let error as AgentError {

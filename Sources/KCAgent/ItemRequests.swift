@@ -1,5 +1,4 @@
 import KCCrypto
-import KCSystem
 import KCVault
 import Keychain
 
@@ -12,6 +11,9 @@ struct ItemRequests {
     let keychain: Keychain
     let channel: Channel
     let touch: () -> Void
+    /// Called after a reply of many items (the server then gives their memory back).
+    let manyItemsSent: () -> Void
+    static let manyItems = 1000
 
     /// Reads the rest of the request and answers it. Throws a `KeychainError` to answer as a
     /// failure, or an `AgentError` when the request is malformed or the connection broke.
@@ -109,8 +111,7 @@ struct ItemRequests {
     private func sendItems(_ items: [Item], revealing: Bool) throws(AgentError) {
         try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
-        // Many items decoded and framed: give their memory back once the client has them.
-        if items.count > 1000 { Processes.releaseFreeMemory() }
+        if items.count > Self.manyItems { manyItemsSent() }
     }
 
     private func sendOutcomes(_ outcomes: [Keychain.BatchOutcome]) throws(AgentError) {

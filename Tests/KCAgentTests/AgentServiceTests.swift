@@ -84,6 +84,16 @@ final class AgentServiceTests: XCTestCase {
         XCTAssertNil(service.keychain, "the keychain (and its key) was not dropped")
     }
 
+    func testAStatusAfterTheDeadlineSaysLockedAndEndsTheAgent() throws {
+        let service = try makeService()
+        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, ReplyKind.done.rawValue)
+        now += 61
+        var (exit, reply) = try ask(service, WireWriter().frame(kind: RequestKind.status.rawValue))
+        XCTAssertEqual(reply.kind, ReplyKind.status.rawValue)
+        XCTAssertEqual(try reply.reader.status().state, .locked)
+        XCTAssertTrue(exit)
+    }
+
     func testAWrongPasswordLeavesTheAgentLocked() throws {
         let service = try makeService()
         var writer = WireWriter()
