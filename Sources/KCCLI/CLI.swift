@@ -56,6 +56,7 @@ public enum CLI {
             output.flush()
             errors.flush()
         }
+        errors.coloured = StatusLine.colours(errors, environment: environment)
         let outcome: ParseOutcome
         do throws(ParseError) {
             outcome = try CommandTable.parser.parse(arguments)
@@ -77,7 +78,10 @@ public enum CLI {
             let context = Context(globals: invocation.globals, environment: environment, output: output, errors: errors)
             context.commandLineSecret = commandLineSecret
             kept = context
-            defer { context.reportLateWarnings() }
+            defer {
+                context.progress?.erase()
+                context.reportLateWarnings()
+            }
             do throws(KeychainError) {
                 let status = try invocation.command.handler(invocation, context)
                 warnIfSecretsAreSwappable(context)
@@ -96,7 +100,7 @@ public enum CLI {
     /// match first lists the matches.
     public static func report(_ error: KeychainError, to errors: Output) {
         if case .ambiguousMatch(let items) = error.reason {
-            errors.writeLine(StatusLine.text(.notice, "\(items.count) items match:"))
+            StatusLine.write(.notice, "\(items.count) items match:", to: errors)
             ItemPrinter.writeTable(items, to: errors)
         }
         report(FailureWording(error), error.status, to: errors)
@@ -127,7 +131,7 @@ public enum CLI {
     }
 
     private static func report(_ wording: FailureWording, _ status: KeychainStatus, to errors: Output) {
-        errors.writeLine(StatusLine.text(.error, wording.message) + " (\(status.name))")
-        if let hint = wording.hint { errors.writeLine(StatusLine.text(.hint, hint)) }
+        StatusLine.write(.error, wording.message, suffix: " (\(status.name))", to: errors)
+        if let hint = wording.hint { StatusLine.write(.hint, hint, to: errors) }
     }
 }

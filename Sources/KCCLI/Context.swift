@@ -17,6 +17,8 @@ public final class Context {
     public let errors: Output
     /// The password of `security add-*-password -w PASSWORD`, taken out of argv (`CommandLineSecret`).
     public var commandLineSecret: SecureBytes?
+    /// The progress line of this command's long work, once `showProgress` started it on a terminal.
+    public private(set) var progress: ProgressLine?
 
     public init(globals: GlobalOptions, environment: [String: String],
                 output: Output, errors: Output) {
@@ -61,12 +63,20 @@ public final class Context {
 
     /// Prints `kc: warning: ...` on standard error.
     public func warn(_ message: String) {
-        errors.writeLine(StatusLine.text(.warning, message))
+        StatusLine.write(.warning, message, to: errors)
+    }
+
+    /// Shows how far the long work of `title` (a command: import, check, ...) comes, on a terminal:
+    /// the reading and writing of the vault's records from now on (see `ProgressLine`).
+    public func showProgress(_ title: String) {
+        progress = ProgressLine(title: title, errors: errors)
+        output.progress = progress
+        errors.progress = progress
     }
 
     /// Prints a short confirmation or notice, `kc: ...`, on standard error.
     public func notice(_ message: String) {
-        errors.writeLine(StatusLine.text(.notice, message))
+        StatusLine.write(.notice, message, to: errors)
     }
 
     /// The items of the vault, for the commands that only read and write items (find, add, list,
@@ -83,7 +93,7 @@ public final class Context {
         let path = try vaultPath
         let keychain: Keychain
         do {
-            keychain = try Keychain.open(at: path, options: openOptions) { () throws(KeychainError) -> SecureBytes in
+            keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress) { () throws(KeychainError) -> SecureBytes in
                 try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
             }
         } catch {
@@ -123,6 +133,7 @@ public final class Context {
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.
     public func terminal(hint: String? = nil) throws(KeychainError) -> Terminal {
-        try Terminal.open(hint: hint)
+        progress?.erase()
+        return try Terminal.open(hint: hint)
     }
 }

@@ -28,13 +28,15 @@ struct RecordSeal {
 
     /// Each payload sealed in order from `firstSequence`, each chained to the one before it (the
     /// first to `previousTag`): the records of a rewritten file, or of a merge's new tail.
-    func sealChain(_ payloads: [SecureBytes], firstSequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
+    /// `progress` is told of each record sealed.
+    func sealChain(_ payloads: [SecureBytes], firstSequence: UInt64, previousTag: [UInt8], progress: VaultProgress? = nil) -> [UInt8] {
         var bytes: [UInt8] = []
         var tag = previousTag
         for (index, payload) in payloads.enumerated() {
             let sealed = seal(payload, sequence: firstSequence + UInt64(index), previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
             bytes += sealed
+            progress?(.sealingRecords, index + 1, payloads.count)
         }
         return bytes
     }

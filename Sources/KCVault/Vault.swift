@@ -23,6 +23,8 @@ public final class Vault {
     var anchors: AnchorPolicy
     /// Set after following a replacement: an authentication failure then means a re-keyed vault.
     var keyMayHaveChanged = false
+    /// Told how far long reads and writes of records have come (nil: nobody asks).
+    public var progress: VaultProgress?
 
     init(header: VaultHeader, key: SecureBytes, file: VaultFile, anchors: AnchorPolicy) {
         self.header = header
@@ -53,8 +55,10 @@ public final class Vault {
 
     /// Opens the vault at `path`. `password` is called only after the file is found, checked
     /// and its header parsed, so a missing or damaged vault never prompts.
+    /// `progress` is told how far the reading of the records has come, and kept (`progress`).
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
-                            acceptRollback: Bool = false, password: () throws -> SecureBytes) throws -> Vault {
+                            acceptRollback: Bool = false, progress: VaultProgress? = nil,
+                            password: () throws -> SecureBytes) throws -> Vault {
         var asked: SecureBytes?
         let remembered = { () throws -> SecureBytes in
             if let asked { return asked }
@@ -67,15 +71,15 @@ public final class Vault {
         // replace the file meanwhile. Start again then, with the same password (asked only once).
         for _ in 0..<3 {
             do {
-                return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, password: remembered)
+                return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, password: remembered)
             } catch VaultError.replacedByAnotherVault {
                 continue
             }
         }
-        return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, password: remembered)
+        return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, password: remembered)
     }
 
-    private static func openOnce(at path: String, lockTimeout: Double?, anchors: AnchorPolicy,
+    private static func openOnce(at path: String, lockTimeout: Double?, anchors: AnchorPolicy, progress: VaultProgress?,
                                  password: () throws -> SecureBytes) throws -> Vault {
         let (descriptor, identity, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
         let file = VaultFile(path: path, lockTimeout: lockTimeout, descriptor: descriptor, identity: identity)
@@ -83,6 +87,7 @@ public final class Vault {
         let key = try unwrapKey(header: header, password: secret)
         let vault = Vault(header: header, key: key, file: file, anchors: anchors)
         vault.password = secret
+        vault.progress = progress
         try vault.replay(bytes)
         // Catch up with what other processes wrote meanwhile (they may have raised the rollback
         // anchor) before comparing with the anchor, under the shared lock again.

@@ -61,6 +61,7 @@ extension Vault {
             let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0) }
             written.append(VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext))
             bytes += sealed
+            progress?(.sealingRecords, index + 1, pending.count)
         }
 
         do {

@@ -179,18 +179,22 @@ public struct VaultInspection {
 extension Vault {
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
-    public static func inspect(at path: String, lockTimeout: Double? = 10, password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
+    /// `progress` is told how far the walk has come.
+    public static func inspect(at path: String, lockTimeout: Double? = 10, progress: VaultProgress? = nil,
+                               password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
         let (descriptor, _, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
         descriptor.close()
         let key = try unwrapKey(header: header, password: try password())
-        return (walk(bytes, header: header, key: key), key)
+        return (walk(bytes, header: header, key: key, progress: progress), key)
     }
 
     /// The tolerant walk. Each record is checked against the 16 bytes before its frame as the
     /// previous tag (zeros for the first), so one bad record does not condemn the rest; an
     /// authentic record is kept only when it moves the log forward (see `VaultInspection.goodRecords`).
-    static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
-        var result = walkRecords(bytes, header: header, key: key)
+    /// `progress` is told of each record as `work`.
+    static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes,
+                     progress: VaultProgress? = nil, as work: VaultWork = .readingRecords) -> VaultInspection {
+        var result = walkRecords(bytes, header: header, key: key) { progress?(work, $0, bytes.count) }
         // Batches (payload rules 10): a record breaking the batch before it is damage, and the
         // unfinished batch is dropped with it (a batch counts whole or not at all); an append of
         // several records that did not reach the disk whole is a torn tail.
@@ -222,7 +226,8 @@ extension Vault {
         return result
     }
 
-    private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes) -> VaultInspection {
+    private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes,
+                                    reached: (_ offset: Int) -> Void) -> VaultInspection {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
         let seal = RecordSeal(vaultID: header.vaultID, key: key)
@@ -275,6 +280,7 @@ extension Vault {
                         result.unreadable.append(.init(offset: offset, length: body.upperBound - offset, frame: frame))
                     }
                     offset = body.upperBound
+                    reached(offset)
                 }
             }
         }

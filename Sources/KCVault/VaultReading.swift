@@ -40,6 +40,7 @@ extension Vault {
                         }
                         chainTagEnd = body.upperBound
                         offset = base + body.upperBound
+                        progress?(.readingRecords, body.upperBound, raw.count)
                         let remaining = record.batchRemaining
                         if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
                             throw VaultError.brokenBatch(sequence: frame.sequence, offset: record.offset)

@@ -110,8 +110,8 @@ extension Vault {
         file.removeAbandonedFiles()
         let before = records.count
         let (newHeader, newKey, payloads) = try build(records)
-        let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads)
-        let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey)
+        let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads, progress: progress)
+        let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey, progress: progress)
         // Follow our own replacement (the new file, still locked), its header and key.
         key = newKey
         adopt(newDescriptor, identity: newIdentity, header: newHeader)
@@ -121,8 +121,9 @@ extension Vault {
     }
 
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
-    static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes]) -> [UInt8] {
-        header.encoded() + RecordSeal(vaultID: header.vaultID, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag)
+    static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes], progress: VaultProgress? = nil) -> [UInt8] {
+        header.encoded() + RecordSeal(vaultID: header.vaultID, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag,
+                                                                                    progress: progress)
     }
 
     /// Safe replacement of the file at `path` (the caller holds the current file's exclusive
@@ -130,7 +131,8 @@ extension Vault {
     /// with `key`, take the new file's exclusive lock, keep the old file as the backup, rename
     /// over, fsync the folder, remove the backup. Returns the new file's descriptor, still locked,
     /// so nobody reads or writes it before it is durable.
-    static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes) throws -> (FileDescriptor, FileStatus) {
+    static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes,
+                            progress: VaultProgress? = nil) throws -> (FileDescriptor, FileStatus) {
         let staged: StagedFile
         do { staged = try StagedFile.write(bytes, for: path) } catch { throw VaultError.vaultNotWritten(error) }
         var handedOver = false
@@ -139,7 +141,7 @@ extension Vault {
         do {
             let readBack = try staged.descriptor.readToEnd(from: 0)
             let header = try VaultHeader.decode(readBack)
-            guard readBack == bytes, walk(readBack, header: header, key: key).isWhole else { throw Errno.ioError }
+            guard readBack == bytes, walk(readBack, header: header, key: key, progress: progress, as: .verifyingRecords).isWhole else { throw Errno.ioError }
             try staged.descriptor.lock(.exclusive, timeout: 0)   // a new file: nobody else knows its name
             identity = try staged.descriptor.status()
         } catch {

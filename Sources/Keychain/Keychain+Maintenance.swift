@@ -67,11 +67,12 @@ extension Keychain {
     }
 
     /// Verifies every record of the vault at `path`, past damage, without writing anything.
-    public static func check(at path: String, options: OpenOptions,
+    /// `progress` is told how far the walk over the records has come.
+    public static func check(at path: String, options: OpenOptions, progress: VaultProgress? = nil,
                              password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> CheckReport {
         let inspection: VaultInspection
         do {
-            (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
+            (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout, progress: progress) { try password() }
         } catch { throw KeychainError(error) }
         let (index, badItems) = LiveIndex.tolerant(inspection.goodRecords)
         var report = CheckReport(items: index.all.count, records: inspection.goodRecords.count, kdf: inspection.header.kdf,

@@ -67,12 +67,13 @@ public final class Keychain {
     }
 
     /// Opens the vault at `path`. The vault's existence and header are checked before
-    /// `password` is called, so a missing or damaged vault never prompts.
-    public static func open(at path: String, options: OpenOptions,
+    /// `password` is called, so a missing or damaged vault never prompts. `progress` is told how
+    /// far reads and writes of many records come, as long as the keychain is open.
+    public static func open(at path: String, options: OpenOptions, progress: VaultProgress? = nil,
                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
-                                       acceptRollback: options.acceptRollback) {
+                                       acceptRollback: options.acceptRollback, progress: progress) {
                 try password()
             }
             return Keychain(vault: vault)

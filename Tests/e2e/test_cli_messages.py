@@ -48,7 +48,9 @@ def test_an_ambiguous_change_lists_the_matches_and_changes_nothing(kc_ready):
 def test_init_over_a_vault_is_refused_before_any_prompt_in_the_one_wording(kc_ready):
     kc = kc_ready
     before = kc.vault_path.read_bytes()
-    child = kc.spawn(["init", "--kdf-ops", "2", "--kdf-memory", "64M"], unset=("KC_MASTER_PASSWORD_FILE",))
+    # Without colour: the wording is compared here (test_cli_terminal_output.py checks the colour).
+    child = kc.spawn(["init", "--kdf-ops", "2", "--kdf-memory", "64M"], unset=("KC_MASTER_PASSWORD_FILE",),
+                     env={"NO_COLOR": "1"})
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == EXIT_DUPLICATE_KEYCHAIN, child.before

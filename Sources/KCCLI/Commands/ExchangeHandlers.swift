@@ -26,6 +26,7 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // Every secret at once is a deliberate act: it takes the master password even while an agent
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
+    context.showProgress("export")
     let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.openItemStore()
     let items = try store.allItems(revealing: withSecrets)
     if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
@@ -129,6 +130,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
                             hint: "nothing was imported; --partial imports the rest")
     }
     let dryRun = invocation.flag("dry-run")
+    context.showProgress("import")
     let outcomes = try context.openItemStore().addAll(good.map(\.item), dryRun: dryRun)
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)

@@ -7,7 +7,8 @@ import Keychain
 
 func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let path = try context.vaultPath
-    let report = try Keychain.check(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in
+    context.showProgress("check")
+    let report = try Keychain.check(at: path, options: context.openOptions, progress: context.progress?.vaultProgress) { () throws(KeychainError) -> SecureBytes in
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
     let out = context.output
@@ -69,6 +70,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
 }
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    context.showProgress("compact")
     let keychain = try context.openKeychain()
     let counts = try keychain.compact()
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")

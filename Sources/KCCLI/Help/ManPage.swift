@@ -24,6 +24,12 @@ public enum ManPage {
         semantics, and OSStatus result codes.
         """)
         t += text("""
+        Only when standard error is a terminal, long work (import, check, compact, export of many items) shows \
+        its progress there: one line redrawn in place at most ten times a second and erased when the work ends, \
+        and the prefixes of the error, warning and hint lines are coloured (see NO_COLOR). A pipe or a file \
+        receives neither; standard output is never coloured.
+        """)
+        t += text("""
         The vault is append-only: each change adds one record, written with a single write under an exclusive \
         lock and fsynced before kc reports success. Secrets never come from the command line: they are read \
         from standard input (--password-stdin) or asked at a prompt without echo.
@@ -97,6 +103,8 @@ public enum ManPage {
         ("XDG_CONFIG_HOME", "Where kc keeps the default keychain's name, $XDG_CONFIG_HOME/kc/default-keychain, and the agent's timers, $XDG_CONFIG_HOME/kc/agent.conf; else ~/.config/kc (ignored unless it is an absolute path)."),
         ("XDG_RUNTIME_DIR", "The folder of the agents' sockets, $XDG_RUNTIME_DIR/kc (mode 0700), else /run/user/UID/kc, else $TMPDIR/kc-UID."),
         ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors (ignored unless it is an absolute path)."),
+        ("NO_COLOR", "Any non-empty value: no colour. Otherwise, when standard error is a terminal, the prefixes kc: error: (bold red), kc: warning: (yellow) and kc: hint: (dim) are coloured; standard output never is."),
+        ("TERM", "dumb: no colour (see NO_COLOR)."),
         ("HOME", "The keychains are in ~/.local/share/kc when XDG_DATA_HOME is not set. Without HOME (or with a relative one), the home folder of the user's passwd entry."),
         ("WAYLAND_DISPLAY", "With --clip: a Wayland session, whose clipboard kc reaches through wl-copy and wl-paste (Debian package wl-clipboard)."),
         ("DISPLAY", "With --clip: an X11 display, whose clipboard kc reaches through xclip or xsel (when WAYLAND_DISPLAY is not set or wl-copy is missing)."),

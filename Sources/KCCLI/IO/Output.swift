@@ -7,12 +7,16 @@ import KCSystem
 /// A buffered writer to a file descriptor (standard output or error), or to memory for tests.
 /// Secrets are written straight from secure memory with `write(secret:)`, never buffered.
 public final class Output {
-    private let descriptor: FileDescriptor?
+    let descriptor: FileDescriptor?
     private var buffer: [UInt8] = []
     /// What was written, when capturing (tests).
     public private(set) var captured: [UInt8] = []
     /// The first write that failed (a full disk, a closed pipe): later writes are not attempted.
     public private(set) var failure: Errno?
+    /// A progress line on the same screen, erased before this stream writes.
+    weak var progress: ProgressLine?
+    /// Status lines written here may be coloured (set from `StatusLine.colours`).
+    var coloured = false
 
     /// A stream writing to `descriptor`.
     public init(descriptor: FileDescriptor) { self.descriptor = descriptor }
@@ -40,6 +44,7 @@ public final class Output {
         guard bytes.count > 0 else { return }
         guard let descriptor else { captured.append(contentsOf: bytes); return }
         guard failure == nil else { return }
+        progress?.erase()
         do throws(Errno) { try descriptor.write(all: bytes) } catch { failure = error }
     }
 
@@ -53,6 +58,7 @@ public final class Output {
         defer { buffer.removeAll(keepingCapacity: true) }
         guard let descriptor else { captured.append(contentsOf: buffer); return }
         guard failure == nil else { return }
+        progress?.erase()
         do throws(Errno) { try descriptor.write(all: buffer) } catch { failure = error }
     }
 

@@ -53,7 +53,7 @@ private func runSecurity(_ invocation: ParsedInvocation, _ context: Context) thr
     }
     guard let subcommand = SecuritySubcommand.named(name) else {
         context.errors.writeLine("\(SecuritySubcommand.programName): unknown command \"\(name)\"")
-        context.errors.writeLine(StatusLine.text(.hint, "kc runs \(SecuritySubcommand.all.map(\.name).joined(separator: ", ")); see 'kc help security'"))
+        StatusLine.write(.hint, "kc runs \(SecuritySubcommand.all.map(\.name).joined(separator: ", ")); see 'kc help security'", to: context.errors)
         return 1
     }
     let request: SecurityRequest
