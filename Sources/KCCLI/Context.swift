@@ -67,8 +67,9 @@ public final class Context {
     }
 
     /// Shows how far the long work of `title` (a command: import, check, ...) comes, on a terminal:
-    /// the reading and writing of the vault's records from now on (see `ProgressLine`).
+    /// the reading and writing of the vault's records from now on (see `ProgressLine`). Once per command.
     public func showProgress(_ title: String) {
+        guard progress == nil else { return }
         progress = ProgressLine(title: title, errors: errors)
         output.progress = progress
         errors.progress = progress

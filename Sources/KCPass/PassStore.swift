@@ -20,11 +20,15 @@ public enum PassStoreError: Error, Equatable, Sendable {
 /// naming it and giving the first line gpg wrote on its standard error, and so is one larger than
 /// `entryLimit` decrypted; the other files are read.
 public enum PassStore {
-    public static func read(folder: String, environment: [String: String]) throws(PassStoreError) -> [ExchangeRow] {
+    /// `decrypted` is told after each file how many of the store's files were decrypted (or failed).
+    public static func read(folder: String, environment: [String: String],
+                            decrypted: ((_ done: Int, _ total: Int) -> Void)? = nil) throws(PassStoreError) -> [ExchangeRow] {
         guard (try? FileSystem.status(folder))??.isDirectory == true else { throw .notAFolder(folder) }
         guard let gpg = ChildProcess.find("gpg", searchPath: environment["PATH"] ?? "/usr/bin:/bin") else { throw .gpgNotFound }
         var rows: [ExchangeRow] = []
-        for (index, name) in entryNames(in: folder).enumerated() {
+        let names = entryNames(in: folder)
+        for (index, name) in names.enumerated() {
+            defer { decrypted?(index + 1, names.count) }
             let file = name + ".gpg"
             let decrypted: Decrypted
             do throws(Errno) { decrypted = try decrypt(folder + "/" + file, gpg: gpg, environment: environment) } catch {

@@ -179,3 +179,13 @@ def test_without_gpg_the_import_is_not_available(kc_ready, store, tmp_path):
     assert_failure(result, "errSecNotAvailable", EXIT_NOT_AVAILABLE)
     assert "gnupg" in result.stderr
     assert kc_ready.vault_path.read_bytes() == before
+
+
+def test_decrypting_shows_progress_on_a_terminal_and_erases_it(kc_ready, store):
+    from test_cli_terminal_output import on_terminal, progress_draws, screen
+    folder, env = store
+    status, stdout, received = on_terminal(kc_ready, ["import", "pass", "--partial", folder], env=gpg_env(env))
+    assert status == 0, received
+    assert any("decrypting entries" in draw for draw in progress_draws(received, "import")), received
+    assert screen(received) == [f"kc: import: {ADDED} added, 0 skipped as duplicate, 1 rejected"], received
+    assert b"rejected entry 0 (broken.gpg)" in stdout

@@ -119,7 +119,10 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     let rows: [ExchangeRow]
     do throws(PassStoreError) {
         // The user's environment (GNUPGHOME, gpg-agent), without kc's own settings.
-        rows = try PassStore.read(folder: folder, environment: context.environment.filter { !$0.key.hasPrefix("KC_") })
+        context.showProgress("import")
+        rows = try PassStore.read(folder: folder, environment: context.environment.filter { !$0.key.hasPrefix("KC_") }) { done, total in
+            context.progress?.show("decrypting entries", done: done, total: total)
+        }
     } catch {
         switch error {
         case .notAFolder(let path):
