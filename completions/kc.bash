@@ -51,6 +51,11 @@ _kc_value_options() {
         'sync') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'sync init') echo '--remote --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync clone') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'conflicts') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'conflicts resolve') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'conflicts resolve generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --keep --vault --keychain --master-password-fd --lock-timeout' ;;
+        'conflicts resolve internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --keep --vault --keychain --master-password-fd --lock-timeout' ;;
         'git-credential') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'security') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'completions') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -70,7 +75,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -410,6 +415,44 @@ _kc() {
         'sync clone:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'sync clone:--master-password-fd') return ;;
         'sync clone:--lock-timeout') return ;;
+        'sync status:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync status:--master-password-fd') return ;;
+        'sync status:--lock-timeout') return ;;
+        'conflicts:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts:--master-password-fd') return ;;
+        'conflicts:--lock-timeout') return ;;
+        'conflicts resolve:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve:--master-password-fd') return ;;
+        'conflicts resolve:--lock-timeout') return ;;
+        'conflicts resolve generic:-s'|'conflicts resolve generic:--service') return ;;
+        'conflicts resolve generic:-a'|'conflicts resolve generic:--account') return ;;
+        'conflicts resolve generic:-l'|'conflicts resolve generic:--label') return ;;
+        'conflicts resolve generic:-D'|'conflicts resolve generic:--description') return ;;
+        'conflicts resolve generic:-j'|'conflicts resolve generic:--comment') return ;;
+        'conflicts resolve generic:-G'|'conflicts resolve generic:--generic') return ;;
+        'conflicts resolve generic:--keep') COMPREPLY=($(compgen -W 'winner other' -- "$cur")); return ;;
+        'conflicts resolve generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve generic:--master-password-fd') return ;;
+        'conflicts resolve generic:--lock-timeout') return ;;
+        'conflicts resolve internet:-s'|'conflicts resolve internet:--server') return ;;
+        'conflicts resolve internet:-a'|'conflicts resolve internet:--account') return ;;
+        'conflicts resolve internet:-r'|'conflicts resolve internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
+        'conflicts resolve internet:-P'|'conflicts resolve internet:--port') return ;;
+        'conflicts resolve internet:-p'|'conflicts resolve internet:--path') return ;;
+        'conflicts resolve internet:-d'|'conflicts resolve internet:--security-domain') return ;;
+        'conflicts resolve internet:-t'|'conflicts resolve internet:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
+        'conflicts resolve internet:-l'|'conflicts resolve internet:--label') return ;;
+        'conflicts resolve internet:-D'|'conflicts resolve internet:--description') return ;;
+        'conflicts resolve internet:-j'|'conflicts resolve internet:--comment') return ;;
+        'conflicts resolve internet:--keep') COMPREPLY=($(compgen -W 'winner other' -- "$cur")); return ;;
+        'conflicts resolve internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve internet:--master-password-fd') return ;;
+        'conflicts resolve internet:--lock-timeout') return ;;
         'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'git-credential:--master-password-fd') return ;;
@@ -429,7 +472,7 @@ _kc() {
     esac
     local candidates
     case "$path" in
-        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -476,9 +519,14 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync') candidates='init clone --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone status --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync init') candidates='--remote --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'conflicts') candidates='resolve -w --password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'conflicts resolve') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'conflicts resolve generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic --keep --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'conflicts resolve internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --keep --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'git-credential') candidates='get store erase --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'security') candidates='find-generic-password find-internet-password add-generic-password add-internet-password delete-generic-password delete-internet-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'completions') candidates='bash zsh fish --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

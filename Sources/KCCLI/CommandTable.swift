@@ -14,7 +14,7 @@
 /// status) in Agent/AgentCommands.swift.
 public enum CommandTable {
     /// Every command, in the order help lists them.
-    public static let all: [CommandSpec] = coreCommands + [generateCommand] + keychainCommands + vaultCommands + ftpCommands + exchangeCommands + foreignImportCommands + agentCommands + syncCommands + [gitCredentialCommand, securityCommand, completionsCommand, helpCommand] + hiddenCommands
+    public static let all: [CommandSpec] = coreCommands + [generateCommand] + keychainCommands + vaultCommands + ftpCommands + exchangeCommands + foreignImportCommands + agentCommands + syncCommands + conflictsCommands + [gitCredentialCommand, securityCommand, completionsCommand, helpCommand] + hiddenCommands
 
     /// The commands help, the man page and the completions show.
     public static var visible: [CommandSpec] { all.filter { !$0.isHidden } }

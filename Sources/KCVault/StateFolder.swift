@@ -44,6 +44,11 @@ public struct StateFolder: Sendable, Equatable {
         return try readDeviceID(file) ?? id
     }
 
+    /// This machine's device id when it has one (never creates it).
+    public func existingDeviceID() throws(VaultError) -> [UInt8]? {
+        try readDeviceID(path + "/device-id")
+    }
+
     private func readDeviceID(_ file: String) throws(VaultError) -> [UInt8]? {
         guard let bytes = try readOwnFile(file) else { return nil }
         guard let id = [UInt8](hexString: String(decoding: bytes, as: UTF8.self).filter { !$0.isWhitespace }),

@@ -15,3 +15,10 @@ extension Keychain {
         }
     }
 }
+
+extension Keychain {
+    /// The item a put record of this vault stores (errSecDecode when it is not an item).
+    public static func item(stored record: VaultRecord) throws(KeychainError) -> Item {
+        try ItemCodec.item(from: record)
+    }
+}

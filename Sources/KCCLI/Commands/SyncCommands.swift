@@ -10,7 +10,7 @@ import Keychain
 
 /// `kc sync`, `kc sync init`, `kc sync clone` (Docs/SYNC.md): one vault on several machines
 /// through git, each machine keeping a sync working copy beside its live vault.
-let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneCommand]
+let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneCommand, syncStatusCommand]
 
 private let syncFolderText = """
 The sync copy of the vault NAME ($XDG_DATA_HOME/kc/NAME.kc) is the git repository \
@@ -126,10 +126,7 @@ func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 
 /// One `kc sync` of the vault `setup` names, reporting what came and went.
 private func syncRound(_ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
-    guard FileSystem.exists(setup.folder + "/.git") else {
-        throw KeychainError(.noSuchKeychain, "the vault \(setup.path) is not synced (no \(setup.folder))",
-                            hint: "set it up with 'kc sync init --remote URL', or 'kc sync clone URL' on a new machine")
-    }
+    try setup.requireSyncCopy()
     let (keychain, password) = try setup.openVault()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
@@ -144,6 +141,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context) throws(KeychainEr
             return bytes
         }
     }
+    _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
     for device in report.missingOnRemote {
         context.warn("the remote was missing records of device \(device.hexString) that this machine had seen; they were pushed again")
     }

@@ -28,6 +28,14 @@ struct SyncSetup {
         folder = VaultLocation.keychainFolder(context.environment) + "/sync/" + file
     }
 
+    /// Throws errSecNoSuchKeychain when the vault has no sync copy.
+    func requireSyncCopy() throws(KeychainError) {
+        guard FileSystem.exists(folder + "/.git") else {
+            throw KeychainError(.noSuchKeychain, "the vault \(path) is not synced (no \(folder))",
+                                hint: "set it up with 'kc sync init --remote URL', or 'kc sync clone URL' on a new machine")
+        }
+    }
+
     /// The live vault, opened with the master password, and that password (for the merge driver).
     func openVault() throws(KeychainError) -> (Keychain, SecureBytes) {
         guard FileSystem.exists(path) else {
