@@ -43,8 +43,10 @@ build() {
                  --scratch-path "$OUT/spm")
       swift build "${spm[@]}" --target KCCLI
       local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
-      local modules=(KCCLI Keychain KCFTP KCVault KCGenerator KCCrypto KCFormat KCSystem CCurl CWordList)
-      local objects=() m f
+      # Every library module under Sources (all but the kc executable, whose main the fuzzer replaces);
+      # the system-library shims have no sources and add no objects.
+      local modules=() objects=() m f
+      for m in Sources/*/; do m=$(basename "$m"); [ "$m" = kc ] || modules+=("$m"); done
       for m in "${modules[@]}"; do   # the objects of today's sources only (a deleted file's object stays behind)
         for f in $(find "Sources/$m" -name '*.swift' -o -name '*.c'); do objects+=("$bin/$m.build/$(basename "$f").o"); done
       done
