@@ -519,7 +519,7 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync') candidates='init clone status --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone status --continue --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync init') candidates='--remote --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -749,6 +749,7 @@ complete -c kc -n '__kc_at '\''status'\''' -s h -l help -d 'Show help for kc or 
 complete -c kc -n '__kc_at '\''sync'\''' -a 'init' -d 'Make the vault'\''s sync copy, commit it and push it to a remote.'
 complete -c kc -n '__kc_at '\''sync'\''' -a 'clone' -d 'Fetch a synced vault and make it this machine'\''s vault.'
 complete -c kc -n '__kc_at '\''sync'\''' -a 'status' -d 'Show what is not yet sent or received, and the devices.'
+complete -c kc -n '__kc_at '\''sync'\''' -l continue -d 'Finish a merge git stopped in the sync copy, then sync.'
 complete -c kc -n '__kc_at '\''sync'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''sync'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''sync'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'

@@ -39,6 +39,9 @@ public struct SyncCopy: Sendable {
         case merge(MergeError)
         /// git stopped a merge with a conflict in the vault file (the driver could not merge).
         case mergeStopped(String)
+        /// A merge stopped earlier (a `git pull` or `git merge` by hand whose driver failed) is
+        /// still under way in the copy.
+        case mergeInProgress(folder: String)
         /// The remote kept rejecting the push, because other machines kept pushing.
         case pushRejected(attempts: Int)
         /// A file of the copy could not be written.
@@ -127,6 +130,21 @@ public struct SyncCopy: Sendable {
         guard try !git.attempt(["diff", "--cached", "--quiet"]).termination.succeeded else { return false }
         try git.run(identity + ["commit", "-q", "-m", commitMessage])
         return true
+    }
+
+    /// True while a merge git stopped is under way in the copy (`.git/MERGE_HEAD`).
+    public var mergeInProgress: Bool { FileSystem.exists(folder + "/.git/MERGE_HEAD") }
+
+    /// Finishes a stopped merge: the vault file's two sides (stages 2 and 3, ours and theirs) are
+    /// merged with `key` and committed. A file that is no longer unmerged is committed as it is.
+    public func finishMerge(key: SecureBytes, identity: [String]) throws {
+        if let ours = try vaultBytes(at: ":2"), let theirs = try vaultBytes(at: ":3") {
+            let merged: VaultMerge.Result
+            do { merged = try VaultMerge.merge(ours: ours, theirs: theirs, key: key) } catch { throw Problem.merge(error) }
+            try store(merged.bytes, to: filePath)
+        }
+        try git.run(["add", "--", fileName])
+        try git.run(identity + ["commit", "-q", "--no-edit"])
     }
 
     /// Commits counted by `git rev-list --count RANGE`.

@@ -16,10 +16,13 @@ public struct SyncRound {
     /// end holding it for each merge (nil: the driver gets none).
     public let passwordDescriptor: Int32
     public let passwordSource: () throws -> FileDescriptor?
+    /// Finish a merge that git stopped earlier in the copy (else such a merge is refused).
+    public let continuing: Bool
 
     public init(copy: SyncCopy, identity: [String], mergeOptions: [String], passwordDescriptor: Int32,
-                passwordSource: @escaping () throws -> FileDescriptor?) {
+                continuing: Bool = false, passwordSource: @escaping () throws -> FileDescriptor?) {
         self.copy = copy
+        self.continuing = continuing
         self.identity = identity
         self.mergeOptions = mergeOptions
         self.passwordDescriptor = passwordDescriptor
@@ -48,6 +51,10 @@ public struct SyncRound {
     /// caller untouched, when git or a merge fails.
     public func run(_ lease: Vault.Lease) throws -> (bytes: [UInt8], report: Report) {
         var report = Report()
+        if copy.mergeInProgress {
+            guard continuing else { throw SyncCopy.Problem.mergeInProgress(folder: copy.folder) }
+            try copy.finishMerge(key: lease.key, identity: identity)
+        }
         try copy.export(lease.bytes, key: lease.key, identity: identity)
         var sentRecords: [VaultRecord] = []
         var attempt = 0

@@ -226,3 +226,41 @@ def test_init_to_an_unreachable_remote_fails_cleanly_and_can_be_run_again(kc_bin
     # git ran under umask 077: nothing in the sync copy is readable by others
     for path in [sync_folder(kc), *sync_folder(kc).rglob("*")]:
         assert path.is_symlink() or path.stat().st_mode & 0o077 == 0, path
+
+
+def test_a_stale_driver_in_the_config_does_not_matter(pair):
+    laptop, desktop = pair
+    git(sync_folder(desktop), "config", "merge.kc.driver", "false %A")   # what a moved kc would leave
+    laptop.add_generic("from-laptop", "me", "pw1")
+    desktop.add_generic("from-desktop", "me", "pw2")
+    laptop.ok(["sync"])
+    assert "received: 1 added" in desktop.ok(["sync"]).stdout
+    assert secret(desktop, "from-laptop") == "pw1"
+
+
+def test_continue_finishes_a_merge_git_stopped(pair):
+    """A `git pull` by hand in the desktop's sync copy, without any master-password source for the
+    driver: git stops with a conflict; `kc sync` refuses until `kc sync --continue` finishes it."""
+    laptop, desktop = pair
+    folder = sync_folder(desktop)
+    laptop.add_generic("from-laptop", "me", "pw1")
+    laptop.ok(["sync"])
+    # written as a third device (its own state folder: the desktop's anchor must not see this copy)
+    desktop.ok(["--vault", folder / "login.kc", "add", "generic", "-s", "in-sync-copy", "--password-stdin"], input="pw2",
+               env={"XDG_STATE_HOME": str(desktop.home / "other-state")})
+    git(folder, "-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-am", "kc sync")
+    env = {**os.environ, **GIT_ENV, "HOME": str(desktop.home), "GIT_TERMINAL_PROMPT": "0"}
+    env.pop("KC_MASTER_PASSWORD_FILE", None)
+    pulled = subprocess.run(["git", "-C", str(folder), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                             "pull", "--no-edit", "origin", "main"], capture_output=True, text=True, env=env,
+                            start_new_session=True, stdin=subprocess.DEVNULL)
+    assert pulled.returncode != 0 and "CONFLICT" in pulled.stdout + pulled.stderr
+    before = desktop.vault_path.read_bytes()
+    refused = desktop.run(["sync"])
+    assert_failure(refused, "errSecParam")
+    assert "--continue" in refused.stderr and desktop.vault_path.read_bytes() == before
+    desktop.ok(["sync", "--continue"])
+    assert not (folder / ".git" / "MERGE_HEAD").exists()
+    assert secret(desktop, "from-laptop") == "pw1" and secret(desktop, "in-sync-copy") == "pw2"
+    laptop.ok(["sync"])
+    assert secret(laptop, "in-sync-copy") == "pw2"

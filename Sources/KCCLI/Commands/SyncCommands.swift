@@ -32,9 +32,14 @@ let syncCommand = CommandSpec(
     the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
     without a terminal prompt when kc has no terminal.
 
+    A merge that git stopped in the sync copy (a 'git pull' run there by hand, whose driver could not merge) \
+    is refused until 'kc sync --continue', which merges the vault file's two sides (git's stages :2: and :3:) \
+    with the vault key, commits the merge, and goes on with the sync.
+
     \(syncFolderText)
     """,
-    examples: ["kc sync"],
+    options: [.flag("continue", help: "Finish a merge git stopped in the sync copy, then sync.")],
+    examples: ["kc sync", "kc sync --continue"],
     handler: runSync)
 
 let syncInitCommand = CommandSpec(
@@ -121,16 +126,16 @@ private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ con
 }
 
 func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    try syncRound(try SyncSetup(context), context)
+    try syncRound(try SyncSetup(context), context, continuing: invocation.flag("continue"))
 }
 
 /// One `kc sync` of the vault `setup` names, reporting what came and went.
-private func syncRound(_ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool = false) throws(KeychainError) -> Int32 {
     try setup.requireSyncCopy()
     let (keychain, password) = try setup.openVault()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
-                          passwordDescriptor: SyncSetup.passwordDescriptor) { () throws -> FileDescriptor? in
+                          passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
         try SyncSetup.pipe(holding: password)
     }
     var report = SyncRound.Report()

@@ -128,6 +128,9 @@ struct SyncSetup {
                 return MergeDriver.wording(merge, ours: "the vault", theirs: "the sync copy")
             case .mergeStopped(let said):
                 return KeychainError(.io, "git could not merge the remote's vault: \(Printable.text(oneLine(said))); the vault was left untouched")
+            case .mergeInProgress(let folder):
+                return KeychainError(.param, "a merge git stopped is under way in \(folder); the vault was left untouched",
+                                     hint: "finish it with 'kc sync --continue'")
             case .pushRejected(let attempts):
                 return KeychainError(.io, "the remote rejected the push \(attempts) times (other machines kept pushing); the vault was left untouched",
                                      hint: "run 'kc sync' again")
