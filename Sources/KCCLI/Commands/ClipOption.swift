@@ -53,7 +53,7 @@ struct ClipRequest {
             }
             timeout = value
         }
-        return ClipRequest(clipboard: try Clipboard.find(environment: context.environment), timeout: timeout)
+        return ClipRequest(clipboard: try Clipboard.find(environment: context.childEnvironment), timeout: timeout)
     }
 
     /// Copies `secret` (`what`, in the notice) and arranges for it to be cleared. The clearing
@@ -119,7 +119,7 @@ let clipboardClearerCommand = CommandSpec(
         else { return 0 }
         let key = message.slice(8..<8 + hashLength), hash = message.slice(8 + hashLength..<8 + 2 * hashLength)
         sleep(seconds: Double(seconds))
-        guard let clipboard = try? Clipboard.find(environment: context.environment),
+        guard let clipboard = try? Clipboard.find(environment: context.childEnvironment),
               let held = clipboard.contents(upTo: length), held.count == length,
               Crypto.keyedHash(held, key: key).isEqual(to: hash) else { return 0 }
         clipboard.clear()

@@ -118,9 +118,8 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
         ?? (context.environment["HOME"] ?? "") + "/.password-store"
     let rows: [ExchangeRow]
     do throws(PassStoreError) {
-        // The user's environment (GNUPGHOME, gpg-agent), without kc's own settings.
         context.showProgress("import")
-        rows = try PassStore.read(folder: folder, environment: context.environment.filter { !$0.key.hasPrefix("KC_") }) { done, total in
+        rows = try PassStore.read(folder: folder, environment: context.childEnvironment) { done, total in   // GNUPGHOME, gpg-agent
             context.progress?.show("decrypting entries", done: done, total: total)
         }
     } catch {

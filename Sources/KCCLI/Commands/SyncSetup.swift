@@ -47,10 +47,10 @@ struct SyncSetup {
         return (keychain, password)
     }
 
-    /// git working in `folder`, with the user's environment minus kc's own variables, and no
+    /// git working in `folder`, with `Context.childEnvironment`, and no
     /// prompt for credentials when kc has no terminal.
     func git(folder: String) throws(KeychainError) -> Git {
-        var environment = context.environment.filter { !$0.key.hasPrefix("KC_") }
+        var environment = context.childEnvironment
         if !FileDescriptor(rawValue: 0).isTerminal { environment["GIT_TERMINAL_PROMPT"] = "0" }
         do { return try Git(searchPath: context.environment["PATH"] ?? "/usr/bin:/bin", folder: folder, environment: environment) } catch {
             throw KeychainError(.io, "git is not installed (not found on PATH)", hint: "install it: apt install git")

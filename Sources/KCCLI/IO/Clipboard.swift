@@ -5,7 +5,7 @@ import Keychain
 /// The desktop's clipboard, through the user's own program found on PATH: wl-copy (and wl-paste)
 /// under Wayland, else xclip or xsel under X11. A secret reaches the program on its standard
 /// input, never on its command line; the program's environment is the user's without kc's own
-/// variables (KC_*).
+/// variables (`Context.childEnvironment`).
 struct Clipboard {
     /// A clipboard program: how kc copies, reads back and clears with it, and its Debian package.
     struct Tool {
@@ -32,10 +32,10 @@ struct Clipboard {
     /// The environment the clipboard programs run with.
     let environment: [String: String]
 
-    /// The clipboard of the session `environment` describes (WAYLAND_DISPLAY, DISPLAY, PATH).
-    /// errSecInteractionNotAllowed when there is no display, or no clipboard program for it.
+    /// The clipboard of the session `environment` describes (WAYLAND_DISPLAY, DISPLAY, PATH), its
+    /// programs run with that environment (`Context.childEnvironment`). errSecInteractionNotAllowed
+    /// when there is no display, or no clipboard program for it.
     static func find(environment: [String: String]) throws(KeychainError) -> Clipboard {
-        let childEnvironment = environment.filter { !$0.key.hasPrefix("KC_") }
         var candidates: [Tool] = []
         if VaultLocation.variable("WAYLAND_DISPLAY", in: environment) != nil { candidates.append(wlCopy) }
         if VaultLocation.variable("DISPLAY", in: environment) != nil { candidates += [xclip, xsel] }
@@ -47,7 +47,7 @@ struct Clipboard {
         for tool in candidates {
             if let copyPath = ChildProcess.find(tool.name, searchPath: searchPath),
                let pastePath = ChildProcess.find(tool.paste.name, searchPath: searchPath) {
-                return Clipboard(tool: tool, copyPath: copyPath, pastePath: pastePath, environment: childEnvironment)
+                return Clipboard(tool: tool, copyPath: copyPath, pastePath: pastePath, environment: environment)
             }
         }
         let names = candidates.map { $0.paste.name == $0.name ? $0.name : "\($0.name) (with \($0.paste.name))" }
