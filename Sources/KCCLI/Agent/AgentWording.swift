@@ -25,20 +25,25 @@ enum AgentWording {
         return KeychainError(describe(agent).0, error.reason)
     }
 
-    /// The result code and wording of `error`.
+    /// The result code and wording of `error`; its paths (from XDG_RUNTIME_DIR or TMPDIR) with
+    /// their control characters escaped.
     static func describe(_ error: AgentError) -> (KeychainStatus, FailureWording) {
         switch error {
-        case .folderUnsafe(let path, let owner, let mode):
+        case .folderUnsafe(let raw, let owner, let mode):
+            let path = Printable.text(raw)
             return (.param, FailureWording(
                 "the agent's folder \(path) is not private (owner uid \(owner), mode \(octal(mode))); kc does not use it",
                 hint: "it must be a folder of yours with mode 0700 (chmod 700 \(path)), or set XDG_RUNTIME_DIR to a private folder"))
-        case .folderUnusable(let path, let errno):
+        case .folderUnusable(let raw, let errno):
+            let path = Printable.text(raw)
             return (.io, FailureWording("cannot use the agent's folder \(path): \(errno)",
                                         hint: "check XDG_RUNTIME_DIR, or set it to a private folder of yours"))
-        case .pathTooLong(let path, let length):
+        case .pathTooLong(let raw, let length):
+            let path = Printable.text(raw)
             return (.param, FailureWording("the agent's socket path \(path) is \(length) bytes, too long for a Unix socket",
                                            hint: "set XDG_RUNTIME_DIR to a folder with a shorter path"))
-        case .connectFailed(let path, let errno):
+        case .connectFailed(let raw, let errno):
+            let path = Printable.text(raw)
             return (.io, FailureWording("cannot connect to the agent at \(path): \(errno)",
                                         hint: "run kc lock, then kc unlock"))
         case .peerRefused(let uid):
@@ -68,9 +73,11 @@ enum AgentWording {
         case .spawnTimeout(let seconds):
             return (.io, FailureWording("the agent did not start within \(Int(seconds)) seconds",
                                         hint: "the machine may be busy: run kc unlock again"))
-        case .lockFileFailed(let path, let errno):
+        case .lockFileFailed(let raw, let errno):
+            let path = Printable.text(raw)
             return (.io, FailureWording("cannot lock the agent's file \(path): \(errno)", hint: "check the agent's folder"))
-        case .listenFailed(let path, let errno):
+        case .listenFailed(let raw, let errno):
+            let path = Printable.text(raw)
             return (.io, FailureWording("the agent cannot listen on \(path): \(errno)", hint: "check the agent's folder"))
         }
     }

@@ -18,7 +18,7 @@ public enum ExitStatusTable {
         case .param: return "Usage error: unknown command or option, missing or bad value; several matches where one is required (update or delete without --all)."
         case .io: return "I/O error: reading or writing failed, a network failure (FTP), or the clipboard program failed (--clip)."
         case .userCanceled: return "Canceled: an empty answer, Ctrl-D or Ctrl-C at a prompt."
-        case .notAvailable: return "The vault's lock was not free within --lock-timeout."
+        case .notAvailable: return "The vault's lock was not free within --lock-timeout; a program kc runs is not installed (gpg for import pass)."
         case .noSuchKeychain: return "No vault at that path (create one with kc init)."
         case .authFailed: return "Wrong master password (or a tampered key block); a server rejected the login (FTP)."
         case .duplicateKeychain: return "A vault already exists at that path (kc init never overwrites one)."
