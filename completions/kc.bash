@@ -63,13 +63,25 @@ _kc_value_options() {
     esac
 }
 
+# Item names from the chosen vault's unlocked agent only (never a prompt), one a line,
+# taken as they are (never expanded). Uses _kc's cur and vault.
+_kc_items() {
+    local value
+    COMPREPLY=()
+    while IFS= read -r value; do
+        [[ "$value" == "$cur"* ]] && COMPREPLY+=("$value")
+    done < <(command kc "${vault[@]}" __complete-items "$@" 2>/dev/null </dev/null)
+}
+
 _kc() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
     local path="" word i skip=0 next
+    local -a vault=()
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         if [[ "$word" == -* ]]; then
+            case "$word" in --vault|--keychain) vault+=("$word" "${COMP_WORDS[i+1]}") ;; esac
             [[ " $(_kc_value_options "$path") " == *" $word "* ]] && skip=1
             continue
         fi
@@ -118,9 +130,9 @@ _kc() {
         'add internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'add internet:--master-password-fd') return ;;
         'add internet:--lock-timeout') return ;;
-        'find:-s'|'find:--service') return ;;
-        'find:--server') return ;;
-        'find:-a'|'find:--account') return ;;
+        'find:-s'|'find:--service') _kc_items --attribute service; return ;;
+        'find:--server') _kc_items --attribute service; return ;;
+        'find:-a'|'find:--account') _kc_items --attribute account; return ;;
         'find:-l'|'find:--label') return ;;
         'find:-D'|'find:--description') return ;;
         'find:-j'|'find:--comment') return ;;
@@ -129,8 +141,8 @@ _kc() {
         'find:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'find:--master-password-fd') return ;;
         'find:--lock-timeout') return ;;
-        'find generic:-s'|'find generic:--service') return ;;
-        'find generic:-a'|'find generic:--account') return ;;
+        'find generic:-s'|'find generic:--service') _kc_items --class generic --attribute service; return ;;
+        'find generic:-a'|'find generic:--account') _kc_items --class generic --attribute account; return ;;
         'find generic:-l'|'find generic:--label') return ;;
         'find generic:-D'|'find generic:--description') return ;;
         'find generic:-j'|'find generic:--comment') return ;;
@@ -140,8 +152,8 @@ _kc() {
         'find generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'find generic:--master-password-fd') return ;;
         'find generic:--lock-timeout') return ;;
-        'find internet:-s'|'find internet:--server') return ;;
-        'find internet:-a'|'find internet:--account') return ;;
+        'find internet:-s'|'find internet:--server') _kc_items --class internet --attribute server; return ;;
+        'find internet:-a'|'find internet:--account') _kc_items --class internet --attribute account; return ;;
         'find internet:-r'|'find internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
         'find internet:-P'|'find internet:--port') return ;;
         'find internet:-p'|'find internet:--path') return ;;
@@ -164,8 +176,8 @@ _kc() {
         'update:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'update:--master-password-fd') return ;;
         'update:--lock-timeout') return ;;
-        'update generic:-s'|'update generic:--service') return ;;
-        'update generic:-a'|'update generic:--account') return ;;
+        'update generic:-s'|'update generic:--service') _kc_items --class generic --attribute service; return ;;
+        'update generic:-a'|'update generic:--account') _kc_items --class generic --attribute account; return ;;
         'update generic:-l'|'update generic:--label') return ;;
         'update generic:-D'|'update generic:--description') return ;;
         'update generic:-j'|'update generic:--comment') return ;;
@@ -181,8 +193,8 @@ _kc() {
         'update generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'update generic:--master-password-fd') return ;;
         'update generic:--lock-timeout') return ;;
-        'update internet:-s'|'update internet:--server') return ;;
-        'update internet:-a'|'update internet:--account') return ;;
+        'update internet:-s'|'update internet:--server') _kc_items --class internet --attribute server; return ;;
+        'update internet:-a'|'update internet:--account') _kc_items --class internet --attribute account; return ;;
         'update internet:-r'|'update internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
         'update internet:-P'|'update internet:--port') return ;;
         'update internet:-p'|'update internet:--path') return ;;
@@ -210,8 +222,8 @@ _kc() {
         'delete:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'delete:--master-password-fd') return ;;
         'delete:--lock-timeout') return ;;
-        'delete generic:-s'|'delete generic:--service') return ;;
-        'delete generic:-a'|'delete generic:--account') return ;;
+        'delete generic:-s'|'delete generic:--service') _kc_items --class generic --attribute service; return ;;
+        'delete generic:-a'|'delete generic:--account') _kc_items --class generic --attribute account; return ;;
         'delete generic:-l'|'delete generic:--label') return ;;
         'delete generic:-D'|'delete generic:--description') return ;;
         'delete generic:-j'|'delete generic:--comment') return ;;
@@ -220,8 +232,8 @@ _kc() {
         'delete generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'delete generic:--master-password-fd') return ;;
         'delete generic:--lock-timeout') return ;;
-        'delete internet:-s'|'delete internet:--server') return ;;
-        'delete internet:-a'|'delete internet:--account') return ;;
+        'delete internet:-s'|'delete internet:--server') _kc_items --class internet --attribute server; return ;;
+        'delete internet:-a'|'delete internet:--account') _kc_items --class internet --attribute account; return ;;
         'delete internet:-r'|'delete internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
         'delete internet:-P'|'delete internet:--port') return ;;
         'delete internet:-p'|'delete internet:--path') return ;;
@@ -297,8 +309,8 @@ _kc() {
         'history:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'history:--master-password-fd') return ;;
         'history:--lock-timeout') return ;;
-        'history generic:-s'|'history generic:--service') return ;;
-        'history generic:-a'|'history generic:--account') return ;;
+        'history generic:-s'|'history generic:--service') _kc_items --class generic --attribute service; return ;;
+        'history generic:-a'|'history generic:--account') _kc_items --class generic --attribute account; return ;;
         'history generic:-l'|'history generic:--label') return ;;
         'history generic:-D'|'history generic:--description') return ;;
         'history generic:-j'|'history generic:--comment') return ;;
@@ -307,8 +319,8 @@ _kc() {
         'history generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'history generic:--master-password-fd') return ;;
         'history generic:--lock-timeout') return ;;
-        'history internet:-s'|'history internet:--server') return ;;
-        'history internet:-a'|'history internet:--account') return ;;
+        'history internet:-s'|'history internet:--server') _kc_items --class internet --attribute server; return ;;
+        'history internet:-a'|'history internet:--account') _kc_items --class internet --attribute account; return ;;
         'history internet:-r'|'history internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
         'history internet:-P'|'history internet:--port') return ;;
         'history internet:-p'|'history internet:--path') return ;;

@@ -141,6 +141,22 @@ function __kc_valued --argument-names path
     end
 end
 
+function __kc_items --description 'Item names from the unlocked agent only (never a prompt)'
+    set -l tokens (commandline -opc)
+    set -l vault
+    set -l take 0
+    for word in $tokens[2..-1]
+        if test $take = 1; set -a vault $word; set take 0; continue; end
+        switch $word
+            case --vault --keychain
+                set -a vault $word; set take 1
+            case '--vault=*' '--keychain=*'
+                set -a vault $word
+        end
+    end
+    command kc $vault __complete-items $argv 2>/dev/null </dev/null
+end
+
 function __kc_at --argument-names wanted
     test (__kc_path) = "$wanted"
 end
@@ -245,9 +261,9 @@ complete -c kc -n '__kc_at '\''add internet'\''' -l version -d 'Print the versio
 complete -c kc -n '__kc_at '\''add internet'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''find'\''' -a 'generic' -d 'Find generic password items (SecItemCopyMatching).'
 complete -c kc -n '__kc_at '\''find'\''' -a 'internet' -d 'Find internet password items (SecItemCopyMatching).'
-complete -c kc -n '__kc_at '\''find'\''' -s s -l service -x -d 'Service (generic) or server (internet).'
-complete -c kc -n '__kc_at '\''find'\''' -l server -x -d 'The same as --service.'
-complete -c kc -n '__kc_at '\''find'\''' -s a -l account -x -d 'Account name.'
+complete -c kc -n '__kc_at '\''find'\''' -s s -l service -x -a '(__kc_items --attribute service)' -d 'Service (generic) or server (internet).'
+complete -c kc -n '__kc_at '\''find'\''' -l server -x -a '(__kc_items --attribute service)' -d 'The same as --service.'
+complete -c kc -n '__kc_at '\''find'\''' -s a -l account -x -a '(__kc_items --attribute account)' -d 'Account name.'
 complete -c kc -n '__kc_at '\''find'\''' -s l -l label -x -d 'Label.'
 complete -c kc -n '__kc_at '\''find'\''' -s D -l description -x -d 'Description (kind).'
 complete -c kc -n '__kc_at '\''find'\''' -s j -l comment -x -d 'Comment.'
@@ -264,8 +280,8 @@ complete -c kc -n '__kc_at '\''find'\''' -l lock-timeout -x -d 'Wait at most SEC
 complete -c kc -n '__kc_at '\''find'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''find'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''find'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''find generic'\''' -s s -l service -x -d 'Service name (primary key, with the account).'
-complete -c kc -n '__kc_at '\''find generic'\''' -s a -l account -x -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''find generic'\''' -s s -l service -x -a '(__kc_items --class generic --attribute service)' -d 'Service name (primary key, with the account).'
+complete -c kc -n '__kc_at '\''find generic'\''' -s a -l account -x -a '(__kc_items --class generic --attribute account)' -d 'Account name (primary key, with the service).'
 complete -c kc -n '__kc_at '\''find generic'\''' -s l -l label -x -d 'Label: the name people see.'
 complete -c kc -n '__kc_at '\''find generic'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
 complete -c kc -n '__kc_at '\''find generic'\''' -s j -l comment -x -d 'Comment.'
@@ -283,8 +299,8 @@ complete -c kc -n '__kc_at '\''find generic'\''' -l lock-timeout -x -d 'Wait at 
 complete -c kc -n '__kc_at '\''find generic'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''find generic'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''find generic'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''find internet'\''' -s s -l server -x -d 'Server name, e.g. ftp.example.com.'
-complete -c kc -n '__kc_at '\''find internet'\''' -s a -l account -x -d 'Account (user) name.'
+complete -c kc -n '__kc_at '\''find internet'\''' -s s -l server -x -a '(__kc_items --class internet --attribute server)' -d 'Server name, e.g. ftp.example.com.'
+complete -c kc -n '__kc_at '\''find internet'\''' -s a -l account -x -a '(__kc_items --class internet --attribute account)' -d 'Account (user) name.'
 complete -c kc -n '__kc_at '\''find internet'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
 complete -c kc -n '__kc_at '\''find internet'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
 complete -c kc -n '__kc_at '\''find internet'\''' -s p -l path -x -d 'Path on the server.'
@@ -324,8 +340,8 @@ complete -c kc -n '__kc_at '\''update'\''' -l lock-timeout -x -d 'Wait at most S
 complete -c kc -n '__kc_at '\''update'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''update'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''update'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''update generic'\''' -s s -l service -x -d 'Service name (primary key, with the account).'
-complete -c kc -n '__kc_at '\''update generic'\''' -s a -l account -x -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''update generic'\''' -s s -l service -x -a '(__kc_items --class generic --attribute service)' -d 'Service name (primary key, with the account).'
+complete -c kc -n '__kc_at '\''update generic'\''' -s a -l account -x -a '(__kc_items --class generic --attribute account)' -d 'Account name (primary key, with the service).'
 complete -c kc -n '__kc_at '\''update generic'\''' -s l -l label -x -d 'Label: the name people see.'
 complete -c kc -n '__kc_at '\''update generic'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
 complete -c kc -n '__kc_at '\''update generic'\''' -s j -l comment -x -d 'Comment.'
@@ -351,8 +367,8 @@ complete -c kc -n '__kc_at '\''update generic'\''' -l lock-timeout -x -d 'Wait a
 complete -c kc -n '__kc_at '\''update generic'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''update generic'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''update generic'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''update internet'\''' -s s -l server -x -d 'Server name, e.g. ftp.example.com.'
-complete -c kc -n '__kc_at '\''update internet'\''' -s a -l account -x -d 'Account (user) name.'
+complete -c kc -n '__kc_at '\''update internet'\''' -s s -l server -x -a '(__kc_items --class internet --attribute server)' -d 'Server name, e.g. ftp.example.com.'
+complete -c kc -n '__kc_at '\''update internet'\''' -s a -l account -x -a '(__kc_items --class internet --attribute account)' -d 'Account (user) name.'
 complete -c kc -n '__kc_at '\''update internet'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
 complete -c kc -n '__kc_at '\''update internet'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
 complete -c kc -n '__kc_at '\''update internet'\''' -s p -l path -x -d 'Path on the server.'
@@ -395,8 +411,8 @@ complete -c kc -n '__kc_at '\''delete'\''' -l lock-timeout -x -d 'Wait at most S
 complete -c kc -n '__kc_at '\''delete'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''delete'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''delete'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''delete generic'\''' -s s -l service -x -d 'Service name (primary key, with the account).'
-complete -c kc -n '__kc_at '\''delete generic'\''' -s a -l account -x -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''delete generic'\''' -s s -l service -x -a '(__kc_items --class generic --attribute service)' -d 'Service name (primary key, with the account).'
+complete -c kc -n '__kc_at '\''delete generic'\''' -s a -l account -x -a '(__kc_items --class generic --attribute account)' -d 'Account name (primary key, with the service).'
 complete -c kc -n '__kc_at '\''delete generic'\''' -s l -l label -x -d 'Label: the name people see.'
 complete -c kc -n '__kc_at '\''delete generic'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
 complete -c kc -n '__kc_at '\''delete generic'\''' -s j -l comment -x -d 'Comment.'
@@ -410,8 +426,8 @@ complete -c kc -n '__kc_at '\''delete generic'\''' -l lock-timeout -x -d 'Wait a
 complete -c kc -n '__kc_at '\''delete generic'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''delete generic'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''delete generic'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''delete internet'\''' -s s -l server -x -d 'Server name, e.g. ftp.example.com.'
-complete -c kc -n '__kc_at '\''delete internet'\''' -s a -l account -x -d 'Account (user) name.'
+complete -c kc -n '__kc_at '\''delete internet'\''' -s s -l server -x -a '(__kc_items --class internet --attribute server)' -d 'Server name, e.g. ftp.example.com.'
+complete -c kc -n '__kc_at '\''delete internet'\''' -s a -l account -x -a '(__kc_items --class internet --attribute account)' -d 'Account (user) name.'
 complete -c kc -n '__kc_at '\''delete internet'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
 complete -c kc -n '__kc_at '\''delete internet'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
 complete -c kc -n '__kc_at '\''delete internet'\''' -s p -l path -x -d 'Path on the server.'
@@ -548,8 +564,8 @@ complete -c kc -n '__kc_at '\''history'\''' -l lock-timeout -x -d 'Wait at most 
 complete -c kc -n '__kc_at '\''history'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''history'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''history'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''history generic'\''' -s s -l service -x -d 'Service name (primary key, with the account).'
-complete -c kc -n '__kc_at '\''history generic'\''' -s a -l account -x -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''history generic'\''' -s s -l service -x -a '(__kc_items --class generic --attribute service)' -d 'Service name (primary key, with the account).'
+complete -c kc -n '__kc_at '\''history generic'\''' -s a -l account -x -a '(__kc_items --class generic --attribute account)' -d 'Account name (primary key, with the service).'
 complete -c kc -n '__kc_at '\''history generic'\''' -s l -l label -x -d 'Label: the name people see.'
 complete -c kc -n '__kc_at '\''history generic'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
 complete -c kc -n '__kc_at '\''history generic'\''' -s j -l comment -x -d 'Comment.'
@@ -563,8 +579,8 @@ complete -c kc -n '__kc_at '\''history generic'\''' -l lock-timeout -x -d 'Wait 
 complete -c kc -n '__kc_at '\''history generic'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''history generic'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''history generic'\''' -s h -l help -d 'Show help for kc or for the command.'
-complete -c kc -n '__kc_at '\''history internet'\''' -s s -l server -x -d 'Server name, e.g. ftp.example.com.'
-complete -c kc -n '__kc_at '\''history internet'\''' -s a -l account -x -d 'Account (user) name.'
+complete -c kc -n '__kc_at '\''history internet'\''' -s s -l server -x -a '(__kc_items --class internet --attribute server)' -d 'Server name, e.g. ftp.example.com.'
+complete -c kc -n '__kc_at '\''history internet'\''' -s a -l account -x -a '(__kc_items --class internet --attribute account)' -d 'Account (user) name.'
 complete -c kc -n '__kc_at '\''history internet'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
 complete -c kc -n '__kc_at '\''history internet'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
 complete -c kc -n '__kc_at '\''history internet'\''' -s p -l path -x -d 'Path on the server.'

@@ -73,14 +73,14 @@ let findAnyCommand = CommandSpec(
 
     \(clipHelp)
     """,
-    options: [
+    options: ItemOptions.completingItemNames([
         .value("service", short: "s", valueName: "NAME", help: "Service (generic) or server (internet)."),
         .value("server", valueName: "HOST", help: "The same as --service."),
         .value("account", short: "a", valueName: "NAME", help: "Account name."),
         .value("label", short: "l", valueName: "TEXT", help: "Label."),
         .value("description", short: "D", valueName: "TEXT", help: "Description (kind)."),
         .value("comment", short: "j", valueName: "TEXT", help: "Comment."),
-    ] + findFlags,
+    ], nil) + findFlags,
     examples: ["kc find --all --json", "kc find -s github.com"],
     handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, nil) })
 
@@ -102,7 +102,7 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
 
         \(clipHelp)
         """,
-        options: ItemOptions.flags(for: itemClass).map(\.option) + findFlags,
+        options: ItemOptions.selectingOptions(for: itemClass) + findFlags,
         examples: itemClass == .generic ? ["kc find generic -s github.com -w", "kc find generic -s github.com -w --clip"]
             : ["kc find internet -s FTP.example.com -i"],
         handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
@@ -141,7 +141,7 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
 
         \(generateSpecHelp)
         """,
-        options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
+        options: ItemOptions.selectingOptions(for: itemClass) + [ignoreCaseOption,
             .flag("all", help: "Change every matching item."),
         ] + ItemOptions.setOptions(for: itemClass) + [
             .value("set-require-password", valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
@@ -162,7 +162,7 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
         Deletes the item the attribute flags select. More than one match needs --all (otherwise the matches \
         are listed, nothing changes, and kc exits 2).
         """,
-        options: ItemOptions.flags(for: itemClass).map(\.option) + [ignoreCaseOption,
+        options: ItemOptions.selectingOptions(for: itemClass) + [ignoreCaseOption,
             .flag("all", help: "Delete every matching item."),
         ],
         examples: ["kc delete \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],

@@ -1,7 +1,7 @@
 import Keychain
 
-/// Commands left out of help: the man page (for building kc), the agent, the clipboard's clearer and
-/// git's merge driver.
+/// Commands left out of help: the man page (for building kc), the agent, the clipboard's clearer,
+/// git's merge driver and the item names of the shell completions.
 let hiddenCommands: [CommandSpec] = [agentCommand,
     CommandSpec("__man", abstract: "Print the man page (troff) generated from the command table.", hidden: true,
                 handler: { _, context throws(KeychainError) in
@@ -10,4 +10,5 @@ let hiddenCommands: [CommandSpec] = [agentCommand,
                 }),
     clipboardClearerCommand,
     mergeDriverCommand,
+    completeItemsCommand,
 ]

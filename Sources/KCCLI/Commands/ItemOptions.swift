@@ -44,6 +44,27 @@ enum ItemOptions {
                                  "pop3", "pop3s", "ldap", "ldaps", "telnet", "socks", "afp", "smb", "webdav", "irc"]
     static let authenticationTypes = ["default", "ntlm", "msn", "dpa", "rpa", "httpbasic", "httpdigest", "htmlform"]
 
+    /// The attribute flags of a command that selects existing items (find, update, delete, history),
+    /// completing the names of the vault's items.
+    static func selectingOptions(for itemClass: ItemClass) -> [OptionSpec] {
+        completingItemNames(flags(for: itemClass).map(\.option), itemClass)
+    }
+
+    /// The attribute flags of `itemClass` (both classes when nil: find's -s, --server and -a) with
+    /// the values of the vault's items completed after -s, --service, --server and -a.
+    static func completingItemNames(_ options: [OptionSpec], _ itemClass: ItemClass?) -> [OptionSpec] {
+        options.map { option in
+            var option = option
+            switch (option.long, itemClass) {
+            case ("service", _), ("server", nil): option.completion = .items(itemClass, .service)
+            case ("server", .internet?): option.completion = .items(.internet, .server)
+            case ("account", _): option.completion = .items(itemClass, .account)
+            default: break
+            }
+            return option
+        }
+    }
+
     /// The `--set-ATTR VALUE` options of `update` for a class.
     static func setOptions(for itemClass: ItemClass) -> [OptionSpec] {
         flags(for: itemClass).map { flag in

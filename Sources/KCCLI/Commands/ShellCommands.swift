@@ -12,6 +12,11 @@ let completionsCommand = CommandSpec(
         kc completions fish > ~/.config/fish/completions/kc.fish
 
     (the first line in ~/.bashrc; for zsh, a folder in $fpath).
+
+    Keychain names complete from the keychain folder. Item names (after -s, --service, --server and -a \
+    of find, update, delete and history) complete only while the vault's agent is unlocked (kc unlock), \
+    from the vault that --keychain or --vault, typed earlier on the line, names: the agent lists the items \
+    without their secrets. Otherwise they complete nothing, and never ask for the master password.
     """,
     arguments: [ArgumentSpec("SHELL", help: "bash, zsh or fish.", completion: .choices(Completions.shells))],
     examples: ["kc completions bash", "kc completions zsh > ~/.zfunc/_kc"],

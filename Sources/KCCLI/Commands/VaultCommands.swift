@@ -72,7 +72,7 @@ private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
         Lists every version of the selected item still in the append-only log, oldest first, with the date \
         each was written; 'kc compact' removes all but the current one. Secrets only with -w.
         """,
-        options: ItemOptions.flags(for: itemClass).map(\.option) + [
+        options: ItemOptions.selectingOptions(for: itemClass) + [
             ignoreCaseOption,
             .flag("password", short: "w", help: "Show each version's secret too."),
         ],

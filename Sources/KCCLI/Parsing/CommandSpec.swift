@@ -12,6 +12,9 @@ public enum ValueCompletion: Sendable, Equatable {
     case choices([String])
     /// The names of the keychains in the keychain folder (asked of `kc keychain list --names`).
     case keychains
+    /// The values of an attribute of the vault's items (of one class, or both when nil), asked of
+    /// its unlocked agent only (`kc __complete-items`).
+    case items(ItemClass?, CompletedAttribute)
 }
 
 /// An option of a command or a global option: `--long`, `-s`, taking a value or not.

@@ -1,0 +1,61 @@
+import KCAgent
+import KCCrypto
+import Keychain
+
+/// The item attributes whose values the shell completions offer (after -s, --server and -a).
+public enum CompletedAttribute: String, CaseIterable, Sendable {
+    /// A generic item's service; without a class, a service or a server (as `kc find -s`).
+    case service
+    case server
+    case account
+}
+
+/// `kc __complete-items`: for the shell completions, the values of one attribute of the chosen
+/// vault's items, one per line, sorted, asked only of its unlocked agent. Anything else (no agent,
+/// a locked one, an agent of another build, any failure) prints nothing and exits 0: the
+/// completions never prompt, never read the master password and never run the KDF.
+let completeItemsCommand = CommandSpec(
+    "__complete-items", abstract: "Print item attribute values for the shell completions, from the unlocked agent only.",
+    options: [
+        .value("class", valueName: "CLASS", help: "Only generic or only internet items.",
+               completion: .choices(ItemClass.allCases.map(\.rawValue))),
+        .value("attribute", valueName: "ATTRIBUTE", help: "service, server or account.",
+               completion: .choices(CompletedAttribute.allCases.map(\.rawValue))),
+    ],
+    hidden: true,
+    handler: runCompleteItems)
+
+/// The options of `kc __complete-items` for `completion` ("--class generic --attribute service").
+func completeItemsArguments(_ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> String {
+    (itemClass.map { "--class \($0.rawValue) " } ?? "") + "--attribute \(attribute.rawValue)"
+}
+
+func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let itemClass = invocation.value("class").flatMap(ItemClass.init(rawValue:))
+    let attribute = invocation.value("attribute").flatMap(CompletedAttribute.init(rawValue:)) ?? .service
+    for value in agentItemValues(context, itemClass, attribute) { context.output.writeLine(value) }
+    return 0
+}
+
+/// The distinct values, sorted; empty unless the vault's agent is unlocked and answers.
+private func agentItemValues(_ context: Context, _ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> [String] {
+    guard let endpoint = try? context.agentEndpoint(),
+          let agent = try? AgentClient.connect(endpoint, reauthenticate: { () throws(KeychainError) -> SecureBytes in
+              throw KeychainError(.interactionNotAllowed, "completions never prompt")
+          }),
+          let items = try? agent.allItems(revealing: false) else { return [] }
+    var values = Set<String>()
+    for item in items where itemClass == nil || item.itemClass == itemClass {
+        let value: String?
+        switch attribute {
+        case .service: value = item.attributes[Attribute.service] ?? (itemClass == nil ? item.attributes[Attribute.server] : nil)
+        case .server: value = item.attributes[Attribute.server]
+        case .account: value = item.attributes[Attribute.account]
+        }
+        // One value a line: a value with a control character (a line break) is left out.
+        if let value, !value.isEmpty, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            values.insert(value)
+        }
+    }
+    return values.sorted()
+}

@@ -1,0 +1,169 @@
+"""Item names in the shell completions, from the chosen vault's unlocked agent only: the hidden
+`kc __complete-items` and real bash, zsh and fish completing -s, --server and -a of find, update,
+delete and history. Without an unlocked agent they complete nothing, at once, and never prompt
+nor read the master password (a terminal is there to prompt on, and a password file too)."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from agentsupport import NO_SOURCE, akc, agent_pids, unlock, wait_until  # noqa: F401
+from kcharness import EXIT_AUTH_FAILED
+from test_cli_help import ZSH_CAPTURE
+
+# A value that a shell expanding the candidates would run: it must come back as it is.
+TRAP = "$(touch PWNED)`touch PWNED`"
+
+
+def fill(kc):
+    kc.add_generic("github.com", "me@example.com")
+    kc.add_generic("git lab", "ops")
+    kc.add_generic(TRAP, "trap")
+    kc.add_internet("ftp.example.com", "deploy")
+    kc.ok(["keychain", "create", "work", "--kdf-ops", "1", "--kdf-memory", "8K"])
+    kc.ok(["--keychain", "work", "add", "generic", "-s", "work.example", "-a", "boss", "--password-stdin"], input="x")
+
+
+def complete_items(kc, *args, **kwargs):
+    return kc.ok(["__complete-items", *args], **kwargs).stdout.splitlines()
+
+
+def shell_env(kc):
+    """The user's environment, without a master password source, this kc first on PATH."""
+    env = {name: value for name, value in kc.env.items() if name not in NO_SOURCE}
+    return dict(env, PATH=f"{Path(kc.binary).parent}:/usr/bin:/bin")
+
+
+def bash(kc, tmp_path, *line):
+    """The candidates bash's completion offers for `kc LINE` (the last word being completed)."""
+    script = tmp_path / "kc.bash"
+    script.write_text(kc.ok(["completions", "bash"]).stdout)
+    words = " ".join("'" + str(w).replace("'", "'\\''") + "'" for w in line)
+    program = (f"source '{script}'; COMP_WORDS=(kc {words}); COMP_CWORD={len(line)}; _kc; "
+               "printf '%s\\n' \"${COMPREPLY[@]}\"")
+    result = subprocess.run(["bash", "-c", program], capture_output=True, text=True, env=shell_env(kc),
+                            stdin=subprocess.DEVNULL, cwd=tmp_path, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return [w for w in result.stdout.splitlines() if w]
+
+
+def zsh(kc, tmp_path, line):
+    (tmp_path / "_kc").write_text(kc.ok(["completions", "zsh"]).stdout)
+    (tmp_path / "out").unlink(missing_ok=True)
+    (tmp_path / "capture.zsh").write_text(ZSH_CAPTURE)
+    subprocess.run(["zsh", "-f", str(tmp_path / "capture.zsh")], env=dict(shell_env(kc), DIR=str(tmp_path), LINE=line),
+                   capture_output=True, timeout=60, cwd=tmp_path)
+    out = tmp_path / "out"
+    return {m[len("MATCH:"):] for m in out.read_text().splitlines() if m.startswith("MATCH:")} if out.exists() else set()
+
+
+def fish(kc, tmp_path, line):
+    script = tmp_path / "kc.fish"
+    script.write_text(kc.ok(["completions", "fish"]).stdout)
+    result = subprocess.run(["fish", "-c", f"source {script}; complete -C {shlex_fish(line)}"], capture_output=True,
+                            text=True, env=shell_env(kc), cwd=tmp_path, timeout=60)
+    return sorted(entry.split("\t")[0] for entry in result.stdout.splitlines())
+
+
+def shlex_fish(text):
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@pytest.fixture
+def unlocked(akc):
+    fill(akc)
+    unlock(akc)
+    return akc
+
+
+def test_the_unlocked_agent_gives_the_values_of_each_attribute(unlocked):
+    kc = unlocked
+    assert complete_items(kc, unset=NO_SOURCE) == sorted(["ftp.example.com", "git lab", "github.com", TRAP])
+    assert complete_items(kc, "--class", "generic", "--attribute", "service", unset=NO_SOURCE) == sorted(["git lab", "github.com", TRAP])
+    assert complete_items(kc, "--class", "internet", "--attribute", "server", unset=NO_SOURCE) == ["ftp.example.com"]
+    assert complete_items(kc, "--class", "internet", "--attribute", "account", unset=NO_SOURCE) == ["deploy"]
+    assert complete_items(kc, "--attribute", "account", unset=NO_SOURCE) == ["deploy", "me@example.com", "ops", "trap"]
+    # Another keychain has no agent: nothing.
+    assert complete_items(kc, "--keychain", "work", unset=NO_SOURCE) == []
+
+
+@pytest.mark.parametrize("source", ["file", "none"])
+def test_without_an_agent_nothing_and_never_a_prompt(akc, source):
+    fill(akc)
+    # On a terminal that kc could prompt on, with or without a password file: no prompt, no vault opened.
+    child = akc.spawn(["__complete-items", "--attribute", "account"], unset=() if source == "file" else NO_SOURCE, timeout=30)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and child.before == "", child.before
+    assert not agent_pids(akc), "completing never starts an agent"
+
+
+def test_a_locked_agent_gives_nothing(akc, tmp_path):
+    fill(akc)
+    wrong = akc.write_secret_file(tmp_path / "wrong", "not the password\n")
+    assert akc.run(["unlock"], env={"KC_MASTER_PASSWORD_FILE": str(wrong)}).returncode == EXIT_AUTH_FAILED
+    assert wait_until(lambda: agent_pids(akc), timeout=10), "the agent stays, locked"
+    child = akc.spawn(["__complete-items"], timeout=30)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0 and child.before == ""
+
+
+def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
+    kc = unlocked
+    assert bash(kc, tmp_path, "find", "-s", "git") == ["git lab", "github.com"]
+    assert bash(kc, tmp_path, "find", "--server", "f") == ["ftp.example.com"]
+    assert bash(kc, tmp_path, "find", "internet", "-s", "") == ["ftp.example.com"]
+    assert bash(kc, tmp_path, "update", "generic", "-a", "o") == ["ops"]
+    assert bash(kc, tmp_path, "delete", "internet", "--account", "") == ["deploy"]
+    assert bash(kc, tmp_path, "history", "generic", "--service", "$") == [TRAP]
+    assert not (tmp_path / "PWNED").exists(), "a candidate was expanded by the shell"
+    assert bash(kc, tmp_path, "--keychain", "work", "find", "-s", "") == []      # its own vault: no agent
+    kc.ok(["--keychain", "work", "unlock"])
+    assert bash(kc, tmp_path, "--keychain", "work", "find", "-s", "") == ["work.example"]
+    assert bash(kc, tmp_path, "--vault", kc.home / "data" / "kc" / "work.kc", "find", "generic", "-a", "") == ["boss"]
+
+
+def test_bash_completes_nothing_without_an_agent(akc, tmp_path):
+    fill(akc)
+    assert bash(akc, tmp_path, "find", "-s", "") == []
+    assert bash(akc, tmp_path, "delete", "generic", "-a", "") == []
+    assert not agent_pids(akc)
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_completes_item_names(unlocked, tmp_path):
+    kc = unlocked
+    assert zsh(kc, tmp_path, "kc find -s git") == {"git lab", "github.com"}
+    assert zsh(kc, tmp_path, "kc delete internet -a ") == {"deploy"}
+    assert TRAP in zsh(kc, tmp_path, "kc history generic -s ")
+    assert not (tmp_path / "PWNED").exists()
+    kc.ok(["--keychain", "work", "unlock"])
+    assert zsh(kc, tmp_path, "kc --keychain work update generic -s ") == {"work.example"}
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
+def test_zsh_completes_nothing_without_an_agent(akc, tmp_path):
+    fill(akc)
+    assert zsh(akc, tmp_path, "kc find -s git") == set()
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completes_item_names(unlocked, tmp_path):
+    kc = unlocked
+    assert fish(kc, tmp_path, "kc find -s git") == ["git lab", "github.com"]
+    assert fish(kc, tmp_path, "kc find internet --server ") == ["ftp.example.com"]
+    assert fish(kc, tmp_path, "kc update generic -a o") == ["ops"]
+    assert TRAP in fish(kc, tmp_path, "kc history generic -s ")
+    assert not (tmp_path / "PWNED").exists()
+    kc.ok(["--keychain", "work", "unlock"])
+    assert fish(kc, tmp_path, "kc --keychain work delete generic -s ") == ["work.example"]
+    assert fish(kc, tmp_path, "kc --keychain=work find -a ") == ["boss"]
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+def test_fish_completes_nothing_without_an_agent(akc, tmp_path):
+    fill(akc)
+    assert fish(akc, tmp_path, "kc find -s ") == []
