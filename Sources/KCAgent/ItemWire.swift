@@ -10,13 +10,18 @@ extension WireWriter {
     }
     mutating func attribute(_ value: Attribute) { u8(UInt8(Attribute.allCases.firstIndex(of: value)!)) }
 
-    mutating func attributes(_ value: ItemAttributes) {
-        itemClass(value.itemClass)
-        u32(UInt32(value.values.count))
-        for (key, text) in value.values {
+    /// A count, then (attribute, text) pairs: an item's values or a query's filters.
+    mutating func values(_ value: [Attribute: String]) {
+        u32(UInt32(value.count))
+        for (key, text) in value {
             attribute(key)
             string(text)
         }
+    }
+
+    mutating func attributes(_ value: ItemAttributes) {
+        itemClass(value.itemClass)
+        values(value.values)
         bool(value.requirePassword)
     }
 
@@ -30,11 +35,7 @@ extension WireWriter {
 
     mutating func query(_ value: Query) {
         itemClass(value.itemClass)
-        u32(UInt32(value.filters.count))
-        for (key, text) in value.filters {
-            attribute(key)
-            string(text)
-        }
+        values(value.filters)
         bool(value.ignoreCase)
         bool(value.matchAll)
         bool(value.itemID != nil)
@@ -67,14 +68,18 @@ extension WireReader {
         return Attribute.allCases[raw]
     }
 
-    mutating func attributes() throws(AgentError) -> ItemAttributes {
-        var result = ItemAttributes(try requiredItemClass())
+    mutating func values() throws(AgentError) -> [Attribute: String] {
+        var result: [Attribute: String] = [:]
         for _ in 0..<(try count(minimumSize: 5)) {
             let key = try attribute()
-            result.values[key] = try string()
+            result[key] = try string()
         }
-        result.requirePassword = try bool()
         return result
+    }
+
+    mutating func attributes() throws(AgentError) -> ItemAttributes {
+        let itemClass = try requiredItemClass()
+        return ItemAttributes(itemClass, try values(), requirePassword: try bool())
     }
 
     mutating func item() throws(AgentError) -> Item {
@@ -86,10 +91,7 @@ extension WireReader {
 
     mutating func query() throws(AgentError) -> Query {
         var result = Query(itemClass: try itemClass())
-        for _ in 0..<(try count(minimumSize: 5)) {
-            let key = try attribute()
-            result.filters[key] = try string()
-        }
+        result.filters = try values()
         result.ignoreCase = try bool()
         result.matchAll = try bool()
         if try bool() { result.itemID = try bytes() }

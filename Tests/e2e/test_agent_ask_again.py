@@ -4,8 +4,7 @@ or other items, does not; setting or removing the mark needs it too."""
 import pytest
 
 import agentwire
-from test_agent_concurrency import unlock
-from test_agent_process import start_agent, stop
+from test_agent_process import running_agent
 
 MARKED = agentwire.query("generic", service="bank")
 
@@ -13,14 +12,10 @@ MARKED = agentwire.query("generic", service="bank")
 @pytest.fixture
 def marked(kc_ready):
     """The socket of an unlocked agent whose vault holds the marked item bank (secret "pin")."""
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
+    with running_agent(kc_ready, unlocked=True) as (_, path):
         name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"pin", require_password=True, service="bank"))
         assert name == "items"
         yield path
-    finally:
-        stop(process)
 
 
 def test_a_marked_secret_needs_the_master_password_again(kc_ready, marked):

@@ -11,7 +11,7 @@ import time
 
 import agentwire
 from procsampler import Sampler
-from test_agent_process import start_agent, stop
+from test_agent_process import running_agent, start_agent
 
 FIND = ["find", "generic", "-w", "-s"]
 
@@ -58,21 +58,15 @@ def test_sigkill_at_random_moments_loses_nothing_acknowledged(kc_ready):
         process.wait(5)
         assert path.exists(), "SIGKILL leaves the socket file behind: the next agent must cope"
     assert acknowledged, "no write was acknowledged before the kills"
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         missing = [s for s in acknowledged if agent_secret(path, s) != s.encode()]
         assert missing == []
-    finally:
-        stop(process)
     kc_ready.ok(["check"])
 
 
 def test_other_processes_append_compact_and_change_password_while_the_agent_serves(kc_ready):
     kc_ready.add_generic("before", "me", "one")
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         assert agent_secret(path, "before") == b"one"
         kc_ready.add_generic("appended", "me", "two")
         assert agent_secret(path, "appended") == b"two"
@@ -90,20 +84,14 @@ def test_other_processes_append_compact_and_change_password_while_the_agent_serv
         assert name == "items"
         assert kc_ready.ok([*FIND, "through-agent"]).stdout == "four\n"
         assert process.poll() is None
-    finally:
-        stop(process)
 
 
 def test_a_key_rotation_by_another_process_locks_the_agent(kc_ready):
     kc_ready.add_generic("item", "me", "one")
-    process, path = start_agent(kc_ready)
-    try:
-        unlock(kc_ready, path)
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         kc_ready.ok(["passwd", "--rotate-key", "--new-password-file", str(kc_ready.password_file)])
         assert process.wait(10) == 0
         assert kc_ready.ok([*FIND, "item"]).stdout == "one\n"
-    finally:
-        stop(process)
 
 
 def test_no_memlock_allowance_is_not_fatal(kc_ready):
@@ -112,26 +100,18 @@ def test_no_memlock_allowance_is_not_fatal(kc_ready):
     def no_memlock():
         resource.setrlimit(resource.RLIMIT_MEMLOCK, (0, 0))
 
-    process, path = start_agent(kc_ready, preexec_fn=no_memlock)
-    try:
-        unlock(kc_ready, path)
+    with running_agent(kc_ready, preexec_fn=no_memlock, unlocked=True) as (process, path):
         assert agent_secret(path, "item") == b"one"
         assert agent_secret(path, "nothing") == "failure"
-    finally:
-        stop(process)
 
 
 def test_no_secret_in_any_argv_or_environment_while_the_agent_serves(kc_ready):
     kc_ready.add_generic("item", "me", "the item secret")
     sampler = Sampler(None, [kc_ready.master_password.encode(), b"the item secret"])
     try:
-        process, path = start_agent(kc_ready)
-        try:
-            unlock(kc_ready, path)
+        with running_agent(kc_ready, unlocked=True) as (_, path):
             for _ in range(20):
                 assert agent_secret(path, "item") == b"the item secret"
-        finally:
-            stop(process)
     finally:
         sampler.stop()
     print(f"{sampler.samples} samples of {Sampler.PLACES}")

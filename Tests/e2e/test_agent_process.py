@@ -1,6 +1,7 @@
 """The agent process itself (`kc agent`), driven through its wire protocol (agentwire.py):
 unlock, lookups, lock means exit, peers of another user refused, another build stopped, the
 vault replaced, signals, and timers."""
+import contextlib
 import os
 import signal
 import subprocess
@@ -32,6 +33,19 @@ def start_agent(kc, *extra, **popen):
     pytest.fail(f"the agent did not listen: {process.communicate()}")
 
 
+@contextlib.contextmanager
+def running_agent(kc, *extra, unlocked=False, **popen):
+    """`kc agent --foreground` for the duration of a with block (unlocked first when asked):
+    yields (process, socket path); the agent is killed at the end if still running."""
+    process, path = start_agent(kc, *extra, **popen)
+    try:
+        if unlocked:
+            assert agentwire.request(path, "unlock", agentwire.unlock_body(kc.master_password))[0] == "done"
+        yield process, path
+    finally:
+        stop(process)
+
+
 def stop(process):
     if process.poll() is None:
         process.kill()
@@ -40,8 +54,7 @@ def stop(process):
 
 def test_unlock_find_lock(kc_ready):
     kc_ready.add_generic("github.com", "me", "hunter2")
-    process, path = start_agent(kc_ready)
-    try:
+    with running_agent(kc_ready) as (process, path):
         assert agentwire.status(path)["unlocked"] is False
         name, _ = agentwire.request(path, "find", agentwire.find_body(agentwire.query("generic", service="github.com")))
         assert name == "locked"
@@ -62,13 +75,10 @@ def test_unlock_find_lock(kc_ready):
         assert name == "done"
         assert process.wait(5) == 0
         assert not path.exists()
-    finally:
-        stop(process)
 
 
 def test_a_peer_of_another_user_is_refused(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
+    with running_agent(kc_ready) as (process, path):
         # Let nobody reach the socket (its mode 0600 and the folder's 0700 would stop it before
         # the agent could): a relative connect from inside the folder, opened up for the test.
         os.chmod(path.parent, 0o711)
@@ -88,13 +98,10 @@ def test_a_peer_of_another_user_is_refused(kc_ready):
         _, code = os.waitpid(child, 0)
         assert os.waitstatus_to_exitcode(code) == 0, "the agent answered a peer of another uid"
         assert process.poll() is None
-    finally:
-        stop(process)
 
 
 def test_another_build_is_asked_to_stop_and_exits(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
+    with running_agent(kc_ready) as (process, path):
         connection = agentwire.Connection(path, build="some-other-build")
         assert connection.build == agentwire.TEST_BUILD
         # Anything but Shutdown is ignored by an agent of another build.
@@ -106,64 +113,44 @@ def test_another_build_is_asked_to_stop_and_exits(kc_ready):
         connection = agentwire.Connection(path, build="some-other-build")
         connection.sock.sendall(agentwire.frame(agentwire.REQUEST["shutdown"]))
         assert process.wait(5) == 0
-    finally:
-        stop(process)
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_termination_signal_locks_and_exits(kc_ready, signum):
-    process, path = start_agent(kc_ready)
-    try:
-        assert agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password))[0] == "done"
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         process.send_signal(signum)
         assert process.wait(5) == 0
         assert not path.exists()
-    finally:
-        stop(process)
 
 
 def test_removing_the_socket_path_ends_the_agent(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
+    with running_agent(kc_ready) as (process, path):
         path.unlink()
         assert process.wait(10) == 0
-    finally:
-        stop(process)
 
 
 def test_the_vault_replaced_by_another_vault_ends_the_agent(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
-        assert agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password))[0] == "done"
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         other = kc_ready.home / "other.kc"
         kc_ready.ok(["init", "--vault", str(other), "--kdf-ops", "1", "--kdf-memory", "8K"])
         os.replace(other, kc_ready.vault_path)
         assert process.wait(10) == 0
-    finally:
-        stop(process)
 
 
 def test_the_idle_timer_locks_and_status_does_not_refresh_it(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
+    with running_agent(kc_ready) as (process, path):
         assert agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password, idle=1.5))[0] == "done"
         deadline = time.monotonic() + 1.0
         while time.monotonic() < deadline:
             agentwire.status(path)
             time.sleep(0.1)
         assert process.wait(10) == 0
-    finally:
-        stop(process)
 
 
 def test_the_vault_removed_ends_the_agent(kc_ready):
-    process, path = start_agent(kc_ready)
-    try:
-        assert agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password))[0] == "done"
+    with running_agent(kc_ready, unlocked=True) as (process, path):
         kc_ready.vault_path.unlink()
         assert process.wait(10) == 0
-    finally:
-        stop(process)
 
 
 def test_kc_unlock_starts_a_detached_agent_with_a_minimal_environment(kc_ready):
