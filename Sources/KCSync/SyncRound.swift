@@ -37,8 +37,8 @@ public struct SyncRound {
         public var sent = 0
         /// Items edited concurrently on two machines (the later edit won).
         public var conflicts = 0
-        /// Devices whose records the remote lacked although this machine had seen them (the
-        /// remote was older than a copy seen before); the union put them back.
+        /// Devices whose records the remote lacked although this machine had fetched or pushed
+        /// them before (the remote's branch was reset to an older commit); the push put them back.
         public var missingOnRemote: [[UInt8]] = []
         /// True when the remote was already up to date with the vault.
         public var pushed = false
@@ -60,14 +60,13 @@ public struct SyncRound {
         var attempt = 0
         while true {
             attempt += 1
+            let seen = try remoteVector(key: lease.key)
             try copy.git.run(["fetch", "-q", "origin"])
-            if try copy.count("HEAD..@{u}") > 0 {
-                if let remote = try copy.vaultBytes(at: "@{u}") {
-                    let vector = VersionVector(records: try Self.records(remote, key: lease.key))
-                    report.missingOnRemote = vector.devicesBehind(lease.anchor)
-                }
-                try merge()
+            if let seen, let now = try remoteVector(key: lease.key) {
+                report.missingOnRemote = Array(Set(report.missingOnRemote + now.devicesBehind(seen)))
+                    .sorted { $0.lexicographicallyPrecedes($1) }
             }
+            if try copy.count("HEAD..@{u}") > 0 { try merge() }
             guard try copy.count("@{u}..HEAD") > 0 else { break }
             let upstream = try copy.vaultBytes(at: "@{u}").map { try Self.records($0, key: lease.key) } ?? []
             let push = try copy.git.attempt(["push", "-q", "origin", "HEAD"])
@@ -97,6 +96,12 @@ public struct SyncRound {
         report.sent = Set(sentRecords.filter { $0.payload.kind != .compaction }.map(\.payload.itemID)).count
         report.conflicts = after.conflicts.count
         return (merged.bytes, report)
+    }
+
+    /// The version vector of the remote's vault as this copy last fetched it (its upstream branch),
+    /// nil when it has none. A fetch that lowers it means the remote lost records this machine saw.
+    private func remoteVector(key: SecureBytes) throws -> VersionVector? {
+        try copy.vaultBytes(at: "@{u}").map { VersionVector(records: try Self.records($0, key: key)) }
     }
 
     /// `git merge` of the upstream branch with kc's driver; a merge that stops is aborted.

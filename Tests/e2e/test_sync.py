@@ -264,3 +264,17 @@ def test_continue_finishes_a_merge_git_stopped(pair):
     assert secret(desktop, "from-laptop") == "pw1" and secret(desktop, "in-sync-copy") == "pw2"
     laptop.ok(["sync"])
     assert secret(laptop, "in-sync-copy") == "pw2"
+
+
+def test_a_remote_reset_to_an_older_commit_is_reported_and_repaired(pair, remote):
+    laptop, desktop = pair
+    old = git(remote, "rev-parse", "main").strip()
+    laptop.add_generic("later", "me", "pw1")
+    laptop.ok(["sync"])
+    git(remote, "update-ref", "refs/heads/main", old)   # the host (or an attacker) rolls the branch back
+    result = laptop.ok(["sync"])
+    assert "the remote was missing records of device" in result.stderr
+    assert git(remote, "rev-parse", "main").strip() != old
+    assert "received: 1 added" in desktop.ok(["sync"]).stdout
+    assert secret(desktop, "later") == "pw1"
+    assert "missing" not in laptop.ok(["sync"]).stderr, "reported once"
