@@ -17,6 +17,18 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+/* Not visible to Swift without _GNU_SOURCE, so declared or defined here: pipe2 and accept4 (both
+ * since glibc 2.10); posix_spawn's closing of every descriptor above the ones a child is given
+ * (glibc 2.34 and later: the child closes every descriptor from `from` up before it runs the
+ * program); and glibc's posix_spawn flag that makes the child a session leader (setsid),
+ * POSIX_SPAWN_SETSID, whose value is 0x80 since glibc 2.26. */
+#ifndef __USE_GNU
+extern int pipe2(int fds[2], int flags);
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+#endif
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+#define KC_POSIX_SPAWN_SETSID 0x80
+
 /* prctl is variadic and absent from Swift's Glibc module: wrap what kc needs. */
 static inline int kc_set_not_dumpable(void) { return prctl(PR_SET_DUMPABLE, 0, 0, 0, 0); }
 static inline int kc_disable_core_files(void) {
@@ -137,10 +149,11 @@ static inline int kc_unix_listen(const char *path, int backlog) {
     return fd;
 }
 
+/* A connection accepted on `fd`, close-on-exec from the start (accept4): no child started by
+ * another thread meanwhile inherits it. */
 static inline int kc_unix_accept(int fd) {
     int result;
-    do { result = accept(fd, NULL, NULL); } while (result < 0 && errno == EINTR);
-    if (result >= 0) fcntl(result, F_SETFD, FD_CLOEXEC);
+    do { result = accept4(fd, NULL, NULL, SOCK_CLOEXEC); } while (result < 0 && errno == EINTR);
     return result;
 }
 
@@ -186,13 +199,8 @@ static inline int kc_receive_exactly(int fd, void *bytes, size_t count) {
     return 0;
 }
 
-/* A pipe whose two ends are close-on-exec. */
-static inline int kc_pipe(int fds[2]) {
-    if (pipe(fds) != 0) return -1;
-    fcntl(fds[0], F_SETFD, FD_CLOEXEC);
-    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
-    return 0;
-}
+/* A pipe whose two ends are close-on-exec from the start (pipe2). */
+static inline int kc_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
 
 /* A descriptor that becomes readable when process `pid` exits (pidfd_open). */
 static inline int kc_pidfd_open(int pid) { return (int)syscall(SYS_pidfd_open, pid, 0); }
@@ -232,18 +240,4 @@ static inline int kc_poll_two(int a, int b, double seconds) {
     return (entries[0].revents ? 1 : 0) | (entries[1].revents ? 2 : 0);
 }
 
-#ifndef POSIX_SPAWN_SETSID
-#define POSIX_SPAWN_SETSID 0x80
-#endif
-
-/* Not visible to Swift without _GNU_SOURCE: posix_spawn's closing of every descriptor above the
- * ones a child is given, and glibc's posix_spawn flag that makes the child a session leader
- * (setsid), value 0x80 since glibc 2.26. */
-/* glibc 2.34 and later: the child closes every descriptor from `from` up before it runs the program. */
-extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
-#ifdef POSIX_SPAWN_SETSID
-#define KC_POSIX_SPAWN_SETSID POSIX_SPAWN_SETSID
-#else
-#define KC_POSIX_SPAWN_SETSID 0x80
-#endif
 #endif
