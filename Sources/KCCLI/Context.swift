@@ -71,7 +71,7 @@ public final class Context {
     public func showProgress(_ title: String) {
         guard progress == nil else { return }
         progress = ProgressLine(title: title, errors: errors)
-        output.progress = progress
+        output.progress = output.isTerminal ? progress : nil   // results on the same screen erase it first
         errors.progress = progress
     }
 

@@ -12,10 +12,12 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         throw usageError("unknown export format '\(format)'", hint: "choose json or csv")
     }
     func writeItems(_ items: [Item], withSecrets: Bool, to out: Output) {
+        // Progress only while the items go elsewhere than the terminal it is drawn on.
+        let written: ((Int) -> Void)? = out.isTerminal ? nil : { context.progress?.show("writing items", done: $0, total: items.count) }
         if format == "csv" {
-            CSVWriter.write(items, withSecrets: withSecrets, to: out)
+            CSVWriter.write(items, withSecrets: withSecrets, to: out, written: written)
         } else {
-            ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: out)
+            ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: out, written: written)
         }
     }
     let withSecrets = invocation.flag("with-secrets")

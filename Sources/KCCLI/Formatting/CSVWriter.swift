@@ -9,9 +9,11 @@ import Keychain
 /// An unset attribute is an empty cell, an attribute set to the empty string a quoted empty cell (`""`).
 /// The require-password mark is `yes`, or an empty cell when the item has none.
 enum CSVWriter {
-    static func write(_ items: [Item], withSecrets: Bool, to out: Output) {
+    /// `written` is told after each item how many were written.
+    static func write(_ items: [Item], withSecrets: Bool, to out: Output, written: ((Int) -> Void)? = nil) {
         out.write(ItemCSVReader.columns.joined(separator: ",") + "\r\n")
-        for item in items {
+        for (index, item) in items.enumerated() {
+            defer { written?(index + 1) }
             var cells: [String] = []
             for column in ItemCSVReader.columns.dropLast(2) {
                 // An unset attribute is an empty cell; an empty value is "" (kept apart on import).

@@ -39,7 +39,9 @@ enum ItemPrinter {
 
     /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
     /// `exactDates` adds `createdMs` and `modifiedMs` (milliseconds since 1970, as stored: `export`).
-    static func writeJSON(_ items: [Item], withSecrets: Bool, exactDates: Bool = false, to out: Output) {
+    /// `written` is told after each item how many were written.
+    static func writeJSON(_ items: [Item], withSecrets: Bool, exactDates: Bool = false, to out: Output,
+                          written: ((Int) -> Void)? = nil) {
         if items.isEmpty {
             out.writeLine("[]")
             return
@@ -54,6 +56,7 @@ enum ItemPrinter {
             if exactDates { out.write(", \"createdMs\": \(item.created), \"modifiedMs\": \(item.modified)") }
             if withSecrets { writeSecretField(item.secret, to: out) }
             out.write(index + 1 < items.count ? "},\n" : "}\n")
+            written?(index + 1)
         }
         out.write("]\n")
     }

@@ -11,6 +11,7 @@ public final class ProgressLine {
     /// The characters of the line drawn last (0: nothing on the screen).
     private var drawnWidth = 0
     private var lastDraw = -Double.infinity
+    private var lastStage = ""
 
     /// Redraws at most this often.
     static let interval = 0.1
@@ -22,11 +23,13 @@ public final class ProgressLine {
         self.descriptor = descriptor
     }
 
-    /// Shows `done` of `total` of `stage`, unless the line was drawn less than `interval` ago.
+    /// Shows `done` of `total` of `stage`, unless the line was drawn less than `interval` ago for
+    /// the same stage (a new stage shows at once).
     func show(_ stage: String, done: Int, total: Int) {
         let now = BootClock.now()
-        guard now - lastDraw >= Self.interval else { return }
+        guard now - lastDraw >= Self.interval || stage != lastStage else { return }
         lastDraw = now
+        lastStage = stage
         let percent = total > 0 ? min(100, max(0, done) * 100 / total) : 0
         let text = "kc: \(title): \(stage) \(percent)%"
         let width = text.unicodeScalars.count
