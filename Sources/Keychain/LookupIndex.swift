@@ -42,12 +42,13 @@ struct LookupIndex {
         [Attribute.service, .server].compactMap { attribute in stored.lowercasedValue(attribute).map { key(attribute, $0) } }
     }
 
-    /// 64-bit FNV-1a of the attribute's name and the value.
+    /// A 64-bit hash of the attribute and the value. Swift's own string hashing: equal for
+    /// canonically equivalent strings, as `Query.matches` compares them (the index lives only in
+    /// this process, so its per-process seed does no harm).
     private static func key(_ attribute: Attribute, _ value: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in attribute.rawValue.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        hash = (hash ^ 0) &* 0x0000_0100_0000_01b3
-        for byte in value.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return hash
+        var hasher = Hasher()
+        hasher.combine(attribute)
+        hasher.combine(value)
+        return UInt64(bitPattern: Int64(hasher.finalize()))
     }
 }

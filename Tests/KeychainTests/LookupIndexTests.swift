@@ -31,6 +31,7 @@ final class LookupIndexTests: XCTestCase {
         try writer.add(ItemAttributes(.generic, [.service: "github.com", .account: "you"]), secret: secret("b"))
         try writer.add(ItemAttributes(.internet, [.server: "github.com", .account: "me"]), secret: secret("c"))
         try writer.add(ItemAttributes(.generic, [.service: "été", .account: "x"]), secret: secret("d"))
+        try writer.add(ItemAttributes(.generic, [.service: "caf\u{E9}", .account: "x"]), secret: secret("f"))
         _ = try indexed.allItems()   // builds the lookup, then follows the writes below incrementally
         try writer.update(Query(itemClass: .generic, filters: [.account: "you"]), changes: [.service: "gitlab.com"], secret: nil)
         try indexed.delete(Query(itemClass: .generic, filters: [.service: "été"]))
@@ -45,6 +46,8 @@ final class LookupIndexTests: XCTestCase {
             [Query(filters: [.service: "nothing"])],
             [Query(filters: [.service: "gitlab.com"]), Query(filters: [.server: "GitHub.com"], ignoreCase: true, matchAll: true)],
             [Query(filters: [.account: "me"], matchAll: true)],
+            [Query(filters: [.service: "cafe\u{301}"])],   // canonically equivalent to "café"
+            [Query(filters: [.service: "CAFE\u{301}"], ignoreCase: true)],
         ]
         for query in queries {
             XCTAssertEqual(ids(indexed, query), ids(scanning, query), "\(query)")
@@ -67,5 +70,6 @@ final class LookupIndexTests: XCTestCase {
         XCTAssertEqual(try indexed.update(Query(filters: [.server: "GITHUB.com"], ignoreCase: true), changes: [.label: "l"], secret: nil).count, 1)
         XCTAssertEqual(ids(scanning, [Query(filters: [.label: "l"], matchAll: true)]).count, 1)
         XCTAssertEqual(ids(indexed, queries[5]).count, 1)
+        XCTAssertEqual(ids(indexed, queries[9]).count, 1, "a decomposed é finds the composed one")
     }
 }
