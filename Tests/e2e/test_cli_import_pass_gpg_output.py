@@ -3,7 +3,10 @@ attachment, or a small file that decompresses to gigabytes), write a lot on its 
 after the entry, or take its time. A fake `gpg` first on PATH plays each part; the store's `.gpg` files
 hold the plaintext it prints."""
 import os
+import subprocess
+import time
 
+import procmemory
 from kcharness import EXIT_DECODE, assert_failure, items_with_secrets, only_item
 
 NOISE = "yes 'gpg: WARNING: unsafe permissions on configuration file' | head -c 204800 >&2"
@@ -55,3 +58,28 @@ def test_an_entry_over_1_mib_decrypted_is_rejected_by_name_and_much_error_output
     assert [only_item(items, service=name)["password"] for name in ("noisy-first", "noisy-after", "plain")] == [
         "first-pw", "after-pw", "plain-pw"]
 
+
+
+def test_the_text_of_other_note_lines_stays_in_locked_memory(kc_ready, tmp_path):
+    """While gpg decrypts the last entry, the text before the colon of the other lines of the entries read
+    is nowhere in kc's ordinary memory: only the names login, user, username and url are compared, in place.
+    (The lines are 300-odd bytes: a freed copy of that size stays in the heap until one of its size is made.)"""
+    secret = "recovery-code-8f3k2x9q7-" + "q7" * 150
+    store, env = make_store(tmp_path, {f"a{i}": f"pw{i}\n{secret}-{i}:used\nlogin: me\n" for i in range(20)}
+                            | {"zz-waits": "last-pw\n"})
+    fifo, started = tmp_path / "fifo", tmp_path / "started"
+    os.mkfifo(fifo)
+    process = kc_ready.popen(["import", "pass", str(store)], stdin=subprocess.DEVNULL,
+                             env={**env, "PASS_TEST_FIFO": str(fifo), "PASS_TEST_STARTED": str(started)})
+    try:
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert process.poll() is None and time.monotonic() < deadline, process.communicate()
+            time.sleep(0.05)
+        hits = procmemory.find(process.pid, secret[:64].encode())
+        assert hits and all(hit.locked for hit in hits), hits
+    finally:
+        with open(fifo, "w"):
+            pass
+        process.communicate(timeout=60)
+    assert process.returncode == 0

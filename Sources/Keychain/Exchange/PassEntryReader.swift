@@ -53,12 +53,19 @@ public enum PassEntryReader {
         return entry
     }
 
+    /// The names of the lines that become attributes, lowercase.
+    private static let fieldNames = ["login", "user", "username", "url"]
+
     /// The lowercased key and the value of a `login:`, `user:`, `username:` or `url:` line (blanks
-    /// after the colon dropped); nil for any other line, which is never decoded.
+    /// after the colon dropped); nil for any other line, which is compared in place, never copied
+    /// or decoded.
     private static func field(_ line: UnsafeRawBufferPointer) -> (key: String, value: String)? {
-        guard let colon = line.firstIndex(of: 0x3A) else { return nil }
-        let lowercased = line[..<colon].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
-        guard let key = ["login", "user", "username", "url"].first(where: { Array($0.utf8) == lowercased }) else { return nil }
+        guard let colon = line.firstIndex(of: 0x3A),
+              // A byte ORed with 0x20 equals a lowercase letter only when it is that letter in either case.
+              let key = fieldNames.first(where: { name in
+                  name.utf8.count == colon && zip(name.utf8, line).allSatisfy { $0 == $1 | 0x20 }
+              })
+        else { return nil }
         let value = line[(colon + 1)...].drop { $0 == 0x20 || $0 == 0x09 }
         return (key, String(decoding: value, as: UTF8.self))
     }
