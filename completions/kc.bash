@@ -81,7 +81,7 @@ _kc() {
         word="${COMP_WORDS[i]}"
         if ((skip)); then skip=0; continue; fi
         if [[ "$word" == -* ]]; then
-            case "$word" in --vault|--keychain) vault+=("$word" "${COMP_WORDS[i+1]}") ;; esac
+            case "$word" in --vault|--keychain) vault+=("$word" "${COMP_WORDS[i+1]/#\~\//$HOME/}") ;; esac
             [[ " $(_kc_value_options "$path") " == *" $word "* ]] && skip=1
             continue
         fi

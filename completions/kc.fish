@@ -146,7 +146,7 @@ function __kc_items --description 'Item names from the unlocked agent only (neve
     set -l vault
     set -l take 0
     for word in $tokens[2..-1]
-        if test $take = 1; set -a vault $word; set take 0; continue; end
+        if test $take = 1; set -a vault (string replace -r '^~/' "$HOME/" -- $word); set take 0; continue; end
         switch $word
             case --vault --keychain
                 set -a vault $word; set take 1

@@ -124,6 +124,7 @@ def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
     kc.ok(["--keychain", "work", "unlock"])
     assert bash(kc, tmp_path, "--keychain", "work", "find", "-s", "") == ["work.example"]
     assert bash(kc, tmp_path, "--vault", kc.home / "data" / "kc" / "work.kc", "find", "generic", "-a", "") == ["boss"]
+    assert bash(kc, tmp_path, "--vault", "~/data/kc/work.kc", "find", "-a", "") == ["boss"]   # as typed: ~ is HOME
 
 
 def test_bash_completes_nothing_without_an_agent(akc, tmp_path):
@@ -142,6 +143,7 @@ def test_zsh_completes_item_names(unlocked, tmp_path):
     assert not (tmp_path / "PWNED").exists()
     kc.ok(["--keychain", "work", "unlock"])
     assert zsh(kc, tmp_path, "kc --keychain work update generic -s ") == {"work.example"}
+    assert zsh(kc, tmp_path, "kc --vault ~/data/kc/work.kc find -a ") == {"boss"}
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh is not installed")
@@ -161,6 +163,7 @@ def test_fish_completes_item_names(unlocked, tmp_path):
     kc.ok(["--keychain", "work", "unlock"])
     assert fish(kc, tmp_path, "kc --keychain work delete generic -s ") == ["work.example"]
     assert fish(kc, tmp_path, "kc --keychain=work find -a ") == ["boss"]
+    assert fish(kc, tmp_path, "kc --vault ~/data/kc/work.kc find -a ") == ["boss"]
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
