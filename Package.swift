@@ -52,7 +52,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KeychainTests", dependencies: ["Keychain", "KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCSyncTests", dependencies: ["KCSync", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
+        .testTarget(name: "KCSyncTests", dependencies: ["KCSync", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),

@@ -35,7 +35,8 @@ public struct SyncCopy: Sendable {
         /// The folder already exists (`create`) or is not a sync copy (no vault file in it).
         case folderExists(String)
         case noVaultFile(folder: String)
-        /// The remote's vault could not be merged (a merge failure) or read.
+        /// The copies could not be merged or read. Its side `.ours` is the live vault, `.theirs` the
+        /// sync copy or the remote's copy, whichever way round the merge ran.
         case merge(MergeError)
         /// git stopped a merge with a conflict in the vault file (the driver could not merge).
         case mergeStopped(String)
@@ -124,12 +125,18 @@ public struct SyncCopy: Sendable {
     public func export(_ live: [UInt8], key: SecureBytes, identity: [String]) throws -> Bool {
         let current = try vaultBytes()
         let merged: VaultMerge.Result
-        do { merged = try VaultMerge.merge(ours: current, theirs: live, key: key) } catch { throw Problem.merge(error) }
+        do { merged = try VaultMerge.merge(ours: current, theirs: live, key: key) } catch { throw Problem.merge(Self.swappingSides(error)) }
         if merged.bytes != current { try store(merged.bytes, to: filePath) }
         try git.run(["add", "--", fileName, ".gitattributes"])
         guard try !git.attempt(["diff", "--cached", "--quiet"]).termination.succeeded else { return false }
         try git.run(identity + ["commit", "-q", "-m", commitMessage])
         return true
+    }
+
+    /// `error` of a merge into the sync copy, told as of the live vault (ours) and the copy (theirs).
+    static func swappingSides(_ error: MergeError) -> MergeError {
+        guard case .unreadable(let side, let problem) = error else { return error }
+        return .unreadable(side == .ours ? .theirs : .ours, problem)
     }
 
     /// True while a merge git stopped is under way in the copy (`.git/MERGE_HEAD`).
@@ -140,7 +147,7 @@ public struct SyncCopy: Sendable {
     public func finishMerge(key: SecureBytes, identity: [String]) throws {
         if let ours = try vaultBytes(at: ":2"), let theirs = try vaultBytes(at: ":3") {
             let merged: VaultMerge.Result
-            do { merged = try VaultMerge.merge(ours: ours, theirs: theirs, key: key) } catch { throw Problem.merge(error) }
+            do { merged = try VaultMerge.merge(ours: ours, theirs: theirs, key: key) } catch { throw Problem.merge(Self.swappingSides(error)) }
             try store(merged.bytes, to: filePath)
         }
         try git.run(["add", "--", fileName])

@@ -84,7 +84,7 @@ public struct SyncRound {
         let synced = try copy.vaultBytes()
         let merged: VaultMerge.Result
         do { merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, key: lease.key) } catch { throw SyncCopy.Problem.merge(error) }
-        let before = ItemStates(records: try Self.records(lease.bytes, key: lease.key)), after = merged.states
+        let before = ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)), after = merged.states
         for (id, item) in after.items {
             guard let old = before.items[id] else {
                 if !item.isDeleted { report.added += 1 }
@@ -123,7 +123,8 @@ public struct SyncRound {
             || message.contains("cannot lock ref")
     }
 
-    static func records(_ bytes: [UInt8], key: SecureBytes) throws -> [VaultRecord] {
-        do { return try VaultImage(bytes: bytes, key: key).records } catch { throw SyncCopy.Problem.merge(.unreadable(.theirs, error)) }
+    /// The records of `bytes` read whole with `key` (`side` says whose copy it is, for the error).
+    static func records(_ bytes: [UInt8], key: SecureBytes, side: MergeSide = .theirs) throws -> [VaultRecord] {
+        do { return try VaultImage(bytes: bytes, key: key).records } catch { throw SyncCopy.Problem.merge(.unreadable(side, error)) }
     }
 }

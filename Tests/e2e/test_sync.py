@@ -278,3 +278,17 @@ def test_a_remote_reset_to_an_older_commit_is_reported_and_repaired(pair, remote
     assert "received: 1 added" in desktop.ok(["sync"]).stdout
     assert secret(desktop, "later") == "pw1"
     assert "missing" not in laptop.ok(["sync"]).stderr, "reported once"
+
+
+def test_a_rotated_key_is_refused_cleanly_until_supported(pair, tmp_path):
+    """`kc passwd --rotate-key` on one machine: the sync copy is sealed under the old key, so the
+    export cannot read it; kc says so and changes nothing (carrying key changes is not built yet)."""
+    laptop, _ = pair
+    new = KC.write_secret_file(tmp_path / "new-password", "a new master password\n")
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new])
+    laptop.write_secret_file(laptop.password_file, "a new master password\n")
+    before = laptop.vault_path.read_bytes()
+    result = laptop.run(["sync"])
+    assert_failure(result, "errSecDecode")
+    assert "the sync copy" in result.stderr and "nothing was written" in result.stderr
+    assert laptop.vault_path.read_bytes() == before
