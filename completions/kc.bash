@@ -532,7 +532,7 @@ _kc() {
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync') candidates='init clone status --continue --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync init') candidates='--remote --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync init') candidates='--remote --repair --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'conflicts') candidates='resolve -w --password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -292,3 +292,13 @@ def test_a_rotated_key_is_refused_cleanly_until_supported(pair, tmp_path):
     assert_failure(result, "errSecDecode")
     assert "the sync copy" in result.stderr and "nothing was written" in result.stderr
     assert laptop.vault_path.read_bytes() == before
+
+
+def test_init_repair_writes_the_driver_again(pair):
+    laptop, _ = pair
+    folder = sync_folder(laptop)
+    git(folder, "config", "merge.kc.driver", "/old/place/kc merge-driver %O %A %B %L %P")
+    git(folder, "config", "pull.rebase", "true")
+    laptop.ok(["sync", "init", "--repair"], unset=("KC_MASTER_PASSWORD_FILE",))   # no password needed
+    assert git(folder, "config", "merge.kc.driver").strip() == f"'{os.path.realpath(laptop.binary)}' merge-driver %O %A %B %L %P"
+    assert git(folder, "config", "pull.rebase").strip() == "false"

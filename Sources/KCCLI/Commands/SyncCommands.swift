@@ -49,8 +49,15 @@ let syncInitCommand = CommandSpec(
     identity (user.name and user.email; without one, 'kc' and 'kc@localhost.invalid', never the host's \
     name), and pushes it to URL, which must be an empty repository (a bare repository over ssh, GitHub, \
     Gitea, a local path). Asks the master password, to make sure of the vault.
+
+    --repair writes merge.kc.driver (this kc's absolute path), merge.kc.name and pull.rebase=false again in \
+    the existing sync copy, for a 'git pull' run there by hand after kc moved ('kc sync' passes the driver \
+    on git's command line and needs no repair). Nothing else is touched and no password is asked.
     """,
-    options: [.value("remote", valueName: "URL", help: "The git remote to push to (required).")],
+    options: [
+        .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
+        .flag("repair", help: "Only write the driver's settings again in the existing sync copy (after kc moved)."),
+    ],
     examples: ["kc sync init --remote git@example.com:me/vault.git"],
     handler: runSyncInit)
 
@@ -67,8 +74,15 @@ let syncCloneCommand = CommandSpec(
     handler: runSyncClone)
 
 func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
     let setup = try SyncSetup(context)
+    if invocation.flag("repair") {
+        try setup.requireSyncCopy()
+        let driver = try setup.driver()
+        try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage).configureDriver(driver) }
+        context.notice("the merge driver of \(setup.folder) is now \(driver)")
+        return 0
+    }
+    guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
     let (keychain, _) = try setup.openVault()
     let git = try setup.git(folder: setup.folder)
     _ = try SyncSetup.worded {
