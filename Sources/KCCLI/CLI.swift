@@ -124,10 +124,10 @@ public enum CLI {
         return KeychainStatus.io.exitCode
     }
 
-    /// A usage error: errSecParam; returns its exit status.
+    /// A usage error: errSecParam; returns its exit status (the command's own, when it has one).
     static func report(_ error: ParseError, to errors: Output) -> Int32 {
         report(FailureWording(error.detail, hint: error.hint), .param, to: errors)
-        return KeychainStatus.param.exitCode
+        return error.status ?? KeychainStatus.param.exitCode
     }
 
     private static func report(_ wording: FailureWording, _ status: KeychainStatus, to errors: Output) {

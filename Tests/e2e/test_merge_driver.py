@@ -193,6 +193,16 @@ def test_driver_refusals_exit_1_and_leave_ours(copies, kc_bin, tmp_path):
     assert services(desktop, ours) == {"shared", "from-laptop", "from-desktop"}
 
 
+def test_a_malformed_driver_command_line_exits_1_and_leaves_ours(copies):
+    """A driver line configured wrongly (an argument missing, one too many) is a usage error, and
+    still exits 1 as documented, with ours untouched."""
+    desktop, folder = copies
+    ours = folder / "A"
+    before = ours.read_bytes()
+    for args in (["O", "A"], ["O", "A", "B", "7", VAULT, "extra"]):
+        assert_not_merged(desktop.run(["merge-driver", *args], cwd=str(folder)), ours, before, "errSecParam")
+
+
 def snapshot(folder: Path) -> dict:
     """Every file under `folder`: its bytes and modification time."""
     return {str(p): (p.read_bytes(), p.stat().st_mtime_ns) for p in sorted(folder.rglob("*")) if p.is_file()}

@@ -20,8 +20,8 @@ let mergeDriverCommand = CommandSpec(
     The live vault, the state folder and the rollback anchor are never touched.
 
     Exits 0 when merged and 1 otherwise (a damaged copy, another vault, two machines sharing a device id, \
-    no or a wrong master password, any other failure), with one error line, OURS left as it was: git \
-    then reports a conflict.
+    no or a wrong master password, a missing or extra argument, any other failure), with one error line, \
+    OURS left as it was: git then reports a conflict.
     """,
     arguments: [
         ArgumentSpec("ANCESTOR", help: "git's %O, the common ancestor (not needed, not read)."),
@@ -30,7 +30,7 @@ let mergeDriverCommand = CommandSpec(
         ArgumentSpec("MARKER_SIZE", help: "git's %L (not used).", optional: true),
         ArgumentSpec("PATH", help: "git's %P, the file's path in the repository (not used).", optional: true),
     ],
-    hidden: true, passesArgumentsThrough: true,
+    hidden: true, passesArgumentsThrough: true, usageErrorStatus: 1,
     handler: runMergeDriver)
 
 /// Exit status 0 (merged) or 1 (not merged, reported), never another: git 2.39 takes any

@@ -135,11 +135,14 @@ public struct CommandSpec: Sendable {
     /// Every word after the command words is an argument, as written (`kc security`, which
     /// parses macOS `security` options itself).
     public var passesArgumentsThrough: Bool
+    /// The exit status of a usage error once the command is named, for a command whose caller
+    /// reads only its own statuses (git's merge driver: 1); nil is errSecParam's.
+    public var usageErrorStatus: Int32?
     public var handler: CommandHandler
 
     public init(_ name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], examples: [String] = [], hidden: Bool = false,
-                passesArgumentsThrough: Bool = false, handler: @escaping CommandHandler) {
+                passesArgumentsThrough: Bool = false, usageErrorStatus: Int32? = nil, handler: @escaping CommandHandler) {
         self.name = name
         self.abstract = abstract
         self.discussion = discussion
@@ -148,6 +151,7 @@ public struct CommandSpec: Sendable {
         self.examples = examples
         self.isHidden = hidden
         self.passesArgumentsThrough = passesArgumentsThrough
+        self.usageErrorStatus = usageErrorStatus
         self.handler = handler
     }
 

@@ -19,6 +19,16 @@ public struct Parser: Sendable {
 
     public func parse(_ tokens: [String]) throws(ParseError) -> ParseOutcome {
         var state = State(tokens: tokens)
+        do {
+            return try parse(&state)
+        } catch {
+            var failure = error
+            failure.status = state.command?.usageErrorStatus
+            throw failure
+        }
+    }
+
+    private func parse(_ state: inout State) throws(ParseError) -> ParseOutcome {
         while let token = state.next() {
             if state.onlyArguments {
                 try addWord(token, &state)
