@@ -7,8 +7,8 @@ import KCVault
 /// 1. the union of both sides' records by record id (one id with two contents is refused);
 /// 2. minus the puts a compaction marker shows its compacting side had seen and superseded (a put
 ///    of the same item later in merge order that the marker had also seen), except a put that is
-///    the latest such marker-seen record of its item for some marker; tombstones and markers are
-///    always kept;
+///    the latest such marker-seen record of its item for some marker that no other marker's
+///    frontier contains; tombstones and markers are always kept;
 /// 3. laid out as our records followed by the new ones in merge order, when every record of ours
 ///    is kept; otherwise all kept records in merge order (a full rewrite).
 struct MergePlan {
@@ -43,9 +43,12 @@ struct MergePlan {
 
     /// The record ids rule 2 drops from `records` (sorted in merge order).
     static func superseded(_ records: [VaultRecord]) -> Set<RecordID> {
-        let frontiers = records.filter { $0.payload.kind == .compaction }.map { marker in
+        let all = records.filter { $0.payload.kind == .compaction }.map { marker in
             VersionVector(Dictionary(VersionVector.frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max))
         }
+        // A marker that saw less than another (an earlier compaction) counts no more: its latest
+        // record of an item, which a later compaction saw superseded, must not come back with it.
+        let frontiers = all.filter { frontier in !all.contains { Self.isBelow(frontier, $0) } }
         guard !frontiers.isEmpty else { return [] }
         var byItem: [[UInt8]: [VaultRecord]] = [:]
         for record in records where record.payload.kind != .compaction {
@@ -61,6 +64,11 @@ struct MergePlan {
             }
         }
         return candidates.subtracting(latestSeen)
+    }
+
+    /// True when frontier `b` covers every record `a` covers, and more.
+    private static func isBelow(_ a: VersionVector, _ b: VersionVector) -> Bool {
+        b.devicesBehind(a).isEmpty && !a.devicesBehind(b).isEmpty
     }
 
     /// The new records to append after `ours`, or nil when a record of ours is dropped (the

@@ -128,6 +128,26 @@ final class MergeScenarioTests: XCTestCase {
         }
     }
 
+    /// A copy taken between two compactions holds the first marker and the version of x that
+    /// marker saw last: the second compaction, which saw that version superseded, keeps it out.
+    func testASecondCompactionIsNotUndoneByACopyFromBetweenTheTwo() throws {
+        let world = SyncWorld()
+        let laptop = try world.create("laptop")
+        try world.add(on: laptop, service: "x")
+        try laptop.keychain.compact()
+        let desktop = try world.fork(laptop, as: "desktop")   // the first marker and x's first version
+        try world.edit(on: laptop, service: "x")
+        try laptop.keychain.compact()
+        let key = try world.key(of: laptop)
+        for (ours, theirs) in [(laptop, desktop), (desktop, laptop)] {
+            let result = try world.merge(ours.bytes, theirs.bytes, key: key)
+            let x = result.states.items.values.first
+            XCTAssertEqual(result.states.items.count, 1)
+            XCTAssertEqual(x?.records.count, 1, "only x's current version: the first one stays compacted away")
+            XCTAssertEqual(result.dropped.count, 1)
+        }
+    }
+
     func testBatchesAreMergedAsSingleRecords() throws {
         let (world, laptop, desktop) = try twoMachines(sharing: "x")
         try world.addBatch(on: desktop, count: 3)
