@@ -20,6 +20,37 @@ public enum ISO8601 {
             + "T" + pad(parts.tm_hour, 2) + colon + pad(parts.tm_min, 2) + colon + pad(parts.tm_sec, 2) + "Z"
     }
 
+    /// Appends `string(millisecondsSince1970:)`'s UTF-8 bytes to `out`, without building a String
+    /// for dates in years 1970 to 9999 (days to a civil date by Howard Hinnant's algorithm).
+    public static func append(millisecondsSince1970 milliseconds: Int64, to out: inout [UInt8]) {
+        guard (0..<253_402_300_800_000).contains(milliseconds) else {
+            out.append(contentsOf: string(millisecondsSince1970: milliseconds).utf8)
+            return
+        }
+        let seconds = milliseconds / 1000
+        let (days, secondOfDay) = seconds.quotientAndRemainder(dividingBy: 86400)
+        let z = days + 719_468
+        let era = z / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                out.append(0x30 + UInt8(truncatingIfNeeded: value / divisor % 10))
+                divisor /= 10
+            }
+        }
+        digits(year, 4); out.append(0x2D); digits(month, 2); out.append(0x2D); digits(day, 2); out.append(0x54)
+        digits(secondOfDay / 3600, 2); out.append(0x3A); digits(secondOfDay / 60 % 60, 2); out.append(0x3A)
+        digits(secondOfDay % 60, 2); out.append(0x5A)
+    }
+
     /// Milliseconds since 1970-01-01 UTC for "YYYY-MM-DDTHH:MM:SS" with optional fractions of a
     /// second and a zone ("Z", "+HH:MM", "-HH:MM"; none is UTC), as other tools write dates; nil
     /// for any other text.

@@ -37,30 +37,6 @@ enum ItemPrinter {
         }
     }
 
-    /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
-    /// `exactDates` adds `createdMs` and `modifiedMs` (milliseconds since 1970, as stored: `export`).
-    /// `written` is told after each item how many were written.
-    static func writeJSON(_ items: [Item], withSecrets: Bool, exactDates: Bool = false, to out: Output,
-                          written: ((Int) -> Void)? = nil) {
-        if items.isEmpty {
-            out.writeLine("[]")
-            return
-        }
-        out.write("[\n")
-        for (index, item) in items.enumerated() {
-            out.write("  {")
-            out.write(fields(item).map { name, value in
-                "\(JSON.quoted(name)): " + (name == "port" ? value : JSON.quoted(value))
-            }.joined(separator: ", "))
-            if item.attributes.requirePassword { out.write(", \(JSON.quoted(markName)): true") }
-            if exactDates { out.write(", \"createdMs\": \(item.created), \"modifiedMs\": \(item.modified)") }
-            if withSecrets { writeSecretField(item.secret, to: out) }
-            out.write(index + 1 < items.count ? "},\n" : "}\n")
-            written?(index + 1)
-        }
-        out.write("]\n")
-    }
-
     /// `, "password": "..."` for UTF-8 secrets, else `, "passwordBase64": "..."`.
     static func writeSecretField(_ secret: SecureBytes, to out: Output) {
         if secret.isValidUTF8 {

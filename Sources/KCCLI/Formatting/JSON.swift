@@ -4,35 +4,33 @@ import KCCrypto
 public enum JSON {
     /// `text` as a JSON string literal, quotes included.
     public static func quoted(_ text: String) -> String {
-        var out = [UInt8]()
-        out.reserveCapacity(text.utf8.count + 2)
-        out.append(0x22)
-        for byte in text.utf8 { appendEscaped(byte, to: &out) }
-        out.append(0x22)
-        return String(decoding: out, as: UTF8.self)
+        var buffer = JSONBuffer(capacity: text.utf8.count + 2)
+        buffer.appendQuoted(text)
+        return String(decoding: buffer.bytes, as: UTF8.self)
     }
 
-    /// Appends one byte of UTF-8 text, escaped for inside a JSON string.
-    @inline(__always)
-    static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
-        if let escape = escape(for: byte) { out.append(contentsOf: escape.utf8) } else { out.append(byte) }
+    /// For each byte of UTF-8 text, 0 when it stands for itself inside a JSON string, else the
+    /// letter after the backslash of its escape (`u` for `\u00XX`): quote, backslash, the control
+    /// characters (short forms for \n \r \t \b \f) and DEL.
+    static let escapeTable: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch byte {
+        case 0x22: return 0x22
+        case 0x5C: return 0x5C
+        case 0x0A: return UInt8(ascii: "n")
+        case 0x0D: return UInt8(ascii: "r")
+        case 0x09: return UInt8(ascii: "t")
+        case 0x08: return UInt8(ascii: "b")
+        case 0x0C: return UInt8(ascii: "f")
+        case 0x00..<0x20, 0x7F: return UInt8(ascii: "u")
+        default: return 0
+        }
     }
 
     /// The escape sequence for `byte`, or nil when it stands for itself.
     static func escape(for byte: UInt8) -> String? {
-        switch byte {
-        case 0x22: return "\\\""
-        case 0x5C: return "\\\\"
-        case 0x0A: return "\\n"
-        case 0x0D: return "\\r"
-        case 0x09: return "\\t"
-        case 0x08: return "\\b"
-        case 0x0C: return "\\f"
-        case 0x00..<0x20, 0x7F:
-            let hex = Array("0123456789abcdef".utf8)
-            return "\\u00" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]], as: UTF8.self)
-        default: return nil
-        }
+        guard escapeTable[Int(byte)] != 0 else { return nil }
+        let quoted = JSON.quoted(String(decoding: [byte], as: UTF8.self))
+        return String(quoted.dropFirst().dropLast())
     }
 
     /// Writes the escaped form of valid UTF-8 bytes (a secret) to `out`, quotes included,
