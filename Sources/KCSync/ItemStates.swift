@@ -1,3 +1,4 @@
+import KCCrypto
 import KCFormat
 import KCVault
 
@@ -26,6 +27,18 @@ public struct ItemStates {
         public let itemID: [UInt8]
         public let winner: VaultRecord
         public let others: [VaultRecord]
+
+        /// True when the winner is a version without the require-password mark and a losing
+        /// version has it: the merge left the item unmarked.
+        public var unmarksItem: Bool {
+            winner.payload.kind == .put && !Self.isMarked(winner) && others.contains(where: Self.isMarked)
+        }
+
+        private static func isMarked(_ record: VaultRecord) -> Bool {
+            record.payload.kind == .put && record.plaintext.withUnsafeBytes { plaintext in
+                (try? ItemFields.requirePassword(record.payload, plaintext: plaintext)) ?? false
+            }
+        }
     }
 
     /// Every item, by item id.

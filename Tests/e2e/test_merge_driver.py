@@ -122,6 +122,22 @@ def test_concurrent_edits_merge_with_a_notice_and_the_later_wins(machines):
     assert "laptop" in history and "desktop" in history, history
 
 
+def test_a_merge_that_unmarks_an_item_says_so(machines):
+    """The laptop marks the item; the desktop, not knowing, edits it later: the later, unmarked
+    version wins, and the driver warns that the item lost its require-password mark."""
+    laptop, a, desktop, b = machines
+    laptop.ok(["--vault", a / VAULT, "update", "generic", "-s", "shared", "--set-require-password", "yes"])
+    time.sleep(0.01)
+    desktop.ok(["--vault", b / VAULT, "update", "generic", "-s", "shared", "--set-label", "desktop"])
+    for machine, folder in ((laptop, a), (desktop, b)):
+        git(machine, "commit", "-q", "-am", "kc sync", cwd=folder)
+    git(laptop, "push", "-q", "origin", "main", cwd=a)
+    result = git(desktop, "pull", "-q", "--no-rebase", "--no-edit", "origin", "main", cwd=b)
+    assert "kc: warning: 1 item lost its require-password mark" in result.stderr, result.stderr
+    found = json.loads(desktop.ok(["--vault", b / VAULT, "find", "--all", "--json"]).stdout)
+    assert [item.get("requirePassword") for item in found] == [None]
+
+
 def test_a_damaged_side_is_a_conflict_with_ours_untouched(machines):
     laptop, a, desktop, b = machines
     diverge(laptop, a, desktop, b)

@@ -39,10 +39,16 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(K
     let ours = invocation.arguments[1], theirs = invocation.arguments[2]
     do {
         let result = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
-        let conflicts = result.states.conflicts.count
-        if conflicts > 0 {
-            context.notice("\(conflicts) item\(conflicts == 1 ? " was" : "s were") edited on two machines at once: "
+        let conflicts = result.states.conflicts
+        if !conflicts.isEmpty {
+            context.notice("\(conflicts.count) item\(conflicts.count == 1 ? " was" : "s were") edited on two machines at once: "
                            + "the later edit wins, the other stays in the item's history")
+        }
+        let unmarked = conflicts.filter(\.unmarksItem).count
+        if unmarked > 0 {
+            context.warn("\(unmarked) item\(unmarked == 1 ? "" : "s") lost \(unmarked == 1 ? "its" : "their") require-password mark: "
+                         + "the later edit came from a machine that had not seen the mark; set it again with "
+                         + "kc update ... --set-require-password yes (kc conflicts lists the items)")
         }
         return 0
     } catch {
