@@ -4,11 +4,14 @@ import Keychain
 // How the keychain's types travel in frames. Both ends are the same build (the hello makes
 // sure), so these layouts may change with any build; only the hello and Shutdown are frozen.
 
+/// Attributes by wire code (`Attribute.position`).
+private let wireAttributes = Attribute.allCases
+
 extension WireWriter {
     mutating func itemClass(_ value: ItemClass?) {
         u8(value.map { UInt8(ItemClass.allCases.firstIndex(of: $0)! + 1) } ?? 0)
     }
-    mutating func attribute(_ value: Attribute) { u8(UInt8(Attribute.allCases.firstIndex(of: value)!)) }
+    mutating func attribute(_ value: Attribute) { u8(UInt8(value.position)) }
 
     /// A count, then (attribute, text) pairs: an item's values or a query's filters.
     mutating func values(_ value: [Attribute: String]) {
@@ -64,13 +67,15 @@ extension WireReader {
     }
     mutating func attribute() throws(AgentError) -> Attribute {
         let raw = Int(try u8())
-        guard raw < Attribute.allCases.count else { throw AgentError.protocolError(.badValue) }
-        return Attribute.allCases[raw]
+        guard raw < wireAttributes.count else { throw AgentError.protocolError(.badValue) }
+        return wireAttributes[raw]
     }
 
     mutating func values() throws(AgentError) -> [Attribute: String] {
+        let count = try count(minimumSize: 5)
         var result: [Attribute: String] = [:]
-        for _ in 0..<(try count(minimumSize: 5)) {
+        result.reserveCapacity(min(count, wireAttributes.count))
+        for _ in 0..<count {
             let key = try attribute()
             result[key] = try string()
         }

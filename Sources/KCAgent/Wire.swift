@@ -111,9 +111,28 @@ struct WireReader {
         return try take(length) { Array($0) }
     }
     mutating func string() throws(AgentError) -> String {
-        let raw = try bytes()
-        guard let text = String(validating: raw, as: UTF8.self) else { throw AgentError.protocolError(.badText) }
+        let length = Int(try u32())
+        // ASCII (most attributes) is valid as it is; only other text pays for `String(validating:)`.
+        let text = try take(length) { raw -> String? in
+            let bytes = raw.assumingMemoryBound(to: UInt8.self)
+            return Self.isASCII(raw) ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+        }
+        guard let text else { throw AgentError.protocolError(.badText) }
         return text
+    }
+    /// True when no byte has its high bit set (eight bytes at a time).
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var i = 0
+        var high: UInt64 = 0
+        while i + 8 <= bytes.count {
+            high |= bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+            i += 8
+        }
+        while i < bytes.count {
+            high |= UInt64(bytes[i])
+            i += 1
+        }
+        return high & 0x8080_8080_8080_8080 == 0
     }
     mutating func secret() throws(AgentError) -> SecureBytes {
         let length = Int(try u32())

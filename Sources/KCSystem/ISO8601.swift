@@ -38,17 +38,21 @@ public enum ISO8601 {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func digits(_ value: Int64, _ width: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                out.append(0x30 + UInt8(truncatingIfNeeded: value / divisor % 10))
-                divisor /= 10
+        var text: (UInt64, UInt64, UInt32) = (0, 0, 0)   // the 20 bytes, written in place
+        withUnsafeMutableBytes(of: &text) { bytes in
+            func put(_ value: Int64, at offset: Int, width: Int) {
+                var value = value
+                for i in stride(from: offset + width - 1, through: offset, by: -1) {
+                    bytes[i] = 0x30 + UInt8(truncatingIfNeeded: value % 10)
+                    value /= 10
+                }
             }
+            put(year, at: 0, width: 4); bytes[4] = 0x2D; put(month, at: 5, width: 2); bytes[7] = 0x2D
+            put(day, at: 8, width: 2); bytes[10] = 0x54; put(secondOfDay / 3600, at: 11, width: 2); bytes[13] = 0x3A
+            put(secondOfDay / 60 % 60, at: 14, width: 2); bytes[16] = 0x3A; put(secondOfDay % 60, at: 17, width: 2)
+            bytes[19] = 0x5A
+            out.append(contentsOf: bytes)
         }
-        digits(year, 4); out.append(0x2D); digits(month, 2); out.append(0x2D); digits(day, 2); out.append(0x54)
-        digits(secondOfDay / 3600, 2); out.append(0x3A); digits(secondOfDay / 60 % 60, 2); out.append(0x3A)
-        digits(secondOfDay % 60, 2); out.append(0x5A)
     }
 
     /// Milliseconds since 1970-01-01 UTC for "YYYY-MM-DDTHH:MM:SS" with optional fractions of a

@@ -13,6 +13,27 @@ public enum Attribute: String, Sendable, CaseIterable {
     case service, account, label, description, comment, generic
     case server, `protocol`, port, path, securityDomain, authenticationType
 
+    /// This attribute's index in `allCases` (a table slot, a wire code).
+    public var position: Int {
+        switch self {
+        case .service: return 0
+        case .account: return 1
+        case .label: return 2
+        case .description: return 3
+        case .comment: return 4
+        case .generic: return 5
+        case .server: return 6
+        case .protocol: return 7
+        case .port: return 8
+        case .path: return 9
+        case .securityDomain: return 10
+        case .authenticationType: return 11
+        }
+    }
+
+    /// Hashes the position, not the name (the default for a raw-valued enum hashes its text).
+    public func hash(into hasher: inout Hasher) { hasher.combine(position) }
+
     /// Attributes each class has.
     public static func all(for itemClass: ItemClass) -> [Attribute] {
         switch itemClass {

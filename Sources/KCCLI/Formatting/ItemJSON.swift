@@ -75,23 +75,3 @@ extension ItemPrinter {
     private static let genericOrder = Attribute.all(for: .generic)
     private static let internetOrder = Attribute.all(for: .internet)
 }
-
-extension Attribute {
-    /// This attribute's index in `allCases`.
-    var position: Int {
-        switch self {
-        case .service: return 0
-        case .account: return 1
-        case .label: return 2
-        case .description: return 3
-        case .comment: return 4
-        case .generic: return 5
-        case .server: return 6
-        case .protocol: return 7
-        case .port: return 8
-        case .path: return 9
-        case .securityDomain: return 10
-        case .authenticationType: return 11
-        }
-    }
-}
