@@ -7,8 +7,9 @@ import KCSystem
 import KCVault
 
 /// The sync working copy of one vault (Docs/SYNC.md): a git repository of its own holding a copy
-/// of the vault file, its `.gitattributes` naming the merge driver, and the driver in its
-/// configuration. git never touches the live vault: it is changed only through `Vault.exchange`.
+/// of the vault file, its `.gitattributes` and `.git/info/attributes` naming the merge driver, and
+/// the driver in its configuration. git never touches the live vault: it is changed only through
+/// `Vault.exchange`.
 public struct SyncCopy: Sendable {
     public let git: Git
     /// The vault file's name in the repository (`NAME.kc`).
@@ -49,11 +50,31 @@ public struct SyncCopy: Sendable {
         case write(StagedFile.Failure)
     }
 
-    /// The merge driver's settings for `.git/config`, `driver` being the command line git runs.
+    /// The merge driver's settings for `.git/config`, `driver` being the command line git runs,
+    /// and the attribute line in `.git/info/attributes`.
     public func configureDriver(_ driver: String) throws {
         try git.run(["config", "merge.kc.name", "kc vault merge"])
         try git.run(["config", "merge.kc.driver", driver])
         try git.run(["config", "pull.rebase", "false"])
+        try pinAttributes()
+    }
+
+    /// The copy's own attributes file: git reads it before any `.gitattributes` and never pushes it.
+    public var localAttributesPath: String { folder + "/.git/info/attributes" }
+
+    /// Ends `.git/info/attributes` with the attribute line unless it already does (the lines
+    /// before it are kept), so that a `.gitattributes` committed on the remote cannot take the
+    /// vault file away from kc's driver.
+    public func pinAttributes() throws {
+        let path = localAttributesPath
+        let line = Array(Self.attributes.utf8)
+        var present = FileSystem.exists(path) ? try Self.readFile(path) : []
+        guard !present.suffix(line.count).elementsEqual(line) else { return }
+        if let last = present.last, last != UInt8(ascii: "\n") { present.append(UInt8(ascii: "\n")) }
+        do { try FileSystem.makeDirectories(FileSystem.directoryName(path)) } catch {
+            throw Problem.write(.init(step: .create, path: FileSystem.directoryName(path), errno: error))
+        }
+        try store(present + line, to: path)
     }
 
     /// A new repository in the (new) folder holding `vault`, committed and pushed to `remote`.
@@ -101,12 +122,15 @@ public struct SyncCopy: Sendable {
     }
 
     /// The vault file as the working copy holds it now.
-    public func vaultBytes() throws -> [UInt8] {
+    public func vaultBytes() throws -> [UInt8] { try Self.readFile(filePath) }
+
+    /// The bytes of the file at `path`.
+    static func readFile(_ path: String) throws -> [UInt8] {
         do {
-            let descriptor = try FileDescriptor.open(filePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             defer { descriptor.close() }
             return try descriptor.readToEnd(from: 0)
-        } catch { throw Problem.write(.init(step: .verify, path: filePath, errno: error)) }
+        } catch { throw Problem.write(.init(step: .verify, path: path, errno: error)) }
     }
 
     /// The vault file at `revision` (e.g. the upstream branch), or nil when it has none.

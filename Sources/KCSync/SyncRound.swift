@@ -4,7 +4,7 @@ import KCSystem
 import KCVault
 
 /// One sync of a live vault with its remote through its sync copy (Docs/SYNC.md):
-/// export, fetch, merge with the driver, check the remote against the rollback anchor, push
+/// export, fetch, merge with the driver (named again in `.git/info/attributes` first), check the remote against the rollback anchor, push
 /// (fetching and merging again when the push is rejected), and the vault file to install.
 public struct SyncRound {
     public let copy: SyncCopy
@@ -51,6 +51,7 @@ public struct SyncRound {
     /// caller untouched, when git or a merge fails.
     public func run(_ lease: Vault.Lease) throws -> (bytes: [UInt8], report: Report) {
         var report = Report()
+        try copy.pinAttributes()
         if copy.mergeInProgress {
             guard continuing else { throw SyncCopy.Problem.mergeInProgress(folder: copy.folder) }
             try copy.finishMerge(key: lease.key, identity: identity)

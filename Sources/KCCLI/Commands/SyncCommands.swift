@@ -14,8 +14,10 @@ let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneComman
 
 private let syncFolderText = """
 The sync copy of the vault NAME ($XDG_DATA_HOME/kc/NAME.kc) is the git repository \
-$XDG_DATA_HOME/kc/sync/NAME/: the vault file, a .gitattributes naming kc's merge driver, and the \
-driver in .git/config. git never touches the live vault; kc changes it under its lock.
+$XDG_DATA_HOME/kc/sync/NAME/: the vault file, a .gitattributes naming kc's merge driver, the same \
+line in .git/info/attributes (read first by git and never pushed, so a commit from the remote cannot \
+change the driver; 'kc sync' writes it again when it is missing), and the driver in .git/config. git \
+never touches the live vault; kc changes it under its lock.
 """
 
 let syncCommand = CommandSpec(
@@ -51,8 +53,8 @@ let syncInitCommand = CommandSpec(
     Gitea, a local path). Asks the master password, to make sure of the vault.
 
     --repair writes merge.kc.driver (this kc's absolute path), merge.kc.name and pull.rebase=false again in \
-    the existing sync copy, for a 'git pull' run there by hand after kc moved ('kc sync' passes the driver \
-    on git's command line and needs no repair). Nothing else is touched and no password is asked.
+    the existing sync copy, and the attribute line in .git/info/attributes, for a 'git pull' run there by \
+    hand after kc moved ('kc sync' passes the driver on git's command line and needs no repair). Nothing else is touched and no password is asked.
     """,
     options: [
         .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
