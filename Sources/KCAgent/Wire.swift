@@ -32,7 +32,11 @@ struct WireWriter {
         plain.append(contentsOf: value)
         count += value.count
     }
-    mutating func string(_ value: String) { bytes(Array(value.utf8)) }
+    mutating func string(_ value: String) {
+        u32(UInt32(value.utf8.count))
+        plain.append(contentsOf: value.utf8)
+        count += value.utf8.count
+    }
     mutating func secret(_ value: SecureBytes) {
         u32(UInt32(value.count))
         parts.append(.plain(plain))

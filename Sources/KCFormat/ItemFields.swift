@@ -80,8 +80,10 @@ public struct ItemFields: Equatable, Sendable {
 
     /// Decodes the fields of a put that `check` found to be an item of `itemClass`.
     public static func decode(checked payload: RecordPayload, of itemClass: ItemClass, plaintext: UnsafeRawBufferPointer) -> ItemFields {
+        let tags = stringTags(of: itemClass)
         var strings: [FieldTag: String] = [:]
-        for tag in stringTags(of: itemClass) {
+        strings.reserveCapacity(tags.count)   // one allocation, not one per growth
+        for tag in tags {
             guard let range = payload.field(tag) else { continue }
             strings[tag] = String(decoding: UnsafeRawBufferPointer(rebasing: plaintext[range]), as: UTF8.self)
         }

@@ -67,12 +67,14 @@ enum ItemCodec {
     /// The item of a put record `itemClass(of:)` checked; its secret left empty unless `revealing`.
     static func item(checked record: VaultRecord, of itemClass: ItemFields.ItemClass, revealing: Bool = true) -> Item {
         let fields = record.plaintext.withUnsafeBytes { ItemFields.decode(checked: record.payload, of: itemClass, plaintext: $0) }
-        var attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet,
-                                        requirePassword: fields.requirePassword)
+        var values: [Attribute: String] = [:]
+        values.reserveCapacity(fields.strings.count + (fields.port == nil ? 0 : 1))
         for attribute in Attribute.allCases {
-            if let value = fields.strings[tag(of: attribute)] { attributes[attribute] = value }
+            if let value = fields.strings[tag(of: attribute)] { values[attribute] = value }
         }
-        attributes[.port] = fields.port.map { String($0) }
+        if let port = fields.port { values[.port] = String(port) }
+        let attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet, values,
+                                        requirePassword: fields.requirePassword)
         return Item(id: record.payload.itemID, attributes: attributes, created: fields.created, modified: fields.modified,
                     secret: revealing ? fields.secret.map { record.plaintext.slice($0) } ?? noSecret : noSecret)
     }
