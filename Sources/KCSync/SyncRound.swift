@@ -37,6 +37,9 @@ public struct SyncRound {
         public var sent = 0
         /// Items edited concurrently on two machines (the later edit won).
         public var conflicts = 0
+        /// Items this sync left without the require-password mark a concurrent version has (see
+        /// `ItemStates.Conflict.unmarksItem`); an item already so before the sync is not counted again.
+        public var unmarked = 0
         /// Devices whose records the remote lacked although this machine had fetched or pushed
         /// them before (the remote's branch was reset to an older commit); the push put them back.
         public var missingOnRemote: [[UInt8]] = []
@@ -96,6 +99,8 @@ public struct SyncRound {
         }
         report.sent = Set(sentRecords.filter { $0.payload.kind != .compaction }.map(\.payload.itemID)).count
         report.conflicts = after.conflicts.count
+        let unmarkedBefore = Set(before.conflicts.filter(\.unmarksItem).map(\.itemID))
+        report.unmarked = after.conflicts.filter { $0.unmarksItem && !unmarkedBefore.contains($0.itemID) }.count
         return (merged.bytes, report)
     }
 

@@ -40,16 +40,9 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(K
     do {
         let result = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
         let conflicts = result.states.conflicts
-        if !conflicts.isEmpty {
-            context.notice("\(conflicts.count) item\(conflicts.count == 1 ? " was" : "s were") edited on two machines at once: "
-                           + "the later edit wins, the other stays in the item's history")
-        }
+        if !conflicts.isEmpty { context.notice(MergeNotices.conflicts(conflicts.count)) }
         let unmarked = conflicts.filter(\.unmarksItem).count
-        if unmarked > 0 {
-            context.warn("\(unmarked) item\(unmarked == 1 ? "" : "s") lost \(unmarked == 1 ? "its" : "their") require-password mark: "
-                         + "the later edit came from a machine that had not seen the mark; set it again with "
-                         + "kc update ... --set-require-password yes (kc conflicts lists the items)")
-        }
+        if unmarked > 0 { context.warn(MergeNotices.lostMarks(unmarked)) }
         return 0
     } catch {
         CLI.report(error, to: context.errors)

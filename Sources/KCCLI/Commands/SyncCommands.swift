@@ -168,10 +168,8 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool 
     }
     context.output.writeLine("received: \(report.added) added, \(report.changed) changed, \(report.deleted) deleted; "
                              + "sent: \(report.sent) item\(report.sent == 1 ? "" : "s")")
-    if report.conflicts > 0 {
-        context.notice("\(report.conflicts) item\(report.conflicts == 1 ? " was" : "s were") edited on two machines at once: "
-                       + "the later edit wins, the other stays in the item's history")
-    }
+    if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
+    if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
     _ = installed
     return 0
 }
