@@ -32,10 +32,11 @@ public struct VaultImage {
     }
 
     /// Reads `bytes` whole with `key`: every record authenticates in its place, in sequence, with
-    /// whole batches. Records sealed under another key read as damage.
+    /// whole batches. Records sealed under another key read as damage. The read stops at the first
+    /// damage (a copy that is not whole is refused, whatever follows it).
     public init(bytes: [UInt8], key: SecureBytes) throws(Problem) {
         let header = try Self.header(of: bytes)
-        let walk = Vault.walk(bytes, header: header, key: key)
+        let walk = Vault.walk(bytes, header: header, key: key, untilFirstProblem: true)
         if let problem = walk.problems.first { throw .damaged(offset: problem.offset) }
         if let torn = walk.tornTail { throw .incomplete(offset: torn.offset) }
         self.header = header

@@ -191,10 +191,13 @@ extension Vault {
     /// The tolerant walk. Each record is checked against the 16 bytes before its frame as the
     /// previous tag (zeros for the first), so one bad record does not condemn the rest; an
     /// authentic record is kept only when it moves the log forward (see `VaultInspection.goodRecords`).
-    /// `progress` is told of each record as `work`.
+    /// `progress` is told of each record as `work`. `untilFirstProblem` stops the walk at the first
+    /// damage it meets, for a caller that only needs to know whether the file is whole (a copy read
+    /// for a merge): the first problem is the same as a full walk's, and nothing after it is read.
     static func walk(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes,
-                     progress: VaultProgress? = nil, as work: VaultWork = .readingRecords) -> VaultInspection {
-        var result = walkRecords(bytes, header: header, key: key) { progress?(work, $0, bytes.count) }
+                     progress: VaultProgress? = nil, as work: VaultWork = .readingRecords,
+                     untilFirstProblem: Bool = false) -> VaultInspection {
+        var result = walkRecords(bytes, header: header, key: key, untilFirstProblem: untilFirstProblem) { progress?(work, $0, bytes.count) }
         // Batches (payload rules 10): a record breaking the batch before it is damage, and the
         // unfinished batch is dropped with it (a batch counts whole or not at all); an append of
         // several records that did not reach the disk whole is a torn tail.
@@ -226,7 +229,7 @@ extension Vault {
         return result
     }
 
-    private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes,
+    private static func walkRecords(_ bytes: [UInt8], header: VaultHeader, key: SecureBytes, untilFirstProblem: Bool,
                                     reached: (_ offset: Int) -> Void) -> VaultInspection {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
@@ -238,6 +241,7 @@ extension Vault {
                 let scan: FrameScan
                 do throws(FormatError) { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil) } catch {
                     result.problems.append(.init(offset: offset, kind: .badFrame(error)))
+                    if untilFirstProblem { return }
                     guard let next = nextPlausibleFrame(raw, after: offset) else {
                         result.problems.append(.init(offset: offset, kind: .unreadableToEnd(bytes: raw.count - offset)))
                         result.unreadable.append(.init(offset: offset, length: raw.count - offset, frame: nil))
@@ -259,9 +263,11 @@ extension Vault {
                         if let reason = order.reasonToLeaveOut(record, previousTag: previousTag) {
                             result.replays.append(.init(record: record, reason: reason))
                             result.problems.append(.init(offset: offset, kind: .leftOut(sequence: frame.sequence, reason)))
+                            if untilFirstProblem { return }
                         } else {
                             if let gap = order.gap(before: record), !result.unreadable.contains(where: { $0.offset > (result.goodRecords.last?.offset ?? 0) }) {
                                 result.problems.append(.init(offset: offset, kind: .missing((gap + 1)...(frame.sequence - 1), before: frame.sequence)))
+                                if untilFirstProblem { return }
                             }
                             order.keep(record, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
                             result.goodRecords.append(record)
@@ -278,6 +284,7 @@ extension Vault {
                             result.problems.append(.init(offset: offset, kind: .badPayload(sequence: frame.sequence, reason)))
                         }
                         result.unreadable.append(.init(offset: offset, length: body.upperBound - offset, frame: frame))
+                        if untilFirstProblem { return }
                     }
                     offset = body.upperBound
                     reached(offset)
