@@ -259,14 +259,29 @@ def item(payload: Payload) -> dict:
     return out
 
 
+def merge_order(plain: bytes) -> tuple[int, bytes, int]:
+    """A record's place in the merge order: timestamp, then device id (bytewise), then counter."""
+    return struct.unpack_from("<Q", plain, 42)[0], plain[18:34], struct.unpack_from("<Q", plain, 34)[0]
+
+
 def items(data: bytes, password: bytes) -> list[dict]:
-    """The live items of an intact vault (no torn tail), in creation order, by the replay rules."""
-    live, deleted = {}, set()
+    """The live items of an intact vault (no torn tail), in creation order, by the replay rules: each
+    item's state is its last record in the merge order, wherever it lies in the file."""
+    state = {}          # item id -> (merge order of its current record, the item or None when deleted)
+    order = []          # item ids in the order they first appear in a put
     for _, plain in records(data, password):
         payload = parse_payload(plain)
-        if payload.kind == DELETE:
-            deleted.add(payload.item_id)
-            live.pop(payload.item_id, None)
-        elif payload.kind == PUT and payload.item_id not in deleted:
-            live[payload.item_id] = item(payload)
-    return list(live.values())
+        if payload.kind not in (PUT, DELETE):
+            continue
+        key, current = merge_order(plain), state.get(payload.item_id)
+        if payload.kind == PUT:
+            if current is not None and current[1] is None and key < current[0]:
+                continue                        # before a tombstone read earlier: ignored, not decoded
+            decoded = item(payload)             # every other put must decode, even a superseded one
+            if payload.item_id not in order:
+                order.append(payload.item_id)
+            if current is None or current[0] < key:
+                state[payload.item_id] = (key, decoded)
+        elif current is None or current[0] < key:
+            state[payload.item_id] = (key, None)
+    return [state[i][1] for i in order if state[i][1] is not None]
