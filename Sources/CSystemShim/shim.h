@@ -110,6 +110,17 @@ static inline double kc_boottime_seconds(void) {
     return (double)now.tv_sec + (double)now.tv_nsec / 1e9;
 }
 
+/* Sleeps until CLOCK_BOOTTIME reads `deadline` seconds (an absolute time, so time spent in suspend
+   counts); 0 once reached, else the error number (EINTR when a signal handler ran). */
+static inline int kc_sleep_until_boottime(double deadline) {
+    struct timespec until;
+    until.tv_sec = (time_t)deadline;
+    until.tv_nsec = (long)((deadline - (double)until.tv_sec) * 1e9);
+    if (until.tv_nsec < 0) until.tv_nsec = 0;
+    if (until.tv_nsec > 999999999) until.tv_nsec = 999999999;
+    return clock_nanosleep(CLOCK_BOOTTIME, TIMER_ABSTIME, &until, NULL);
+}
+
 /* Fills a sockaddr_un for `path`; -1 with ENAMETOOLONG when it does not fit sun_path. */
 static inline int kc_unix_address(const char *path, struct sockaddr_un *address) {
     size_t length = strlen(path);

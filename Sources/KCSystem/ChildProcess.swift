@@ -103,13 +103,6 @@ extension FileDescriptor {
     }
 }
 
-/// Sleeps `seconds`, going back to sleep for the rest after a signal interrupts it.
-public func sleep(seconds: Double) {
-    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int((seconds - seconds.rounded(.down)) * 1e9))
-    var remaining = timespec()
-    while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
-}
-
 /// NUL-terminated C strings and the NULL-terminated array of pointers to them (argv, envp),
 /// freed with the value.
 private final class CStringArray {

@@ -7,6 +7,15 @@ import CSystemShim
 public enum BootClock {
     /// Seconds since boot, suspend included.
     public static func now() -> Double { kc_boottime_seconds() }
+
+    /// Sleeps until this clock reads `deadline`: a suspend counts toward the wait instead of
+    /// postponing its end, and a signal that interrupts it goes back to sleep until the same deadline.
+    public static func sleep(until deadline: Double) {
+        while kc_sleep_until_boottime(deadline) == EINTR {}
+    }
+
+    /// Sleeps `seconds` counted on this clock (`sleep(until:)` from now).
+    public static func sleep(seconds: Double) { sleep(until: now() + seconds) }
 }
 
 /// Waiting on descriptors.

@@ -118,7 +118,7 @@ let clipboardClearerCommand = CommandSpec(
               let length = message.slice(0..<8).withUnsafeBytes({ Int(exactly: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))) })
         else { return 0 }
         let key = message.slice(8..<8 + hashLength), hash = message.slice(8 + hashLength..<8 + 2 * hashLength)
-        sleep(seconds: Double(seconds))
+        BootClock.sleep(seconds: Double(seconds))
         guard let clipboard = try? Clipboard.find(environment: context.childEnvironment),
               let held = clipboard.contents(upTo: length), held.count == length,
               Crypto.keyedHash(held, key: key).isEqual(to: hash) else { return 0 }

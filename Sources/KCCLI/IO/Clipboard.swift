@@ -84,7 +84,7 @@ struct Clipboard {
         while true {
             if let held = contents(upTo: secret.count), held.isEqual(to: secret) { return true }
             if clock.now >= deadline { return false }
-            sleep(seconds: 0.02)
+            BootClock.sleep(seconds: 0.02)
         }
     }
 
