@@ -43,6 +43,9 @@ public struct SyncRound {
         /// Devices whose records the remote lacked although this machine had fetched or pushed
         /// them before (the remote's branch was reset to an older commit); the push put them back.
         public var missingOnRemote: [[UInt8]] = []
+        /// Devices of the received records stamped more than an hour ahead of this machine's clock
+        /// (accepted all the same; see `ClockSkew`).
+        public var devicesAhead: [ClockSkew.Device] = []
         /// True when the remote was already up to date with the vault.
         public var pushed = false
 
@@ -99,6 +102,7 @@ public struct SyncRound {
         }
         report.sent = Set(sentRecords.filter { $0.payload.kind != .compaction }.map(\.payload.itemID)).count
         report.conflicts = after.conflicts.count
+        report.devicesAhead = merged.devicesAhead()
         let unmarkedBefore = Set(before.conflicts.filter(\.unmarksItem).map(\.itemID))
         report.unmarked = after.conflicts.filter { $0.unmarksItem && !unmarkedBefore.contains($0.itemID) }.count
         return (merged.bytes, report)

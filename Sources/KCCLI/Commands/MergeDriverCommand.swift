@@ -39,6 +39,7 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(K
     let ours = invocation.arguments[1], theirs = invocation.arguments[2]
     do {
         let result = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
+        for device in result.devicesAhead() { context.warn(MergeNotices.clockAhead(device)) }
         let conflicts = result.states.conflicts
         if !conflicts.isEmpty { context.notice(MergeNotices.conflicts(conflicts.count)) }
         let unmarked = conflicts.filter(\.unmarksItem).count

@@ -1,3 +1,4 @@
+import KCFormat
 import KCSync
 
 /// The words a merge's outcome is told in, by `kc merge-driver` and `kc sync` alike.
@@ -13,5 +14,12 @@ enum MergeNotices {
         "\(count) item\(count == 1 ? "" : "s") lost \(count == 1 ? "its" : "their") require-password mark: "
             + "the later edit came from a machine that had not seen the mark; set it again with "
             + "kc update ... --set-require-password yes (kc conflicts lists the items)"
+    }
+
+    /// A device whose records came stamped more than an hour ahead of this machine's clock.
+    static func clockAhead(_ ahead: ClockSkew.Device) -> String {
+        let minutes = (ahead.aheadBy + 30_000) / 60_000   // to the nearest minute
+        return "records from device \(ahead.device.hexString) are stamped \(minutes / 60) h \(minutes % 60) min ahead of "
+            + "this machine's clock; they were accepted, and later edits are ordered after them: check that machine's clock"
     }
 }

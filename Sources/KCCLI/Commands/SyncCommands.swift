@@ -168,6 +168,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool 
     }
     context.output.writeLine("received: \(report.added) added, \(report.changed) changed, \(report.deleted) deleted; "
                              + "sent: \(report.sent) item\(report.sent == 1 ? "" : "s")")
+    for device in report.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
     if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
     if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
     _ = installed
