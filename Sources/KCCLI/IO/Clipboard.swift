@@ -110,13 +110,14 @@ struct Clipboard {
         do throws(Errno) {
             let errorPipe = try Processes.pipe()
             defer { errorPipe.read.close() }
-            let inputPipe = input == nil ? nil : try Processes.pipe()
-            let outputPipe = outputLimit == nil ? nil : try Processes.pipe()
-            var descriptors: [Int32: FileDescriptor] = [2: errorPipe.write]
-            descriptors[0] = inputPipe?.read
-            descriptors[1] = outputPipe?.write
+            var inputPipe: (read: FileDescriptor, write: FileDescriptor)?, outputPipe: (read: FileDescriptor, write: FileDescriptor)?
             let child: ChildProcess
             do throws(Errno) {
+                if input != nil { inputPipe = try Processes.pipe() }
+                if outputLimit != nil { outputPipe = try Processes.pipe() }
+                var descriptors: [Int32: FileDescriptor] = [2: errorPipe.write]
+                descriptors[0] = inputPipe?.read
+                descriptors[1] = outputPipe?.write
                 child = try ChildProcess.spawn(path, arguments: [name] + arguments, environment: environment, descriptors: descriptors)
             } catch {
                 for end in [inputPipe?.read, inputPipe?.write, outputPipe?.read, outputPipe?.write, errorPipe.write] { end?.close() }
