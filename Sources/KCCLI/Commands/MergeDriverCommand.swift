@@ -17,7 +17,8 @@ let mergeDriverCommand = CommandSpec(
     THEIRS into OURS as Docs/SYNC.md states, and replaces OURS with the result only once it is whole and \
     verified (a temporary file beside it, fsynced, renamed over it). The master password comes from \
     --master-password-fd, KC_MASTER_PASSWORD_FILE or the terminal; without a terminal it is never asked. \
-    The live vault, the state folder and the rollback anchor are never touched.
+    The live vault, the state folder and the rollback anchor are never touched. Records of THEIRS stamped more \
+    than an hour ahead of this machine's clock are merged, with one warning per device naming its id.
 
     Exits 0 when merged and 1 otherwise (a damaged copy, another vault, two machines sharing a device id, \
     no or a wrong master password, a missing or extra argument, any other failure), with one error line, \

@@ -28,7 +28,8 @@ let syncCommand = CommandSpec(
     through an inherited descriptor), pushes (merging again, up to 5 times, when another machine pushed \
     meanwhile), then installs the result in the vault (appended when it only adds records, else replaced \
     whole) and prints the items that came and went. A remote missing records this machine has seen (reset \
-    to an older commit) is reported, and the union puts them back.
+    to an older commit) is reported, and the union puts them back. Records another machine stamped more \
+    than an hour ahead of this machine's clock are accepted, with one warning per device naming its id.
 
     A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
     the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
