@@ -17,7 +17,8 @@ let gitCredentialCommand = CommandSpec(
     whose protocol, server, port and path equal what git sent and, when git sent a username, whose \
     account equals it. 'store' creates or changes only the item with exactly that protocol, server, port, \
     path and account, and writes nothing when it already holds that password; credentials git marks \
-    ephemeral are not stored. 'erase' deletes every item matching what git sent (all accounts of the \
+    ephemeral are not stored, and an item marked require-password is left as it is (neither revealed nor \
+    changed). 'erase' deletes every item matching what git sent (all accounts of the \
     server when git sent no username) and, when git sends a password, only the items holding it.
 
     With no unlocked agent (kc unlock), no terminal and no master password source (--master-password-fd, \
@@ -83,11 +84,14 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 
 /// Creates or changes the item with exactly the target's attributes; nothing when it already holds
 /// the password, when git sent no username or password, or when git marks the credential ephemeral.
+/// An item with the require-password mark is never revealed nor changed here: comparing would ask
+/// for the master password on every git use.
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(KeychainError) {
     guard target.account != nil, let password = message.password, password.count > 0,
           !isTrue(message["ephemeral"]) else { return }
     let store = try context.openItemStore()
     if let newest = try newestMatch(target, in: store) {
+        if newest.attributes.requirePassword { return }
         let existing = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first
         if existing?.secret.isEqual(to: password) == true { return }
         try store.update(Query(itemID: newest.id), changes: [:], secret: password)
