@@ -37,8 +37,10 @@ let package = Package(
         .target(name: "KCPass", dependencies: ["Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
         .target(name: "KCCLI", dependencies: ["Keychain", "KCSync", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
-        .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], swiftSettings: strict,
-                          linkerSettings: [.unsafeFlags(["-static-stdlib"])]),
+        // The Swift runtime and libstdc++ linked statically (Sources/kc/link/libstdc++.so points the
+        // runtime's -lstdc++ at libstdc++.a): a kc process starts without relocating libstdc++.so.
+        .executableTarget(name: "kc", dependencies: ["KCCLI", "KCSystem"], exclude: ["link"], swiftSettings: strict,
+                          linkerSettings: [.unsafeFlags(["-static-stdlib", "-L\(Context.packageDirectory)/Sources/kc/link"])]),
 
         // Shared by the test targets: temporary folders and the fast test KDF.
         .target(name: "KCTestSupport", dependencies: ["KCFormat"], path: "Tests/KCTestSupport", swiftSettings: strict),

@@ -50,7 +50,7 @@ public enum CommandLineSecret {
         var index = 1
         while index < words.count {
             let word = String(cString: words[index])
-            if word == securityCommand.name { return index + 1 < words.count ? index + 1 : nil }
+            if word == securityCommandName { return index + 1 < words.count ? index + 1 : nil }
             guard word.hasPrefix("-") else { return nil }
             if word.hasPrefix("--"), !word.contains("="), GlobalOptions.spec(long: String(word.dropFirst(2)))?.takesValue == true {
                 index += 1

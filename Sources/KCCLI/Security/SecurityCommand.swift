@@ -1,9 +1,12 @@
 import Keychain
 
+/// The name of `kc security`, which `CommandLineSecret` reads before the command table is built.
+let securityCommandName = "security"
+
 /// `kc security SUBCOMMAND ...`, also run as `security` through a link of that name: macOS
 /// `security`'s password-item commands, with its option letters, output and exit statuses.
 let securityCommand = CommandSpec(
-    "security", abstract: "macOS security compatibility: find, add and delete password items.",
+    securityCommandName, abstract: "macOS security compatibility: find, add and delete password items.",
     discussion: """
     Runs the password-item commands of macOS security(1) with their option letters, output and exit \
     statuses, so scripts written for macOS run unchanged: find-generic-password, find-internet-password, \

@@ -11,9 +11,21 @@ struct SecuritySubcommand {
     /// getopt letters ("a:s:wg"); a leading ":" (the add commands) keeps getopt quiet about a
     /// missing value, so a bare trailing -w prompts.
     let letters: String
-    /// The usage text printed after `Usage: NAME` on a usage error, and the one-line summary.
-    let usage: String
+    /// The usage text printed after `Usage: NAME` on a usage error (assembled only then: every
+    /// kc process reads this table), and the one-line summary.
+    var usage: String { usageText() }
+    private let usageText: @Sendable () -> String
     let summary: String
+
+    init(name: String, action: Action, itemClass: ItemClass, letters: String,
+         usage: @escaping @Sendable @autoclosure () -> String, summary: String) {
+        self.name = name
+        self.action = action
+        self.itemClass = itemClass
+        self.letters = letters
+        self.usageText = usage
+        self.summary = summary
+    }
 
     /// The letters whose value is the item's password: -w, and -p on add-generic-password
     /// (its legacy spelling of -w).
