@@ -138,6 +138,12 @@ final class AgentService {
             try channel.send(writer.frame(kind: ReplyKind.failure.rawValue))
             return false
         }
+        if let code = SecureMemory.lockFailure {
+            // The agent's standard streams go nowhere: the front end that unlocks it says so.
+            var writer = WireWriter()
+            writer.warnings([.agentMemoryNotLocked(errno: code)])
+            try channel.send(writer.frame(kind: ReplyKind.warnings.rawValue))
+        }
         try channel.send(WireWriter().frame(kind: ReplyKind.done.rawValue))
         return false
     }

@@ -14,6 +14,7 @@ extension WireWriter {
             case .anchorNotStored(let error): u8(3); keychainError(error)
             case .anotherVaultAtPath(let previous): u8(4); bytes(previous)
             case .readableByOthers(let mode): u8(5); u32(mode)
+            case .agentMemoryNotLocked(let code): u8(6); u32(UInt32(bitPattern: code))
             }
         }
     }
@@ -30,6 +31,7 @@ extension WireReader {
             case 3: result.append(.anchorNotStored(try keychainError()))
             case 4: result.append(.anotherVaultAtPath(previousID: try bytes()))
             case 5: result.append(.readableByOthers(mode: try u32()))
+            case 6: result.append(.agentMemoryNotLocked(errno: Int32(bitPattern: try u32())))
             default: throw AgentError.protocolError(.badValue)
             }
         }

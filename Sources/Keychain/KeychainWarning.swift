@@ -15,6 +15,9 @@ public enum KeychainWarning: Sendable {
     case anotherVaultAtPath(previousID: [UInt8])
     /// The vault file can be read by group or others (offline password guessing).
     case readableByOthers(mode: UInt32)
+    /// The agent holding the vault key and items could not lock some of its secret memory against
+    /// swapping (`mlock` failed with this errno, as under a low RLIMIT_MEMLOCK).
+    case agentMemoryNotLocked(errno: Int32)
 
     init(_ warning: VaultWarning) {
         switch warning {

@@ -87,12 +87,14 @@ final class WireTests: XCTestCase {
         var writer = WireWriter()
         writer.warnings([.tornTail(offset: 4096, length: 17), .rollback(devices: 2), .anchorDamaged(path: "/a"),
                          .anchorNotStored(KeychainError(.io, .vault(.io(operation: .write, path: "/s", errno: .noSpace)))),
-                         .anotherVaultAtPath(previousID: [9, 9]), .readableByOthers(mode: 0o644)])
+                         .anotherVaultAtPath(previousID: [9, 9]), .readableByOthers(mode: 0o644),
+                         .agentMemoryNotLocked(errno: ENOMEM)])
         var reader = reader(body(writer))
         let warnings = try reader.warnings()
         try reader.finish()
-        XCTAssertEqual(warnings.count, 6)
+        XCTAssertEqual(warnings.count, 7)
         guard case .tornTail(4096, 17) = warnings[0], case .readableByOthers(0o644) = warnings[5],
+              case .agentMemoryNotLocked(ENOMEM) = warnings[6],
               case .anchorNotStored(let error) = warnings[3], case .vault(.io(.write, "/s", .noSpace)) = error.reason else {
             return XCTFail("\(warnings)")
         }

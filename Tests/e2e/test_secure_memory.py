@@ -4,9 +4,11 @@ import os
 import resource
 import subprocess
 
+from agentsupport import NO_SOURCE, akc  # noqa: F401
 from kcharness import EXIT_NOT_FOUND, Result
 
 WARNING = "kc: warning: secrets could not be locked in memory (mlock: "
+AGENT_WARNING = "kc: warning: the agent could not lock its secrets in memory (mlock: "
 
 
 def no_locked_memory():
@@ -38,3 +40,12 @@ def test_mlock_failure_is_one_warning_and_not_fatal(kc_ready):
     assert failed.returncode == EXIT_NOT_FOUND, failed
     lines = failed.stderr.splitlines()
     assert lines[0].startswith(WARNING) and lines[-1].endswith("(errSecItemNotFound)"), lines
+
+
+def test_unlock_says_when_the_agent_could_not_lock_its_memory(akc):
+    """The started agent's standard streams go to /dev/null: kc unlock prints its warning."""
+    akc.add_generic("item", "me", "one")
+    result = run_unlockable(akc, ["unlock"])
+    assert result.returncode == 0, result
+    assert result.stderr.count(AGENT_WARNING) == 1, result.stderr
+    assert akc.ok(["find", "generic", "-s", "item", "-w"], unset=NO_SOURCE).stdout == "one\n"

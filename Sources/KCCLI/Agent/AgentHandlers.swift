@@ -34,6 +34,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
     }
     try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    for warning in client.warnings { context.warn(WarningWording.text(warning)) }
     context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                    + "at most \(DurationText.text(timeouts.maxTTL)) from now")
     return 0

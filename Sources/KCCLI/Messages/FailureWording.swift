@@ -201,6 +201,9 @@ enum WarningWording {
                 + "check that the file was not swapped"
         case .readableByOthers(let mode):
             return "the vault can be read by other users (mode \(String(mode, radix: 8))), who could try to guess its password offline; run chmod 600"
+        case .agentMemoryNotLocked(let code):
+            return "the agent could not lock its secrets in memory (mlock: \(Errno(rawValue: code))), so the vault key and items "
+                + "it holds may be written to swap; raise the locked-memory limit (ulimit -l) or encrypt swap"
         }
     }
 }
