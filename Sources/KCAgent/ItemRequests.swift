@@ -40,7 +40,8 @@ struct ItemRequests {
             let revealing = try reader.bool()
             let password = try reader.optionalSecret()
             try reader.finish()
-            let items = try keychain.allItems(revealing: revealing)
+            // Built item by item as they are sent: a vault's worth of items is never held at once.
+            let items = try keychain.liveItems(revealing: revealing)
             if revealing { try askAgain(for: items, password) }
             if revealing { touch() }
             try sendItems(items, revealing: revealing)
@@ -87,7 +88,7 @@ struct ItemRequests {
 
     /// Revealing `items` needs the master password again when one of them has the require-password
     /// mark: `password` is checked, or the client is asked for it (`AskAgain`).
-    private func askAgain(for items: [Item], _ password: SecureBytes?) throws {
+    private func askAgain(for items: some Collection<Item>, _ password: SecureBytes?) throws {
         if items.contains(where: \.attributes.requirePassword) { try verify(password) }
     }
 
@@ -108,7 +109,7 @@ struct ItemRequests {
         try channel.send(writer.frame(kind: ReplyKind.warnings.rawValue))
     }
 
-    private func sendItems(_ items: [Item], revealing: Bool) throws(AgentError) {
+    private func sendItems(_ items: some Collection<Item>, revealing: Bool) throws(AgentError) {
         try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
         if items.count > Self.manyItems { manyItemsSent() }

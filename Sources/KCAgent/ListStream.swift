@@ -4,29 +4,31 @@ import Keychain
 /// Lists (items, batch outcomes, import entries) over as many frames as they need: each frame
 /// holds a count and that many elements, and all but the last have the more flag.
 enum ListStream {
-    /// Sends `elements` as frames of `kind`, each starting with `header` (repeated).
-    static func send<T>(_ elements: [T], kind: UInt8, on channel: Channel,
-                        header: (inout WireWriter) -> Void = { _ in },
-                        _ encode: (inout WireWriter, T) -> Void) throws(AgentError) {
-        var index = 0
+    /// Sends `elements` as frames of `kind`, each starting with `header` (repeated). Elements are
+    /// taken one at a time, so a lazy collection is built only a frame's worth at a time.
+    static func send<C: Collection>(_ elements: C, kind: UInt8, on channel: Channel,
+                                    header: (inout WireWriter) -> Void = { _ in },
+                                    _ encode: (inout WireWriter, C.Element) -> Void) throws(AgentError) {
+        var iterator = elements.makeIterator()
+        var next = iterator.next()
         repeat {
             var body = WireWriter()
             var count: UInt32 = 0
-            while index < elements.count && body.count < Channel.listSplit {
-                encode(&body, elements[index])
-                index += 1
+            while let element = next, body.count < Channel.listSplit {
+                encode(&body, element)
                 count += 1
+                next = iterator.next()
             }
             var writer = WireWriter()
             header(&writer)
             writer.u32(count)
             writer.append(body)
-            try channel.send(writer.frame(kind: kind, more: index < elements.count))
-        } while index < elements.count
+            try channel.send(writer.frame(kind: kind, more: next != nil))
+        } while next != nil
     }
 
-    static func send<T>(_ elements: [T], kind: ReplyKind, on channel: Channel,
-                        _ encode: (inout WireWriter, T) -> Void) throws(AgentError) {
+    static func send<C: Collection>(_ elements: C, kind: ReplyKind, on channel: Channel,
+                                    _ encode: (inout WireWriter, C.Element) -> Void) throws(AgentError) {
         try send(elements, kind: kind.rawValue, on: channel, encode)
     }
 

@@ -91,7 +91,13 @@ public final class Keychain {
 
     /// Every live item, in creation order; their secrets left empty unless `revealing`.
     public func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
-        try live().all.map { $0.item(revealing: revealing) }
+        Array(try liveItems(revealing: revealing))
+    }
+
+    /// `allItems(revealing:)`, each item built only when it is reached: a caller that handles the
+    /// items one at a time (streaming them out) never holds all of them at once.
+    public func liveItems(revealing: Bool) throws(KeychainError) -> some RandomAccessCollection<Item> {
+        try live().all.lazy.map { $0.item(revealing: revealing) }
     }
 
     /// SecItemCopyMatching: the matching items in creation order (one with match limit one).
