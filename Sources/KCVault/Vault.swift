@@ -81,14 +81,15 @@ public final class Vault {
 
     private static func openOnce(at path: String, lockTimeout: Double?, anchors: AnchorPolicy, progress: VaultProgress?,
                                  password: () throws -> SecureBytes) throws -> Vault {
-        let (descriptor, identity, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
+        let (descriptor, identity, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout, limit: readPiece)
         let file = VaultFile(path: path, lockTimeout: lockTimeout, descriptor: descriptor, identity: identity)
         let secret = try password()
         let key = try unwrapKey(header: header, password: secret)
         let vault = Vault(header: header, key: key, file: file, anchors: anchors)
         vault.password = secret
         vault.progress = progress
-        try vault.replay(bytes)
+        try vault.replay(bytes, fileSize: identity.size)
+        if bytes.count == readPiece { vault.replayRest(fileSize: identity.size) }
         // Catch up with what other processes wrote meanwhile (they may have raised the rollback
         // anchor) before comparing with the anchor, under the shared lock again.
         try vault.lockCurrentFile(.shared)

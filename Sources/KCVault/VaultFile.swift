@@ -72,7 +72,8 @@ final class VaultFile {
     /// the shared lock, which is then let go: the password prompt, the key derivation and the
     /// decryption of every record happen without it, so a person typing a password (or a large
     /// vault) never keeps writers waiting. The descriptor is left open (and unlocked).
-    static func readSnapshot(_ path: String, lockTimeout: Double?) throws -> (FileDescriptor, FileStatus, [UInt8], VaultHeader) {
+    /// With `limit`, only the first `limit` bytes are read (the caller reads the rest in pieces).
+    static func readSnapshot(_ path: String, lockTimeout: Double?, limit: Int? = nil) throws -> (FileDescriptor, FileStatus, [UInt8], VaultHeader) {
         let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
@@ -84,7 +85,9 @@ final class VaultFile {
         let header: VaultHeader
         do { header = try VaultHeader.decode(headerBytes) } catch { throw VaultError.corrupt(error) }
         let bytes: [UInt8]
-        do { bytes = try descriptor.readToEnd(from: 0) } catch {
+        do throws(Errno) {
+            if let limit { bytes = try descriptor.read(count: min(limit, identity.size), at: 0) } else { bytes = try descriptor.readToEnd(from: 0) }
+        } catch {
             throw VaultError.io(operation: .read, path: path, errno: error)
         }
         descriptor.unlock()

@@ -8,7 +8,8 @@ extension Vault {
     /// `endOffset` on, appending them to `records`. Stops at the end or at a torn tail; throws on
     /// any corruption. The records of a multi-record append count only once all of them are read:
     /// an incomplete final batch is a torn tail, so a reader sees the old state or the new one.
-    func replay(_ bytes: [UInt8], base: Int = 0) throws {
+    /// `fileSize`, when given, is what progress reports count up to (else `bytes` alone).
+    func replay(_ bytes: [UInt8], base: Int = 0, fileSize: Int? = nil) throws {
         log.tornTail = nil
         var batch: [VaultRecord] = []
         var offset = log.endOffset
@@ -40,7 +41,11 @@ extension Vault {
                         }
                         chainTagEnd = body.upperBound
                         offset = base + body.upperBound
-                        progress?(.readingRecords, body.upperBound, raw.count)
+                        if let fileSize {
+                            progress?(.readingRecords, base + body.upperBound, max(fileSize, base + raw.count))
+                        } else {
+                            progress?(.readingRecords, body.upperBound, raw.count)
+                        }
                         let remaining = record.batchRemaining
                         if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
                             throw VaultError.brokenBatch(sequence: frame.sequence, offset: record.offset)
@@ -55,6 +60,27 @@ extension Vault {
             }
         }
         try result.get()
+    }
+
+    /// Opening reads the file in pieces of this size (more when one append is larger), so a
+    /// large vault's encrypted bytes are never held whole next to its decrypted records.
+    public static let readPiece = 8 << 20
+
+    /// Replays the file after the first piece, a piece at a time, without the lock (as the first
+    /// piece is): records are authenticated and chained, so whatever another process does to
+    /// the file meanwhile, only records of this vault's chain are taken. A piece that fails to
+    /// read or replay ends this early: `catchUp`, under the lock, reads the rest and reports
+    /// anything really wrong.
+    func replayRest(fileSize: Int) {
+        var pieceSize = Self.readPiece
+        while true {
+            let start = log.endOffset
+            guard let piece = try? file.descriptor.read(count: pieceSize, at: start),
+                  (try? replay(piece, base: start, fileSize: fileSize)) != nil else { return }
+            if piece.count < pieceSize { return }
+            // A piece that ends inside the first append it holds completes nothing: read more.
+            pieceSize = log.endOffset == start ? pieceSize * 2 : Self.readPiece
+        }
     }
 
     /// Opens a record of `raw` whose previous tag is the 16 bytes of `raw` ending at `previousTagEnd`,
