@@ -30,7 +30,10 @@ public final class Context {
 
     /// The process environment, read once.
     public static func processEnvironment() -> [String: String] {
+        var count = 0
+        while environ[count] != nil { count += 1 }
         var result: [String: String] = [:]
+        result.reserveCapacity(count)   // one table, not one regrown (and rehashed) several times at every start
         var entry = environ
         while let pointer = entry.pointee {
             let text = String(cString: pointer)
