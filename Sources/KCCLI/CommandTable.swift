@@ -14,7 +14,16 @@
 /// status) in Agent/AgentCommands.swift.
 public enum CommandTable {
     /// Every command, in the order help lists them.
-    public static let all: [CommandSpec] = coreCommands + [generateCommand] + keychainCommands + vaultCommands + ftpCommands + exchangeCommands + foreignImportCommands + agentCommands + syncCommands + conflictsCommands + [gitCredentialCommand, securityCommand, completionsCommand, helpCommand] + hiddenCommands
+    /// Every kc process builds it, so in one pass: a chain of `+` would copy the first groups' specs again at every step.
+    public static let all: [CommandSpec] = {
+        let groups = [coreCommands, [generateCommand], keychainCommands, vaultCommands, ftpCommands, exchangeCommands,
+                      foreignImportCommands, agentCommands, syncCommands, conflictsCommands,
+                      [gitCredentialCommand, securityCommand, completionsCommand, helpCommand], hiddenCommands]
+        var all: [CommandSpec] = []
+        all.reserveCapacity(groups.reduce(0) { $0 + $1.count })
+        for group in groups { all.append(contentsOf: group) }
+        return all
+    }()
 
     /// The commands help, the man page and the completions show.
     public static var visible: [CommandSpec] { all.filter { !$0.isHidden } }
