@@ -49,6 +49,16 @@ final class ForeignImportTests: XCTestCase {
         XCTAssertTrue(totp.secret.isEqual(to: SecureBytes(copying: Array("SEED".utf8))))
     }
 
+    func testAnEntryThatAsksForThePasswordAgainMarksAllItsItems() throws {
+        var entry = ForeignEntry()
+        entry.title = "Bank"
+        entry.password = SecureBytes(copying: Array("pw".utf8))
+        entry.otherSecrets = [("TOTP", SecureBytes(copying: Array("SEED".utf8))), ("PIN", SecureBytes(copying: Array("1".utf8)))]
+        XCTAssertEqual(try entry.rows(index: 0, line: 1).map { try $0.result.get().attributes.requirePassword }, [false, false, false])
+        entry.requirePassword = true
+        XCTAssertEqual(try entry.rows(index: 0, line: 1).map { try $0.result.get().attributes.requirePassword }, [true, true, true])
+    }
+
     func testAnEntryWithoutAReadableURLIsGenericAndWithoutAPasswordRejected() throws {
         var entry = ForeignEntry()
         entry.username = "me"

@@ -259,3 +259,45 @@ def test_bad_input_of_each_csv_format_names_its_line_and_writes_nothing(kc_ready
     good = tmp_path / "good.csv"
     good.write_text(f"{header}\n{good_row.format(n=0)}\n{good_row.format(n=1)}\n")
     assert "2 added" in kc_ready.ok(["import", fmt, good]).stderr     # the same format is read when it is whole
+
+
+# Bitwarden's reprompt (ask for the master password again): 1 marks the entry's items require-password.
+REPROMPT = {
+    "bitwarden-csv": ("bitwarden.csv", lambda value: (
+        "folder,favorite,type,name,notes,fields,reprompt,login_uri,login_username,login_password,login_totp\n"
+        f",,login,Marked,,PIN: pin-1,{value},https://marked.example,u,p1,JBSWY3DPEHPK3PXP\n"
+        ",,login,Plain,,,0,https://plain.example,u,p2,JBSWY3DPEHPK3PXQ\n"), 2),
+    "bitwarden-json": ("bitwarden.json", lambda value: (
+        '{"encrypted": false, "items": [\n'
+        '{"type": 1, "name": "Marked", "reprompt": ' + value + ', "fields": [{"name": "PIN", "value": "pin-1"}],\n'
+        ' "login": {"username": "u", "password": "p1", "uris": [{"uri": "https://marked.example"}], "totp": "JBSWY3DPEHPK3PXP"}},\n'
+        '{"type": 1, "name": "Plain", "reprompt": 0,\n'
+        ' "login": {"username": "u", "password": "p2", "uris": [{"uri": "https://plain.example"}], "totp": "JBSWY3DPEHPK3PXQ"}}\n'
+        ']}\n'), 2),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(REPROMPT))
+def test_a_bitwarden_reprompt_entry_is_imported_require_password(kc_ready, tmp_path, fmt):
+    name, write, _ = REPROMPT[fmt]
+    path = tmp_path / name
+    path.write_text(write("1"))
+    assert "5 added" in kc_ready.ok(["import", fmt, path]).stderr
+    items = json.loads(kc_ready.ok(["find", "--all", "--json"]).stdout)
+    for marked in (dict(server="marked.example"), dict(service="Marked (TOTP)"), dict(service="Marked (PIN)")):
+        assert only_item(items, **marked).get("requirePassword") is True, marked
+    for plain in (dict(server="plain.example"), dict(service="Plain (TOTP)")):
+        assert "requirePassword" not in only_item(items, **plain), plain
+
+
+@pytest.mark.parametrize("fmt", sorted(REPROMPT))
+@pytest.mark.parametrize("value", ["2", '"yes"'])
+def test_a_bad_bitwarden_reprompt_is_a_rejected_row_with_its_line(kc_ready, tmp_path, fmt, value):
+    name, write, line = REPROMPT[fmt]
+    path = tmp_path / name
+    path.write_text(write(value))
+    before = kc_ready.vault_path.read_bytes()
+    result = kc_ready.run(["import", fmt, path])
+    assert_failure(result, "errSecDecode")
+    assert f"kc: error: {path}:{line}: " in result.stderr and "reprompt" in result.stderr, result
+    assert kc_ready.vault_path.read_bytes() == before

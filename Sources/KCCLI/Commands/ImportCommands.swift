@@ -17,7 +17,8 @@ let foreignImportCommands: [CommandSpec] = [
                       login_password, login_totp. A login becomes an item as below (URIs separated by commas); a \
                       secure note (type note) a generic item, service its name, the note its secret; other types \
                       are rejected. The folder becomes the description. Each custom field ("NAME: VALUE" line) and \
-                      the TOTP seed become items of their own: the CSV does not say which fields are hidden.
+                      the TOTP seed become items of their own: the CSV does not say which fields are hidden. \
+                      Reprompt 1 marks the entry's items require-password (0 or empty: not; other values are rejected).
                       """),
     foreignImportCommand("bitwarden-json", "a Bitwarden JSON export (unencrypted)", from: "Bitwarden's unencrypted JSON export", fileKind: "JSON",
                          discussion: """
@@ -25,7 +26,8 @@ let foreignImportCommands: [CommandSpec] = [
                          below, from its first URI; a secure note (type 2) a generic item, service its name, the note \
                          its secret; cards, identities and SSH keys are rejected. The folder becomes the description, \
                          creationDate and revisionDate the dates. Each custom field and the TOTP seed become items of \
-                         their own. An encrypted export ("encrypted": true) is refused with errSecDecode: export again \
+                         their own. "reprompt": 1 marks the entry's items require-password (0 or absent: not; \
+                         other values are rejected). An encrypted export ("encrypted": true) is refused with errSecDecode: export again \
                          choosing the unencrypted JSON format.
                          """, read: BitwardenJSONReader.read),
     importPassCommand,

@@ -5,7 +5,7 @@ import KCSystem
 /// "name"}], "items": [...]}`, each item with `type` (1 login, 2 secure note, 3 card, 4 identity,
 /// 5 SSH key), `name`, `notes`, `folderId`, `fields` ([{"name", "value", "type"}]), `creationDate`
 /// and `revisionDate` (ISO 8601) and, for a login, `login` {`username`, `password`, `uris`
-/// ([{"uri"}]), `totp`}. An encrypted export (`"encrypted": true`) is refused as a whole. Secrets
+/// ([{"uri"}]), `totp`}, and `reprompt` (0, or 1: ask for the master password again). An encrypted export (`"encrypted": true`) is refused as a whole. Secrets
 /// (passwords, TOTP seeds, field values, secure notes) are unescaped straight into secure memory.
 public enum BitwardenJSONReader {
     public static func read(_ file: UnsafeRawBufferPointer) -> Result<[ExchangeRow], ExchangeFileError> {
@@ -41,6 +41,13 @@ public enum BitwardenJSONReader {
             guard let written = try text(item[key], scanner) else { continue }
             guard let value = ISO8601.milliseconds(written) else { return ForeignEntry(problem: .invalidDate(written)) }
             entry[keyPath: date] = value
+        }
+        switch item["reprompt"] {
+        case nil, .null, .integer(0): break
+        case .integer(1): entry.requirePassword = true
+        case .integer(let other): return ForeignEntry(problem: .invalidReprompt(String(other)))
+        case .string(let range): return ForeignEntry(problem: .invalidReprompt("\"" + (try scanner.text(range)) + "\""))
+        default: return ForeignEntry(problem: .invalidReprompt("another value"))
         }
         guard case .integer(let type) = item["type"] else { return ForeignEntry(problem: .unsupportedEntry("")) }
         switch type {

@@ -46,6 +46,8 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case decryptedTooLarge(limit: Int)
     /// A require-password mark that is not true or false (JSON), yes, no or empty (CSV).
     case invalidRequirePassword(String)
+    /// A Bitwarden reprompt that is not 0 or 1, as the file writes it.
+    case invalidReprompt(String)
 }
 
 /// One entry of an export file: the item, or why it was rejected; `index` counts entries from 0,

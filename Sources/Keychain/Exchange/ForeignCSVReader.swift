@@ -89,6 +89,11 @@ public enum ForeignCSVReader {
                 return ForeignEntry(problem: .unsupportedEntry(other))
             }
             if let fields = row.secret("fields") { entry.otherSecrets += CustomFields.lines(fields) }
+            switch row.text("reprompt") ?? "" {
+            case "", "0": break
+            case "1": entry.requirePassword = true
+            case let other: return ForeignEntry(problem: .invalidReprompt(other))
+            }
         case .chrome:
             entry.title = row.text("name")
             entry.urls = row.text("url").map { [$0] } ?? []

@@ -12,6 +12,8 @@ import KCCrypto
 /// - Other secrets of the entry (a TOTP seed, a hidden field, a pass entry's other lines) are never
 ///   put in an attribute, which `find` prints: each becomes a generic item of its own, service
 ///   "TITLE (NAME)", the same account, description `name`, its value the secret.
+/// - An entry that asks for the master password again (Bitwarden's reprompt) marks its item and
+///   those of its other secrets require-password.
 public struct ForeignEntry: Sendable {
     public var title: String?
     public var username: String?
@@ -25,6 +27,8 @@ public struct ForeignEntry: Sendable {
     public var modified: Int64?
     /// Secrets besides the password, each kept as a generic item.
     public var otherSecrets: [(name: String, value: SecureBytes)] = []
+    /// The entry asks for the master password again before its secrets are shown.
+    public var requirePassword = false
     /// A problem found while reading the entry: it becomes a rejected row.
     public var problem: ExchangeRowProblem?
 
@@ -57,11 +61,13 @@ public struct ForeignEntry: Sendable {
         attributes[.account] = username
         attributes[.description] = Self.nonEmpty(folder)
         attributes[.comment] = comment.isEmpty ? nil : comment.joined(separator: "\n\n")
+        attributes.requirePassword = requirePassword
         var results: [Result<ExchangeItem, ExchangeRejection>] = [.success(ExchangeItem(
             attributes: attributes, secret: password, created: created, modified: modified ?? created))]
         let owner = title ?? attributes[.server] ?? attributes[.service]!
         for (name, value) in otherSecrets where value.count > 0 {
-            var other = ItemAttributes(.generic, [.service: "\(owner) (\(name))", .label: "\(owner) (\(name))", .description: name])
+            var other = ItemAttributes(.generic, [.service: "\(owner) (\(name))", .label: "\(owner) (\(name))", .description: name],
+                                       requirePassword: requirePassword)
             other[.account] = username
             results.append(.success(ExchangeItem(attributes: other, secret: value, created: created, modified: modified ?? created)))
         }
