@@ -30,6 +30,16 @@ struct RecordLog {
         lastTag = tag
     }
 
+    /// Where a writer's clock continues at wall-clock time `now` (milliseconds): the highest
+    /// timestamp of `records` up to `HybridLogicalClock.limit(now:)`. Records stamped further ahead
+    /// are left out, so one from a broken or hostile clock cannot push later stamps to the end of
+    /// the range (where ties would go by device id alone).
+    func clockStart(now: UInt64) -> UInt64 {
+        let limit = HybridLogicalClock.limit(now: now)
+        if latestTimestamp <= limit { return latestTimestamp }
+        return records.reduce(0) { $1.payload.timestamp <= limit ? max($0, $1.payload.timestamp) : $0 }
+    }
+
     /// Forgets every record, before reading a file again from the start.
     mutating func reset() {
         self = RecordLog(generation: generation + 1)

@@ -42,7 +42,7 @@ extension Vault {
 
         // Never reuse a record id this device already used, even in a copy that was rolled back.
         var counter = max(versionVector[device], try anchorVector[device])
-        var clock = HybridLogicalClock(after: log.latestTimestamp)
+        var clock = HybridLogicalClock(after: log.clockStart(now: HybridLogicalClock.wallMilliseconds()))
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
         var tag = log.lastTag
@@ -79,8 +79,15 @@ extension Vault {
 }
 
 /// A hybrid logical clock: milliseconds since 1970 in the high 48 bits, a logical counter in
-/// the low 16, never going backwards relative to the records already in the vault.
+/// the low 16, never going backwards relative to the records already in the vault. It continues
+/// after the vault's latest timestamp that is at most `maximumLead` ahead of the wall clock
+/// (`RecordLog.clockStart`): a record stamped further ahead (a broken or hostile clock, up to
+/// `UInt64.max`) is kept and ordered as stamped, but does not drag every later record after it.
 public struct HybridLogicalClock {
+    /// How far ahead of the wall clock (milliseconds) a record may be stamped and still be one the
+    /// clock continues after: 366 days.
+    public static let maximumLead: UInt64 = 366 * 86_400_000
+
     private var last: UInt64
 
     public init(after last: UInt64) { self.last = last }
@@ -91,9 +98,21 @@ public struct HybridLogicalClock {
         return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
     }
 
-    public mutating func next() -> UInt64 {
-        let physical = Self.wallMilliseconds() << 16
-        last = max(physical, last == .max ? .max : last + 1)   // a hostile timestamp must not trap
+    /// The highest timestamp the clock continues after at wall-clock time `now` (milliseconds):
+    /// the last one of the millisecond `maximumLead` ahead of it.
+    public static func limit(now: UInt64) -> UInt64 {
+        let furthest = (UInt64.max >> 16) - maximumLead
+        return (min(now, furthest) + maximumLead) << 16 | 0xFFFF
+    }
+
+    /// The next timestamp at the wall clock's time.
+    public mutating func next() -> UInt64 { next(now: Self.wallMilliseconds()) }
+
+    /// The next timestamp at wall-clock time `now` (milliseconds): `max(now << 16, last + 1)`.
+    /// Never wraps or traps: a clock started after `limit(now:)`'s reach stays where it is.
+    public mutating func next(now: UInt64) -> UInt64 {
+        let physical = min(now, UInt64.max >> 16) << 16
+        last = max(physical, last == .max ? .max : last + 1)
         return last
     }
 

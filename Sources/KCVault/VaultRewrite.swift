@@ -53,7 +53,7 @@ extension Vault {
             }
             let device = try anchors.state.deviceID()
             kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], try anchorVector[device]) + 1,
-                                               after: log.latestTimestamp))
+                                               after: log.clockStart(now: HybridLogicalClock.wallMilliseconds())))
             return (header, key, kept)
         }
     }

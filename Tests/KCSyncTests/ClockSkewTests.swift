@@ -61,4 +61,45 @@ final class ClockSkewTests: XCTestCase {
                              "the new record comes after the vault's latest, not at the wall clock's time")
         XCTAssertEqual(try world.services(on: laptop), ["b"], "a later write wins over a record stamped ahead")
     }
+
+    /// A peer stamping at the end of the range (`UInt64.max`) or far ahead: the merge keeps its
+    /// record, but this machine's clock does not continue after it, so later writes from a device
+    /// that sorts before the peer's still order after everything else written in real time.
+    func testARecordStampedAtTheEndOfTheRangeDoesNotDragTheClock() throws {
+        for stamp in [UInt64.max, HybridLogicalClock.limit(now: HybridLogicalClock.wallMilliseconds() + 3_600_000) + 1] {
+            let world = SyncWorld()
+            let laptop = try world.create("laptop")
+            try world.add(on: laptop, service: "a")
+            try world.add(on: laptop, service: "b")
+            let key = try world.key(of: laptop)
+            let image = try VaultImage(bytes: laptop.bytes, key: key)
+            let target = try XCTUnwrap(image.records.first).payload
+            let hostile = [UInt8](repeating: 0xff, count: RecordPayload.idLength)
+            let record = PendingRecord(kind: .delete, itemID: target.itemID, base: target.recordID)
+            let theirs = image.appending([record.encode(recordID: RecordID(device: hostile, counter: 1), timestamp: stamp)], key: key)
+            let merged = try world.merge(laptop.bytes, theirs, key: key)
+            XCTAssertEqual(merged.added.count, 1, "the record is kept")
+            try laptop.replaceVault(with: merged.bytes, password: world.password)
+            let before = HybridLogicalClock.wallMilliseconds()
+            try world.edit(on: laptop, service: "b")
+            try world.add(on: laptop, service: "c")
+            let written = try VaultImage(bytes: laptop.bytes, key: key).records.suffix(2)
+            for record in written {
+                XCTAssertLessThan(HybridLogicalClock.milliseconds(of: record.payload.timestamp), Int64(before) + 60_000,
+                                  "stamped at the wall clock's time, not after the record at \(stamp)")
+            }
+            XCTAssertLessThan(written.first!.payload.timestamp, written.last!.payload.timestamp)
+            XCTAssertEqual(try world.services(on: laptop), ["b", "c"], "the later writes are current")
+        }
+    }
+
+    func testTheClockNeverWrapsOrTrapsAtTheEndOfTheRange() {
+        var clock = HybridLogicalClock(after: .max)
+        XCTAssertEqual(clock.next(now: 1), .max)
+        XCTAssertEqual(clock.next(now: .max), .max)
+        var fresh = HybridLogicalClock(after: 0)
+        XCTAssertEqual(fresh.next(now: .max), (UInt64.max >> 16) << 16, "a wall clock past the range stays in it")
+        XCTAssertEqual(HybridLogicalClock.limit(now: .max), .max)
+        XCTAssertEqual(HybridLogicalClock.limit(now: 1000), (1000 + HybridLogicalClock.maximumLead) << 16 | 0xFFFF)
+    }
 }
