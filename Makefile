@@ -117,12 +117,13 @@ fuzz-smoke:
 	Tests/Fuzz/run.sh -t 60
 
 # Release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
-# ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each), and the merge's
-# properties on 100 random histories (10,000 checks). Uses the debug build,
+# ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each), the merge's
+# properties on 100 random histories (10,000 checks) and 3,000 random sync scenarios against the model. Uses the debug build,
 # which has the test-only fault seam. Each test prints its figure in the summary.
 stress: venv build
 	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e/vault
 	KC_SYNC_WORLDS=100 KC_SYNC_CHECKS=100 swift test --disable-swift-testing --filter KCSyncTests.MergePropertyTests
+	KC_SYNC_MODEL_SCENARIOS=3000 swift test --skip-build --disable-swift-testing --filter KCSyncTests.SyncModelTests
 
 bench-deps: deps
 	$(call apt_install,$(BENCH_PACKAGES))
