@@ -37,7 +37,11 @@ public struct KDFParameters: Equatable, Sendable {
 /// The fixed-size vault header (Docs/FORMAT.md, "Header").
 public struct VaultHeader: Equatable, Sendable {
     public static let magic: [UInt8] = Array("KCVAULT".utf8) + [0]
-    public static let currentVersion: UInt16 = 1
+    /// The format version kc writes when it creates or rewrites a vault (Docs/FORMAT.md,
+    /// "Format versions"). Appends keep the file's version.
+    public static let currentVersion: UInt16 = 2
+    /// The format versions kc reads.
+    public static let readableVersions: ClosedRange<UInt16> = 1...2
     public static let kdfArgon2id13: UInt8 = 1
     /// Header size in bytes, checksum included.
     public static let length = 140
@@ -55,10 +59,11 @@ public struct VaultHeader: Equatable, Sendable {
     public var keyNonce: [UInt8]
     public var wrappedKey: [UInt8]
 
-    public init(vaultID: [UInt8], kdf: KDFParameters, salt: [UInt8], keyNonce: [UInt8], wrappedKey: [UInt8]) {
+    public init(version: UInt16 = currentVersion, vaultID: [UInt8], kdf: KDFParameters, salt: [UInt8], keyNonce: [UInt8],
+                wrappedKey: [UInt8]) {
         precondition(vaultID.count == Self.vaultIDLength && salt.count == Self.saltLength
                      && keyNonce.count == Self.nonceLength && wrappedKey.count == Self.wrappedKeyLength)
-        self.version = Self.currentVersion
+        self.version = version
         self.vaultID = vaultID
         self.kdf = kdf
         self.salt = salt
@@ -82,6 +87,9 @@ public struct VaultHeader: Equatable, Sendable {
         return w.bytes
     }
 
+    /// True when the file may hold what only version 2 allows: page frames and record kinds 4-6.
+    public var allowsVersion2Content: Bool { version >= 2 }
+
     public func encoded() -> [UInt8] {
         var bytes = authenticatedPrefix + wrappedKey
         var w = ByteWriter()
@@ -100,7 +108,7 @@ public struct VaultHeader: Equatable, Sendable {
         guard bytes.starts(with: magic) else { throw .badMagic }
         guard bytes.count >= 12 else { throw .truncated }
         let version = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
-        guard version == currentVersion else { throw .unsupportedVersion(version) }
+        guard readableVersions.contains(version) else { throw .unsupportedVersion(version) }
         let headerLength = UInt16(bytes[10]) | UInt16(bytes[11]) << 8
         guard headerLength == length else { throw .badHeaderLength(headerLength) }
         guard bytes.count == length else { throw .truncated }
@@ -118,7 +126,7 @@ public struct VaultHeader: Equatable, Sendable {
             guard reserved == [0, 0, 0] else { throw .reservedNotZero }
             guard algorithm == kdfArgon2id13 else { throw .unsupportedKDF(algorithm) }
             guard kdf.isWithinBounds else { throw .kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit) }
-            return VaultHeader(vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce, wrappedKey: wrapped)
+            return VaultHeader(version: version, vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce, wrappedKey: wrapped)
         } }
         return try result.get()
     }

@@ -54,7 +54,7 @@ extension Vault {
             let device = try anchors.state.deviceID()
             kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], try anchorVector[device]) + 1,
                                                after: log.clockStart(now: HybridLogicalClock.wallMilliseconds())))
-            return (header, key, kept)
+            return (try rewriteHeader(), key, kept)
         }
     }
 
@@ -104,7 +104,7 @@ extension Vault {
     /// Runs a rewrite under the exclusive lock: `build` returns the header, key and record
     /// payloads of the new file; it is written, verified and put in place of the current one.
     @discardableResult
-    private func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
+    func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
         try lockForWriting()
         defer { file.unlock() }
         file.removeAbandonedFiles()
@@ -157,7 +157,7 @@ extension Vault {
 
     /// Salvage under the vault's exclusive lock: reads the file, walks it with the key that
     /// `password` unwraps, lets `approve` see the walk and the rollback anchor (it throws to
-    /// cancel), then writes the new vault (see `salvage(at:inspection:key:stateDirectory:)`)
+    /// cancel), then writes the new vault (see `salvage(at:inspection:header:key:stateDirectory:)`)
     /// before letting go, so a write acknowledged meanwhile (possible when the only damage is a
     /// torn tail) cannot be left out of the rebuilt file. Writers waiting for the lock then
     /// follow the new file.
@@ -172,10 +172,12 @@ extension Vault {
         }
         let header: VaultHeader
         do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
-        let key = try unwrapKey(header: header, password: try password())
+        let secret = try password()
+        let key = try unwrapKey(header: header, password: secret)
         let inspection = walk(bytes, header: header, key: key)
         try approve(inspection, try salvageAnchor(stateDirectory: stateDirectory, vaultID: header.vaultID))
-        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, key: key, stateDirectory: stateDirectory)
+        let newHeader = try currentVersion(of: header, key: key, password: secret)
+        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, header: newHeader, key: key, stateDirectory: stateDirectory)
         return SalvageOutcome(keptAs: kept, inspection: inspection, anchorStored: anchorStored)
     }
 
@@ -193,13 +195,14 @@ extension Vault {
         return VersionVector()
     }
 
-    /// Writes a new vault holding the records `inspection` keeps, re-sealed in order, and then a
+    /// Writes a new vault of `header` holding the records `inspection` keeps, re-sealed in order, and then a
     /// compaction marker whose frontier is the kept records' vector joined with the rollback
     /// anchor: counters of lost records are never used again, and the anchor, set to the new
     /// vault's vector, accepts the salvaged vault (the user confirmed what it lost). The damaged
     /// file is kept beside it as `PATH.corrupt-DATE`. Returns that name, and whether the anchor
     /// could be stored.
-    static func salvage(at path: String, inspection: VaultInspection, key: SecureBytes, stateDirectory: String) throws -> (keptAs: String, anchorStored: Bool) {
+    static func salvage(at path: String, inspection: VaultInspection, header: VaultHeader, key: SecureBytes,
+                        stateDirectory: String) throws -> (keptAs: String, anchorStored: Bool) {
         let base = path + ".corrupt-" + timestampForFileName()
         var keptName = base
         var suffix = 1
@@ -223,7 +226,7 @@ extension Vault {
         let latest = inspection.goodRecords.map(\.payload.timestamp).max() ?? 0
         let marker = compactionMarker(frontier: frontier, device: device, counter: frontier[device] + 1, after: latest)
         let payloads = inspection.goodRecords.map { $0.plaintextWithoutBatchMarker() } + [marker]
-        let (descriptor, _) = try replaceFile(at: path, with: sealedFile(header: inspection.header, key: key, payloads: payloads), verifyingWith: key)
+        let (descriptor, _) = try replaceFile(at: path, with: sealedFile(header: header, key: key, payloads: payloads), verifyingWith: key)
         defer { descriptor.close() }   // the new file is durable: let waiting writers in once the anchor is set
         var vector = frontier
         vector.raise(device, to: frontier[device] + 1)

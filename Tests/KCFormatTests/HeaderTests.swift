@@ -24,7 +24,7 @@ final class HeaderTests: XCTestCase {
         let bytes = Self.sample().encoded()
         XCTAssertEqual(bytes.count, 140)
         XCTAssertEqual(Array(bytes[0..<8]), Array("KCVAULT\0".utf8))
-        XCTAssertEqual(Array(bytes[8..<12]), [1, 0, 140, 0])            // version 1, header length 140
+        XCTAssertEqual(Array(bytes[8..<12]), [2, 0, 140, 0])            // version 2 (written), header length 140
         XCTAssertEqual(Array(bytes[12..<28]), (0..<16).map { UInt8($0) })  // vault id
         XCTAssertEqual(Array(bytes[28..<32]), [1, 0, 0, 0])             // Argon2id13, reserved
         XCTAssertEqual(Array(bytes[32..<40]), le64(3))
@@ -35,6 +35,22 @@ final class HeaderTests: XCTestCase {
         XCTAssertEqual(Array(bytes[136..<140]), le32(CRC32C.checksum(bytes[0..<136])))
         XCTAssertEqual(Self.sample().authenticatedPrefix, Array(bytes[0..<88]))
         XCTAssertEqual(VaultHeader.wrappedKeyOffset, 88)
+    }
+
+    func testReadsVersionsOneAndTwoAndKeepsTheVersion() throws {
+        XCTAssertEqual(VaultHeader.currentVersion, 2)
+        for version: UInt16 in [1, 2] {
+            var header = Self.sample()
+            header.version = version
+            let decoded = try VaultHeader.decode(header.encoded())
+            XCTAssertEqual(decoded.version, version)
+            XCTAssertEqual(decoded.allowsVersion2Content, version == 2)
+            XCTAssertEqual(decoded.encoded(), header.encoded())
+        }
+        // The version is authenticated with the wrapped key: it is part of the prefix.
+        var one = Self.sample()
+        one.version = 1
+        XCTAssertNotEqual(one.authenticatedPrefix, Self.sample().authenticatedPrefix)
     }
 
     func testRoundTripAndTrailingBytes() throws {
@@ -67,9 +83,9 @@ final class HeaderTests: XCTestCase {
         assertRejects(Array("PK\u{3}\u{4}".utf8), .badMagic)
         assertRejects(patched { $0[0] = UInt8(ascii: "k") }, .badMagic)
         assertRejects(patched { $0[7] = 1 }, .badMagic)
-        assertRejects(patched { $0[8] = 2 }, .unsupportedVersion(2))
+        assertRejects(patched { $0[8] = 3 }, .unsupportedVersion(3))
         assertRejects(patched { $0[8] = 0 }, .unsupportedVersion(0))
-        assertRejects(patched { $0[9] = 1 }, .unsupportedVersion(257))
+        assertRejects(patched { $0[9] = 1 }, .unsupportedVersion(258))
         assertRejects(patched { $0[10] = 141 }, .badHeaderLength(141))
         assertRejects(patched { $0[11] = 1 }, .badHeaderLength(396))
         assertRejects(patched({ $0[20] ^= 1 }, fixChecksum: false), .badHeaderChecksum)
@@ -88,7 +104,7 @@ final class HeaderTests: XCTestCase {
         assertRejects(patched { $0[28] = 7; $0[29] = 1 }, .reservedNotZero)
         assertRejects(patched { $0[28] = 7; $0.replaceSubrange(32..<40, with: le64(99)) }, .unsupportedKDF(7))
         // A truncated header with a foreign version is still "unsupported", once bytes 8..<12 are present.
-        assertRejects(Array(patched { $0[8] = 2 }.prefix(12)), .unsupportedVersion(2))
+        assertRejects(Array(patched { $0[8] = 3 }.prefix(12)), .unsupportedVersion(3))
     }
 
     func testKDFBounds() throws {

@@ -136,14 +136,15 @@ struct VectorVault {
 
     /// `derivedWith`: the parameters the password key is really derived with, when a vector stores
     /// others that must derive the same key (memlimit counts in whole KiB).
+    /// `version`: the header's format version (1 for every vector from before version 2).
     init(label: String, password: String = "correct horse battery staple", kdf: KDFParameters = fastKDF,
-         derivedWith: KDFParameters? = nil) throws {
+         derivedWith: KDFParameters? = nil, version: UInt16 = 1) throws {
         self.label = label
         self.password = password
         self.kdf = kdf
         vaultID = FixedBytes.make("\(label)/vault-id", count: 16)
         vaultKey = SecureBytes(copying: FixedBytes.make("\(label)/vault-key", count: 32))
-        header = VaultHeader(vaultID: vaultID, kdf: kdf, salt: FixedBytes.make("\(label)/salt", count: 16),
+        header = VaultHeader(version: version, vaultID: vaultID, kdf: kdf, salt: FixedBytes.make("\(label)/salt", count: 16),
                              keyNonce: FixedBytes.make("\(label)/key-nonce", count: 24),
                              wrappedKey: [UInt8](repeating: 0, count: 48))
         let derivation = derivedWith ?? kdf

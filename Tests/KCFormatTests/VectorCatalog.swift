@@ -24,7 +24,7 @@ struct TestVector {
 /// Every vector of Docs/vectors, built deterministically (see VectorGeneratorTests).
 enum VectorCatalog {
     static func all() throws -> [TestVector] {
-        try valid() + truncated() + zeroFill() + header() + records() + payloads() + batches() + items()
+        try valid() + truncated() + zeroFill() + header() + records() + payloads() + batches() + items() + version2()
     }
 
     // MARK: The standard vault: 5 records, 2 live items
@@ -55,8 +55,8 @@ enum VectorCatalog {
     }
 
     /// put github, put ftp, update github (base 1), put old, delete old (base 4).
-    static func standard(label: String = "standard") throws -> VectorVault {
-        var v = try VectorVault(label: label)
+    static func standard(label: String = "standard", version: UInt16 = 1) throws -> VectorVault {
+        var v = try VectorVault(label: label, version: version)
         v.append(put(github, counter: 1))
         v.append(put(ftp, counter: 2))
         v.append(put(githubUpdated, counter: 3, base: 1))
@@ -208,7 +208,7 @@ enum VectorCatalog {
             TestVector(name: "header-truncated", comment: "the first 100 bytes of a header", expect: .headerFailure,
                        error: "truncated", bytes: Array(std.headerBytes.prefix(100))),
             try fail("header-bad-magic", "magic KCVAULT\\0 changed to KCVAULX\\0", "bad-magic", { $0[6] = UInt8(ascii: "X") }),
-            try fail("header-unsupported-version", "format version 2", "unsupported-version 2", { $0[8] = 2 }),
+            try fail("header-unsupported-version", "format version 3", "unsupported-version 3", { $0[8] = 3 }),
             try fail("header-bad-length", "header length field 141", "bad-header-length 141", { $0[10] = 141 }),
             try fail("header-checksum", "one bit of the vault id flipped, checksum left as it was", "bad-header-checksum",
                      { $0[20] ^= 0x04 }, fixChecksum: false),

@@ -33,7 +33,7 @@ final class WriterConformanceTests: XCTestCase {
 
         let file = try XCTUnwrap(FileManager.default.contents(atPath: path)).map { $0 }
         // Header.
-        XCTAssertEqual(Array(file[0..<12]), Array("KCVAULT".utf8) + [0, 1, 0, 140, 0])
+        XCTAssertEqual(Array(file[0..<12]), Array("KCVAULT".utf8) + [0, 2, 0, 140, 0])   // kc creates format version 2
         XCTAssertEqual(Array(file[28..<32]), [1, 0, 0, 0])
         XCTAssertEqual(u64(file, 32), 2)
         XCTAssertEqual(u64(file, 40), 16 << 10)

@@ -20,6 +20,7 @@ VECTORS = REPO / "Docs" / "vectors"
 HEADER_LENGTH = 140
 HEADER_CHECKSUM_OFFSET = 136
 FRAME_LENGTH = 16
+READABLE_VERSIONS = (1, 2)
 
 
 def _crc32c_table() -> list[int]:
@@ -99,6 +100,11 @@ def patch_header(data: bytes, *, ops: int | None = None, memory: int | None = No
         struct.pack_into("<Q", b, 40, memory)
     struct.pack_into("<I", b, HEADER_CHECKSUM_OFFSET, crc32c(bytes(b[0:HEADER_CHECKSUM_OFFSET])))
     return bytes(b)
+
+
+def header_version(data: bytes) -> int:
+    """The header's format version (u16 LE at 8)."""
+    return struct.unpack_from("<H", data, 8)[0]
 
 
 def header_kdf(data: bytes) -> tuple[int, int]:
@@ -211,6 +217,7 @@ def parse_payload(plain: bytes) -> Payload:
 
 def records(data: bytes, password: bytes) -> list[tuple[Frame, bytes]]:
     """Every complete record of an intact vault, authenticated and decrypted: (frame, payload)."""
+    assert header_version(data) in READABLE_VERSIONS, f"unsupported version {header_version(data)}"
     ops, memory = header_kdf(data)
     key = aead_open(data[88:136], derive_key(password, data[48:64], ops, memory), data[64:88], data[:88])
     assert key is not None, "wrong password"
