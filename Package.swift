@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Keychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCSync", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "Keychain", "KCCrypto"], swiftSettings: strict),
-        .target(name: "KCAgent", dependencies: ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "Keychain"],
+        .target(name: "KCAgent", dependencies: ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "Keychain", "KCSync"],
                 swiftSettings: strict + faultSeam),
         // Reading a pass store: each entry decrypted by the user's own gpg.
         .target(name: "KCPass", dependencies: ["Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),

@@ -182,10 +182,10 @@ public final class AgentClient: ItemStore {
     }
 
     /// The channel of the exchange in progress (for replies over several frames).
-    private var replyChannel: Channel?
+    private(set) var replyChannel: Channel?
 
     /// Sends `frames` on a fresh connection (or the one `connect` checked) and reads the reply.
-    private func exchange<T>(_ frames: [SecureBytes], _ read: (Reply) throws(AgentError) -> T) throws(AgentError) -> T {
+    func exchange<T>(_ frames: some Sequence<SecureBytes>, _ read: (Reply) throws(AgentError) -> T) throws(AgentError) -> T {
         let channel: Channel
         if let pending {
             channel = pending

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSync
 import KCSystem
 import KCVault
 import Keychain
@@ -94,12 +95,22 @@ final class AgentService {
                 return false
             }
             do {
-                try ItemRequests(keychain: keychain, channel: channel, touch: { [self] in timers?.touch(at: clock()) },
-                                 manyItemsSent: { [self] in releaseMemoryAfterRequest = true })
-                    .serve(kind, first: first, reader: &reader)
+                let touch: () -> Void = { [self] in timers?.touch(at: clock()) }
+                if kind.isSync {
+                    try SyncRequests(keychain: keychain, channel: channel, touch: touch).serve(kind, first: first)
+                } else {
+                    try ItemRequests(keychain: keychain, channel: channel, touch: touch,
+                                     manyItemsSent: { [self] in releaseMemoryAfterRequest = true })
+                        .serve(kind, first: first, reader: &reader)
+                }
                 return false
             } catch let error as AgentError {
                 throw error
+            } catch let error as MergeError {
+                var writer = WireWriter()
+                writer.mergeError(error)
+                try channel.send(writer.frame(kind: ReplyKind.mergeFailure.rawValue))
+                return false
             } catch is AskAgain {
                 try channel.send(WireWriter().frame(kind: ReplyKind.passwordRequired.rawValue))
                 return false

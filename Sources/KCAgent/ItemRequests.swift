@@ -81,7 +81,7 @@ struct ItemRequests {
             try reader.finish()
             touch()
             try sendItems(try keychain.delete(query), revealing: false)
-        case .status, .unlock, .lock, .shutdown:
+        case .status, .unlock, .lock, .shutdown, .merge, .syncExport, .syncImport, .copySummary:
             throw AgentError.protocolError(.badValue)
         }
     }

@@ -1,7 +1,13 @@
 /// The kinds of request frame a client sends (after the hello). Shutdown is frozen (`Hello`).
 enum RequestKind: UInt8 {
     case status = 1, unlock, lock, find, search, allItems, add, addAll, update, delete
+    /// The sync requests (`SyncRequests`): merge two copies, export the live vault into a copy,
+    /// import a copy into the live vault, the ids a copy holds.
+    case merge, syncExport, syncImport, copySummary
     case shutdown = 0x7F
+
+    /// True for the sync requests.
+    var isSync: Bool { [.merge, .syncExport, .syncImport, .copySummary].contains(self) }
 }
 
 /// The kinds of reply frame the agent sends.
@@ -23,6 +29,14 @@ enum ReplyKind: UInt8 {
     case locked
     /// The keychain's current non-fatal findings; sent before the reply when there are any.
     case warnings
+    /// A merged copy: a `MergeSummary`'s counts, then the file over frames (`CopyStream`).
+    case merged
+    /// What an import brought into the live vault (`SyncRound.Report`'s received fields).
+    case imported
+    /// A `CopySummary`.
+    case summary
+    /// A `MergeError`: the copies could not be merged.
+    case mergeFailure
 }
 
 /// What `AgentClient.status()` reports.

@@ -11,6 +11,11 @@ public enum ClockSkew {
     public struct Device: Equatable, Sendable {
         public let device: [UInt8]
         public let aheadBy: Int64
+
+        public init(device: [UInt8], aheadBy: Int64) {
+            self.device = device
+            self.aheadBy = aheadBy
+        }
     }
 
     /// The devices of `records` stamped more than `tolerance` ahead of `now` (milliseconds since

@@ -20,4 +20,6 @@ public enum MergeError: Error, Sendable {
     case sharedDeviceID(device: [UInt8], counter: UInt64)
     /// The result did not read back as the records the merge decided on (never expected).
     case resultNotVerified
+    /// A copy is larger than a merge reads (`VaultMerge.maximumCopySize`); `size` in bytes.
+    case tooLarge(MergeSide, size: Int)
 }

@@ -122,7 +122,12 @@ public struct SyncCopy: Sendable {
     }
 
     /// The vault file as the working copy holds it now.
-    public func vaultBytes() throws -> [UInt8] { try Self.readFile(filePath) }
+    /// A copy beyond `VaultMerge.maximumCopySize` is refused before it is read.
+    public func vaultBytes() throws -> [UInt8] {
+        do { return try VaultMerge.readCopy(at: filePath, side: .theirs) } catch let error as MergeError { throw Problem.merge(error) } catch {
+            throw Problem.write(.init(step: .verify, path: filePath, errno: error as? Errno ?? Errno(rawValue: EIO)))
+        }
+    }
 
     /// The bytes of the file at `path`.
     static func readFile(_ path: String) throws -> [UInt8] {
@@ -133,24 +138,27 @@ public struct SyncCopy: Sendable {
         } catch { throw Problem.write(.init(step: .verify, path: path, errno: error)) }
     }
 
-    /// The vault file at `revision` (e.g. the upstream branch), or nil when it has none.
+    /// The vault file at `revision` (e.g. the upstream branch), or nil when it has none; one beyond
+    /// `VaultMerge.maximumCopySize` is refused.
     public func vaultBytes(at revision: String) throws -> [UInt8]? {
         let outcome = try git.attempt(["show", revision + ":" + fileName])
-        return outcome.termination.succeeded ? outcome.output : nil
+        guard outcome.termination.succeeded else { return nil }
+        do { try VaultMerge.checkSize(outcome.output.count, of: .theirs) } catch { throw Problem.merge(error) }
+        return outcome.output
     }
 
     func store(_ bytes: [UInt8], to path: String) throws {
         do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw Problem.write(error) }
     }
 
-    /// Merges `live` into the working copy's vault and commits it when it changed ("export").
-    /// Returns true when a commit was made.
+    /// Merges the live vault into the working copy's vault (through `keys`) and commits it when it
+    /// changed ("export"). Returns true when a commit was made.
     @discardableResult
-    public func export(_ live: [UInt8], key: SecureBytes, identity: [String]) throws -> Bool {
+    public func export(keys: some SyncKeys, identity: [String]) throws -> Bool {
         let current = try vaultBytes()
-        let merged: VaultMerge.Result
-        do { merged = try VaultMerge.merge(ours: current, theirs: live, key: key) } catch { throw Problem.merge(Self.swappingSides(error)) }
-        if merged.bytes != current { try store(merged.bytes, to: filePath) }
+        let merged: [UInt8]
+        do { merged = try keys.exported(into: current) } catch let error as MergeError { throw Problem.merge(Self.swappingSides(error)) }
+        if merged != current { try store(merged, to: filePath) }
         try git.run(["add", "--", fileName, ".gitattributes"])
         guard try !git.attempt(["diff", "--cached", "--quiet"]).termination.succeeded else { return false }
         try git.run(identity + ["commit", "-q", "-m", commitMessage])
@@ -167,12 +175,12 @@ public struct SyncCopy: Sendable {
     public var mergeInProgress: Bool { FileSystem.exists(folder + "/.git/MERGE_HEAD") }
 
     /// Finishes a stopped merge: the vault file's two sides (stages 2 and 3, ours and theirs) are
-    /// merged with `key` and committed. A file that is no longer unmerged is committed as it is.
-    public func finishMerge(key: SecureBytes, identity: [String]) throws {
+    /// merged through `keys` and committed. A file that is no longer unmerged is committed as it is.
+    public func finishMerge(keys: some SyncKeys, identity: [String]) throws {
         if let ours = try vaultBytes(at: ":2"), let theirs = try vaultBytes(at: ":3") {
-            let merged: VaultMerge.Result
-            do { merged = try VaultMerge.merge(ours: ours, theirs: theirs, key: key) } catch { throw Problem.merge(Self.swappingSides(error)) }
-            try store(merged.bytes, to: filePath)
+            let merged: [UInt8]
+            do { merged = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError { throw Problem.merge(Self.swappingSides(error)) }
+            try store(merged, to: filePath)
         }
         try git.run(["add", "--", fileName])
         try git.run(identity + ["commit", "-q", "--no-edit"])

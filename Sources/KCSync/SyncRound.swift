@@ -56,31 +56,39 @@ public struct SyncRound {
     /// returns the vault file to install and the report. Throws, leaving the live vault to the
     /// caller untouched, when git or a merge fails.
     public func run(_ lease: Vault.Lease) throws -> (bytes: [UInt8], report: Report) {
-        var report = Report()
+        let keys = LeaseKeys(lease)
+        let report = try run(keys)
+        return (keys.installing ?? lease.bytes, report)
+    }
+
+    /// Runs the round with `keys` doing what needs the vault key; the import (the last step)
+    /// installs the result in the live vault through them.
+    public func run(_ keys: some SyncKeys) throws -> Report {
         try copy.pinAttributes()
         if copy.mergeInProgress {
             guard continuing else { throw SyncCopy.Problem.mergeInProgress(folder: copy.folder) }
-            try copy.finishMerge(key: lease.key, identity: identity)
+            try copy.finishMerge(keys: keys, identity: identity)
         }
-        try copy.export(lease.bytes, key: lease.key, identity: identity)
-        var sentRecords: [VaultRecord] = []
+        try copy.export(keys: keys, identity: identity)
+        var missingOnRemote: [[UInt8]] = []
+        var sentItems = 0, pushed = false
         var attempt = 0
         while true {
             attempt += 1
-            let seen = try remoteVector(key: lease.key)
+            let seen = try remoteSummary(keys)
             try copy.git.run(["fetch", "-q", "origin"])
-            if let seen, let now = try remoteVector(key: lease.key) {
-                report.missingOnRemote = Array(Set(report.missingOnRemote + now.devicesBehind(seen)))
+            if let seen, let now = try remoteSummary(keys) {
+                missingOnRemote = Array(Set(missingOnRemote + now.vector.devicesBehind(seen.vector)))
                     .sorted { $0.lexicographicallyPrecedes($1) }
             }
             if try copy.count("HEAD..@{u}") > 0 { try merge() }
             guard try copy.count("@{u}..HEAD") > 0 else { break }
-            let upstream = try copy.vaultBytes(at: "@{u}").map { try Self.records($0, key: lease.key) } ?? []
+            let upstream = try remoteSummary(keys)?.items ?? [:]
             let push = try copy.git.attempt(["push", "-q", "origin", "HEAD"])
             if push.termination.succeeded {
-                let known = Set(upstream.map(\.payload.recordID))
-                sentRecords = try Self.records(try copy.vaultBytes(), key: lease.key).filter { !known.contains($0.payload.recordID) }
-                report.pushed = true
+                let head = try Self.summary(of: try copy.vaultBytes(), keys).items
+                sentItems = Set(head.filter { upstream[$0.key] == nil }.values).count
+                pushed = true
                 break
             }
             guard Self.isRejection(push.errors) else {
@@ -88,30 +96,24 @@ public struct SyncRound {
             }
             if attempt >= SyncCopy.pushAttempts { throw SyncCopy.Problem.pushRejected(attempts: attempt) }
         }
-        let synced = try copy.vaultBytes()
-        let merged: VaultMerge.Result
-        do { merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, key: lease.key) } catch { throw SyncCopy.Problem.merge(error) }
-        let before = ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)), after = merged.states
-        for (id, item) in after.items {
-            guard let old = before.items[id] else {
-                if !item.isDeleted { report.added += 1 }
-                continue
-            }
-            guard old.winner.payload.recordID != item.winner.payload.recordID else { continue }
-            if item.isDeleted { if !old.isDeleted { report.deleted += 1 } } else { report.changed += 1 }
-        }
-        report.sent = Set(sentRecords.filter { $0.payload.kind != .compaction }.map(\.payload.itemID)).count
-        report.conflicts = after.conflicts.count
-        report.devicesAhead = merged.devicesAhead()
-        let unmarkedBefore = Set(before.conflicts.filter(\.unmarksItem).map(\.itemID))
-        report.unmarked = after.conflicts.filter { $0.unmarksItem && !unmarkedBefore.contains($0.itemID) }.count
-        return (merged.bytes, report)
+        var report: Report
+        do { report = try keys.imported(try copy.vaultBytes()) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
+        report.sent = sentItems
+        report.pushed = pushed
+        report.missingOnRemote = missingOnRemote
+        return report
     }
 
-    /// The version vector of the remote's vault as this copy last fetched it (its upstream branch),
-    /// nil when it has none. A fetch that lowers it means the remote lost records this machine saw.
-    private func remoteVector(key: SecureBytes) throws -> VersionVector? {
-        try copy.vaultBytes(at: "@{u}").map { VersionVector(records: try Self.records($0, key: key)) }
+    /// What the remote's vault held as this copy last fetched it (its upstream branch), nil when
+    /// it has none. A fetch that lowers its version vector means the remote lost records this
+    /// machine saw.
+    private func remoteSummary(_ keys: some SyncKeys) throws -> CopySummary? {
+        try copy.vaultBytes(at: "@{u}").map { try Self.summary(of: $0, keys) }
+    }
+
+    /// `keys.summary(of:)`, its merge failure as the sync copy's.
+    private static func summary(of bytes: [UInt8], _ keys: some SyncKeys) throws -> CopySummary {
+        do { return try keys.summary(of: bytes) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
     }
 
     /// `git merge` of the upstream branch with kc's driver; a merge that stops is aborted.
@@ -131,10 +133,5 @@ public struct SyncRound {
     static func isRejection(_ message: String) -> Bool {
         message.contains("[rejected]") || message.contains("non-fast-forward") || message.contains("fetch first")
             || message.contains("cannot lock ref")
-    }
-
-    /// The records of `bytes` read whole with `key` (`side` says whose copy it is, for the error).
-    static func records(_ bytes: [UInt8], key: SecureBytes, side: MergeSide = .theirs) throws -> [VaultRecord] {
-        do { return try VaultImage(bytes: bytes, key: key).records } catch { throw SyncCopy.Problem.merge(.unreadable(side, error)) }
     }
 }

@@ -1,10 +1,32 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import KCCrypto
 import KCFormat
+import KCSystem
 import KCVault
 
 /// The merge of two copies of one vault (Docs/SYNC.md): the one function behind the git merge
 /// driver and, later, `sync`. Pure with respect to files: it reads bytes and returns bytes.
 public enum VaultMerge {
+    /// The largest copy a merge reads: 256 MiB, far above the file of a vault of 100,000 items.
+    /// A larger copy is refused before it is read whole (`MergeError.tooLarge`).
+    public static let maximumCopySize = 256 << 20
+
+    /// Throws `tooLarge` when a copy of `size` bytes is beyond `maximumCopySize`.
+    public static func checkSize(_ size: Int, of side: MergeSide) throws(MergeError) {
+        guard size <= maximumCopySize else { throw .tooLarge(side, size: size) }
+    }
+
+    /// The copy at `path` (`side` of a merge), its size checked before it is read: throws
+    /// `MergeError.tooLarge`, or the `Errno` of opening or reading it.
+    public static func readCopy(at path: String, side: MergeSide) throws -> [UInt8] {
+        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        defer { descriptor.close() }
+        try checkSize(try descriptor.status().size, of: side)
+        return try descriptor.readToEnd(from: 0)
+    }
+
     /// What a merge produced.
     public struct Result {
         /// The merged vault file.
@@ -27,8 +49,10 @@ public enum VaultMerge {
     /// and chained in merge order; otherwise it is a full rewrite of the kept records in merge
     /// order. It is read back and checked before it is returned. Throws, writing nothing, when a
     /// copy does not read whole, the copies are of different vaults, or two machines share a
-    /// device id.
+    /// device id, or a copy is beyond `maximumCopySize`.
     public static func merge(ours: [UInt8], theirs: [UInt8], key: SecureBytes) throws(MergeError) -> Result {
+        try checkSize(ours.count, of: .ours)
+        try checkSize(theirs.count, of: .theirs)
         let ourHeader: VaultHeader, theirHeader: VaultHeader
         do { ourHeader = try VaultImage.header(of: ours) } catch { throw .unreadable(.ours, error) }
         do { theirHeader = try VaultImage.header(of: theirs) } catch { throw .unreadable(.theirs, error) }

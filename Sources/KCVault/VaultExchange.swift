@@ -24,6 +24,10 @@ extension Vault {
         case replaced
     }
 
+    /// Runs `body` with the vault key, without taking the lock: for merging copies of this vault
+    /// that are not its file (the agent's merges for git).
+    public func withKey<T>(_ body: (SecureBytes) throws -> T) rethrows -> T { try body(key) }
+
     /// Holds the exclusive lock while `body` runs with the current file; `body` returns the vault
     /// file to install (a merge of this one with another copy), or nil to keep the file. The new
     /// bytes are appended when they start with the current file, else they replace it as a

@@ -1,3 +1,5 @@
+import KCFormat
+import KCCrypto
 import KCVault
 
 extension Keychain {
@@ -5,6 +7,11 @@ extension Keychain {
     /// the vault file it returns (see `Vault.exchange`); the live items are read again afterwards.
     public func exchange(_ body: (Vault.Lease) throws -> [UInt8]?) throws(KeychainError) -> Vault.Installation {
         do { return try vault.exchange(body) } catch { throw KeychainError(error) }
+    }
+
+    /// Runs `body` with the vault key and the vault id, without the lock (see `Vault.withKey`).
+    public func withVaultKey<T>(_ body: (SecureBytes, [UInt8]) throws -> T) rethrows -> T {
+        try vault.withKey { key in try body(key, vault.header.vaultID) }
     }
 
     /// The vault's records as read now (every process's writes included).

@@ -25,6 +25,11 @@ def sync_folder(kc: KC) -> Path:
     return kc.home / "data" / "kc" / "sync" / "login"
 
 
+def driver_line(kc: KC) -> str:
+    """The driver's line kc writes: this kc, and the live vault it merges for (whose agent it asks)."""
+    return f"'{os.path.realpath(kc.binary)}' --vault '{kc.vault_path}' merge-driver %O %A %B %L %P"
+
+
 def git(folder: Path, *args) -> str:
     result = subprocess.run(["git", "-C", str(folder), *args], capture_output=True, text=True, timeout=60,
                             env={**os.environ, **GIT_ENV, "GIT_TERMINAL_PROMPT": "0"})
@@ -66,7 +71,7 @@ def test_init_makes_a_sync_copy_configured_for_the_driver_and_pushes(pair, remot
     assert (folder / "login.kc").read_bytes() == laptop.vault_path.read_bytes()
     assert (folder / ".gitattributes").read_text() == "*.kc merge=kc -text -diff\n"
     driver = git(folder, "config", "merge.kc.driver").strip()
-    assert driver == f"'{os.path.realpath(laptop.binary)}' merge-driver %O %A %B %L %P"
+    assert driver == driver_line(laptop)
     assert git(folder, "config", "pull.rebase").strip() == "false"
     log = git(remote, "log", "--format=%s|%an|%ae", "main").splitlines()
     assert log == ["kc sync|kc|kc@localhost.invalid"], "no identity configured: the neutral one, never the host's name"
@@ -300,5 +305,5 @@ def test_init_repair_writes_the_driver_again(pair):
     git(folder, "config", "merge.kc.driver", "/old/place/kc merge-driver %O %A %B %L %P")
     git(folder, "config", "pull.rebase", "true")
     laptop.ok(["sync", "init", "--repair"], unset=("KC_MASTER_PASSWORD_FILE",))   # no password needed
-    assert git(folder, "config", "merge.kc.driver").strip() == f"'{os.path.realpath(laptop.binary)}' merge-driver %O %A %B %L %P"
+    assert git(folder, "config", "merge.kc.driver").strip() == driver_line(laptop)
     assert git(folder, "config", "pull.rebase").strip() == "false"

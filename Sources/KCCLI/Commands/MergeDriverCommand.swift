@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KCAgent
 import KCCrypto
 import KCFormat
 import KCSync
@@ -15,14 +16,16 @@ let mergeDriverCommand = CommandSpec(
     Run by git as 'kc merge-driver %O %A %B %L %P' for the files whose attribute names the driver \
     (.gitattributes: '*.kc merge=kc -text -diff'; .git/config: merge.kc.driver). Merges the records of \
     THEIRS into OURS as Docs/SYNC.md states, and replaces OURS with the result only once it is whole and \
-    verified (a temporary file beside it, fsynced, renamed over it). The master password comes from \
-    --master-password-fd, KC_MASTER_PASSWORD_FILE or the terminal; without a terminal it is never asked. \
-    The live vault, the state folder and the rollback anchor are never touched. Records of THEIRS stamped more \
-    than an hour ahead of this machine's clock are merged, with one warning per device naming its id.
+    verified (a temporary file beside it, fsynced, renamed over it). The unlocked agent of the vault \
+    (the one --vault or --keychain names, as in the line 'kc sync' writes) merges them, keeping the key; \
+    without it, the master password comes from --master-password-fd, KC_MASTER_PASSWORD_FILE or the \
+    terminal, and without a terminal it is never asked. A copy larger than 256 MiB is refused. The live \
+    vault, the state folder and the rollback anchor are never touched. Records of THEIRS stamped more than an hour ahead of this machine's clock are merged, with one warning per device naming its id.
 
     Exits 0 when merged and 1 otherwise (a damaged copy, another vault, two machines sharing a device id, \
-    no or a wrong master password, a missing or extra argument, any other failure), with one error line, \
-    OURS left as it was: git then reports a conflict.
+    no unlocked agent and no or a wrong master password, a copy too large, a missing or extra argument, a \
+    global option that does not parse, any other failure), with one error line, OURS left as it was: git then \
+    reports a conflict.
     """,
     arguments: [
         ArgumentSpec("ANCESTOR", help: "git's %O, the common ancestor (not needed, not read)."),
@@ -39,51 +42,80 @@ let mergeDriverCommand = CommandSpec(
 func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let ours = invocation.arguments[1], theirs = invocation.arguments[2]
     do {
-        let result = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
-        for device in result.devicesAhead() { context.warn(MergeNotices.clockAhead(device)) }
-        let conflicts = result.states.conflicts
-        if !conflicts.isEmpty { context.notice(MergeNotices.conflicts(conflicts.count)) }
-        let unmarked = conflicts.filter(\.unmarksItem).count
-        if unmarked > 0 { context.warn(MergeNotices.lostMarks(unmarked)) }
+        let summary = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
+        for device in summary.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
+        if summary.conflicts > 0 { context.notice(MergeNotices.conflicts(summary.conflicts)) }
+        if summary.unmarked > 0 { context.warn(MergeNotices.lostMarks(summary.unmarked)) }
         return 0
     } catch {
-        CLI.report(error, to: context.errors)
+        CLI.report(AgentWording.withStatus(error), to: context.errors)
         return 1
     }
 }
 
 /// The driver's steps, each failure worded for the command line.
 enum MergeDriver {
-    /// Reads both copies, obtains the vault key, merges, and replaces `ours` with the result.
-    static func merge(ours: String, theirs: String, context: Context) throws(KeychainError) -> VaultMerge.Result {
-        let ourBytes = try read(ours), theirBytes = try read(theirs)
-        let header: VaultHeader
-        do { header = try VaultImage.header(of: ourBytes) } catch { throw wording(.unreadable(.ours, error), ours: ours, theirs: theirs) }
-        let key = try vaultKey(for: header, context: context)
-        let result: VaultMerge.Result
-        do { result = try VaultMerge.merge(ours: ourBytes, theirs: theirBytes, key: key) } catch {
-            throw wording(error, ours: ours, theirs: theirs)
+    /// Reads both copies (each at most `VaultMerge.maximumCopySize`), merges them (by the vault's
+    /// unlocked agent, else with the key the master password unwraps), and replaces `ours` with
+    /// the result.
+    static func merge(ours: String, theirs: String, context: Context) throws(KeychainError) -> MergeSummary {
+        let ourBytes = try read(ours, side: .ours, ours: ours, theirs: theirs), theirBytes = try read(theirs, side: .theirs, ours: ours, theirs: theirs)
+        let summary: MergeSummary
+        if let merged = try mergedByAgent(ourBytes, theirBytes, context: context, ours: ours, theirs: theirs) {
+            summary = merged
+        } else {
+            let header: VaultHeader
+            do { header = try VaultImage.header(of: ourBytes) } catch { throw wording(.unreadable(.ours, error), ours: ours, theirs: theirs) }
+            let key = try vaultKey(for: header, context: context)
+            do { summary = MergeSummary(try VaultMerge.merge(ours: ourBytes, theirs: theirBytes, key: key)) } catch {
+                throw wording(error, ours: ours, theirs: theirs)
+            }
         }
-        if result.bytes != ourBytes {
-            do { try FileSystem.writeAtomically(result.bytes, to: ours) } catch {
+        if summary.bytes != ourBytes {
+            do { try FileSystem.writeAtomically(summary.bytes, to: ours) } catch {
                 throw KeychainError(.io, "could not write the merged vault to \(ours): \(error.errno) (\(error.step))")
             }
         }
-        return result
+        return summary
     }
 
-    /// The vault key of the copies being merged: from the master password today. The seam where
-    /// the unlocked agent will be asked first, once it can hand a vault's key to the driver.
+    /// The merge done by the vault's agent, which keeps the key; nil when no agent runs, it is
+    /// locked (or locks before answering), or it serves another vault than the copies'.
+    private static func mergedByAgent(_ ourBytes: [UInt8], _ theirBytes: [UInt8], context: Context,
+                                      ours: String, theirs: String) throws(KeychainError) -> MergeSummary? {
+        guard let endpoint = try? context.agentEndpoint(),
+              let agent = try? context.runningAgent(endpoint, announcingOtherBuild: false) else { return nil }
+        do {
+            return try agent.merge(ours: ourBytes, theirs: theirBytes)
+        } catch MergeError.differentVaults {
+            return nil
+        } catch let error as MergeError {
+            throw wording(error, ours: ours, theirs: theirs)
+        } catch let error as KeychainError {
+            if AgentItemStore.agentEnded(error) { return nil }
+            throw error
+        } catch {
+            throw KeychainError(error)
+        }
+    }
+
+    /// The vault key of the copies being merged, from the master password (`--master-password-fd`,
+    /// `KC_MASTER_PASSWORD_FILE`, or the terminal; never a prompt without one).
     static func vaultKey(for header: VaultHeader, context: Context) throws(KeychainError) -> SecureBytes {
-        let password = try MasterPassword.obtain(context, prompt: "Master password to merge the vault: ")
+        let password: SecureBytes
+        do { password = try MasterPassword.obtain(context, prompt: "Master password to merge the vault: ") } catch where error.status == .interactionNotAllowed {
+            throw KeychainError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
+                                hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
+        }
         do { return try VaultImage.unwrapKey(header, password: password) } catch { throw KeychainError(error) }
     }
 
-    private static func read(_ path: String) throws(KeychainError) -> [UInt8] {
+    /// The copy at `path`, refused beyond `VaultMerge.maximumCopySize` before it is read.
+    private static func read(_ path: String, side: MergeSide, ours: String, theirs: String) throws(KeychainError) -> [UInt8] {
         do {
-            let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-            defer { descriptor.close() }
-            return try descriptor.readToEnd(from: 0)
+            return try VaultMerge.readCopy(at: path, side: side)
+        } catch let error as MergeError {
+            throw wording(error, ours: ours, theirs: theirs)
         } catch {
             throw KeychainError(.io, "could not read \(path): \(error)")
         }
@@ -108,6 +140,10 @@ enum MergeDriver {
                                  hint: "each machine needs its own kc state folder: a copied one makes their changes impossible to tell apart")
         case .resultNotVerified:
             return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
+        case .tooLarge(let side, let size):
+            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is \(size) bytes, larger than the "
+                                 + "\(VaultMerge.maximumCopySize >> 20) MiB a merge reads; nothing was written",
+                                 hint: "a vault file this large is not one kc wrote; check it with 'kc --vault FILE check'")
         }
     }
 }

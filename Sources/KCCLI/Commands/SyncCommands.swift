@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KCAgent
 import KCCrypto
 import KCFormat
 import KCSync
@@ -146,22 +147,32 @@ func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
     try syncRound(try SyncSetup(context), context, continuing: invocation.flag("continue"))
 }
 
-/// One `kc sync` of the vault `setup` names, reporting what came and went.
+/// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
+/// unlocked agent when there is one (no master password), else with the master password.
 private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool = false) throws(KeychainError) -> Int32 {
     try setup.requireSyncCopy()
-    let (keychain, password) = try setup.openVault()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
-    let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
-                          passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
-        try SyncSetup.pipe(holding: password)
-    }
-    var report = SyncRound.Report()
-    let installed = try SyncSetup.worded {
-        try keychain.exchange { lease in
-            let (bytes, outcome) = try SyncSetup.worded { try round.run(lease) }
-            report = outcome
-            return bytes
+    try setup.refreshDriver(of: copy)
+    let report: SyncRound.Report
+    if let agent = setup.unlockedAgent() {
+        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver())],
+                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
+        report = try SyncSetup.worded { try round.run(AgentSyncKeys(agent)) }
+    } else {
+        let (keychain, password) = try setup.openVault()
+        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
+                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
+            try SyncSetup.pipe(holding: password)
         }
+        var outcome = SyncRound.Report()
+        _ = try SyncSetup.worded {
+            try keychain.exchange { lease in
+                let (bytes, report) = try SyncSetup.worded { try round.run(lease) }
+                outcome = report
+                return bytes
+            }
+        }
+        report = outcome
     }
     _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
     for device in report.missingOnRemote {
@@ -172,6 +183,5 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool 
     for device in report.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
     if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
     if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
-    _ = installed
     return 0
 }

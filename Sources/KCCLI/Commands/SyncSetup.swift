@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KCAgent
 import KCCrypto
 import KCSync
 import KCSystem
@@ -66,13 +67,36 @@ struct SyncSetup {
         return ["-c", "user.name=kc", "-c", "user.email=kc@localhost.invalid"]
     }
 
-    /// git's command line for the driver: this kc by its absolute path, quoted for the shell.
+    /// git's command line for the driver: this kc by its absolute path, then the live vault's path
+    /// (so the driver asks that vault's agent), both quoted for the shell.
     func driver(passwordDescriptor: Int32? = nil) throws(KeychainError) -> String {
         let executable: String
         do { executable = try Processes.currentExecutable() } catch { throw KeychainError(.io, "cannot find kc's own path: \(error)") }
-        let quoted = "'" + executable.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
         let fd = passwordDescriptor.map { " --master-password-fd \($0)" } ?? ""
-        return quoted + fd + " merge-driver %O %A %B %L %P"
+        return Self.quoted(executable) + " --vault " + Self.quoted(path) + fd + " merge-driver %O %A %B %L %P"
+    }
+
+    /// Writes the driver's settings in the copy's configuration again when its line is not this
+    /// kc's (kc moved, or the line is from before it named the vault), so that a `git pull` run
+    /// there by hand merges with this kc and the vault's agent.
+    func refreshDriver(of copy: SyncCopy) throws(KeychainError) {
+        let driver = try driver()
+        guard (try? copy.git.attempt(["config", "--get", "merge.kc.driver"]))?.text != driver else { return }
+        try SyncSetup.worded { try copy.configureDriver(driver) }
+    }
+
+    /// `text` quoted for the shell git runs the driver with.
+    static func quoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
+    }
+
+    /// The vault's agent when it runs unlocked: it then does every step of a sync that needs the
+    /// key, and no master password is asked. nil when none runs, it is locked, or cannot be used.
+    func unlockedAgent() -> AgentClient? {
+        guard FileSystem.exists(path), let endpoint = try? context.agentEndpoint(),
+              let agent = try? context.runningAgent(endpoint, announcingOtherBuild: true),
+              (try? agent.status())?.state == .unlocked else { return nil }
+        return agent
     }
 
     /// The reading end of a new pipe holding `password` and then its end (the writing end is

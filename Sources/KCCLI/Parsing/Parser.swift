@@ -23,7 +23,7 @@ public struct Parser: Sendable {
             return try parse(&state)
         } catch {
             var failure = error
-            failure.status = state.command?.usageErrorStatus
+            failure.status = (state.command ?? commandNamed(in: state.tokens))?.usageErrorStatus
             throw failure
         }
     }
@@ -48,6 +48,14 @@ public struct Parser: Sendable {
         try checkArgumentCount(command, state.arguments)
         return .run(ParsedInvocation(command: command, globals: state.globals,
                                      optionValues: state.values, arguments: state.arguments))
+    }
+
+    /// The first one-word command a token names: the command meant when the line fails before
+    /// its name is reached (a global option that does not parse before `merge-driver`), so that its
+    /// own usage status applies.
+    private func commandNamed(in tokens: [String]) -> CommandSpec? {
+        let first = tokens.first { command(named: [$0]) != nil || !commands(under: [$0]).isEmpty }
+        return first.flatMap { command(named: [$0]) }
     }
 
     /// The command named exactly by `words`, hidden ones included.

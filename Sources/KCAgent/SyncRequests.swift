@@ -1,0 +1,94 @@
+import KCCrypto
+import KCFormat
+import KCSync
+import KCVault
+import Keychain
+
+/// The agent's answers to the sync requests: the steps of `kc sync` and `kc merge-driver` that
+/// need the vault key, done here so that the key never leaves the agent. Copies arrive and leave
+/// as sealed files (`CopyStream`); only counts and record ids are told about them. A copy must
+/// be of this agent's vault. Merges of copies take no lock; export and import run under the live
+/// vault's lock (`Keychain.exchange`), and an import installs its result as `kc sync` does.
+struct SyncRequests {
+    let keychain: Keychain
+    let channel: Channel
+    /// Pushes the idle deadline back (an import writes the vault).
+    let touch: () -> Void
+
+    /// Reads the rest of the request and answers it. Throws a `MergeError` to answer as a merge
+    /// failure, a `KeychainError` as a failure, or an `AgentError` when the request is malformed.
+    func serve(_ kind: RequestKind, first: Frame) throws {
+        switch kind {
+        case .merge:
+            let copies = try CopyStream.receive(first, kind: kind.rawValue, parts: 2, on: channel)
+            let result = try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
+                try Self.checkVault(of: copies[0], side: .ours, is: vaultID)
+                return try VaultMerge.merge(ours: copies[0], theirs: copies[1], key: key)
+            }
+            try sendMerged(MergeSummary(result))
+        case .syncExport:
+            let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
+            var merged: [UInt8] = []
+            try underLock { (keys) throws(MergeError) in
+                merged = try keys.exported(into: copy)
+                return nil
+            }
+            try sendMerged(MergeSummary(bytes: merged))
+        case .syncImport:
+            let synced = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
+            touch()
+            var report = SyncRound.Report()
+            try underLock { (keys) throws(MergeError) in
+                report = try keys.imported(synced)
+                return keys.installing
+            }
+            try ItemRequests.sendWarnings(of: keychain, on: channel)
+            var writer = WireWriter()
+            writer.received(report)
+            try channel.send(writer.frame(kind: ReplyKind.imported.rawValue))
+        case .copySummary:
+            let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
+            let summary = try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
+                try Self.checkVault(of: copy, side: .theirs, is: vaultID)
+                return try CopySummary(copy: copy, key: key)
+            }
+            var writer = WireWriter()
+            writer.vector(summary.vector)
+            try channel.send(writer.frame(kind: ReplyKind.summary.rawValue, more: true))
+            try ListStream.send(summary.items.sorted { $0.key.counter < $1.key.counter }, kind: .summary, on: channel) {
+                $0.summaryItem($1.key, $1.value)
+            }
+        default:
+            throw AgentError.protocolError(.badValue)
+        }
+    }
+
+    /// Runs `body` with the live vault's lease under its lock (`LeaseKeys`) and installs what it
+    /// returns; its merge failure is thrown as it is, not as the keychain's.
+    private func underLock(_ body: (LeaseKeys) throws(MergeError) -> [UInt8]?) throws {
+        var failure: MergeError?
+        _ = try keychain.exchange { lease in
+            do throws(MergeError) { return try body(LeaseKeys(lease)) } catch {
+                failure = error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// A copy of another vault than this agent's is refused before its records are read (the
+    /// key would not open them).
+    static func checkVault(of copy: [UInt8], side: MergeSide, is vaultID: [UInt8]) throws(MergeError) {
+        let header: VaultHeader
+        do { header = try VaultImage.header(of: copy) } catch { throw .unreadable(side, error) }
+        guard header.vaultID == vaultID else { throw .differentVaults(ours: header.vaultID, theirs: vaultID) }
+    }
+
+    private func sendMerged(_ summary: MergeSummary) throws(AgentError) {
+        try ItemRequests.sendWarnings(of: keychain, on: channel)
+        var writer = WireWriter()
+        writer.mergeCounts(summary)
+        try channel.send(writer.frame(kind: ReplyKind.merged.rawValue, more: true))
+        try CopyStream.send([summary.bytes], kind: ReplyKind.merged.rawValue, on: channel)
+    }
+}

@@ -1,0 +1,121 @@
+import KCCrypto
+import KCFormat
+import KCVault
+
+/// The steps of a sync that need the vault key, done by whoever holds it: this process, with the
+/// live vault's lease (`LeaseKeys`), or the unlocked agent, which never hands the key out. Only
+/// sealed vault files, record ids and counts cross this seam, never a record's content.
+/// A merge failure is thrown as a `MergeError` whose `.ours` is the first copy named.
+public protocol SyncKeys {
+    /// `theirs` merged into `ours` (`VaultMerge.merge`): the merged file.
+    func merged(ours: [UInt8], theirs: [UInt8]) throws -> [UInt8]
+    /// The live vault merged into `copy` (ours: the copy), under the live vault's lock.
+    func exported(into copy: [UInt8]) throws -> [UInt8]
+    /// What `copy` holds, read whole.
+    func summary(of copy: [UInt8]) throws -> CopySummary
+    /// `synced` merged into the live vault (ours: the live vault) and installed there, under its
+    /// lock: what came, in the report's received fields (added, changed, deleted, conflicts,
+    /// unmarked, devicesAhead).
+    func imported(_ synced: [UInt8]) throws -> SyncRound.Report
+}
+
+/// The ids in a copy of the vault, without their content: its version vector and, for each record
+/// that is not a compaction marker, its item id.
+public struct CopySummary: Sendable, Equatable {
+    public var vector: VersionVector
+    public var items: [RecordID: [UInt8]]
+
+    public init(vector: VersionVector, items: [RecordID: [UInt8]]) {
+        self.vector = vector
+        self.items = items
+    }
+
+    /// The summary of `copy`, read whole with `key` (`side` names it in a failure).
+    public init(copy: [UInt8], key: SecureBytes, side: MergeSide = .theirs) throws(MergeError) {
+        self.init(records: try LeaseKeys.records(copy, key: key, side: side))
+    }
+
+    public init(records: [VaultRecord]) {
+        var items: [RecordID: [UInt8]] = [:]
+        for record in records where record.payload.kind != .compaction { items[record.payload.recordID] = record.payload.itemID }
+        self.init(vector: VersionVector(records: records), items: items)
+    }
+}
+
+/// What a merge produced, as told to the user: the merged file, the devices of the records it
+/// brought in that are stamped more than an hour ahead (`ClockSkew`), the items in conflict and
+/// those of them left without a require-password mark a concurrent version has.
+public struct MergeSummary: Sendable {
+    public var bytes: [UInt8]
+    public var devicesAhead: [ClockSkew.Device]
+    public var conflicts: Int
+    public var unmarked: Int
+
+    public init(bytes: [UInt8], devicesAhead: [ClockSkew.Device] = [], conflicts: Int = 0, unmarked: Int = 0) {
+        self.bytes = bytes
+        self.devicesAhead = devicesAhead
+        self.conflicts = conflicts
+        self.unmarked = unmarked
+    }
+
+    public init(_ result: VaultMerge.Result) {
+        let conflicts = result.states.conflicts
+        self.init(bytes: result.bytes, devicesAhead: result.devicesAhead(), conflicts: conflicts.count,
+                  unmarked: conflicts.filter(\.unmarksItem).count)
+    }
+}
+
+/// `SyncKeys` with the key in this process: the live vault's lease (its exclusive lock held by
+/// the caller for the whole sync). `imported` leaves the file to install in `installing`.
+public final class LeaseKeys: SyncKeys {
+    private let lease: Vault.Lease
+    /// The vault file `imported` decided on, for the caller to install.
+    public private(set) var installing: [UInt8]?
+
+    public init(_ lease: Vault.Lease) { self.lease = lease }
+
+    public func merged(ours: [UInt8], theirs: [UInt8]) throws(MergeError) -> [UInt8] {
+        try VaultMerge.merge(ours: ours, theirs: theirs, key: lease.key).bytes
+    }
+
+    public func exported(into copy: [UInt8]) throws(MergeError) -> [UInt8] {
+        try merged(ours: copy, theirs: lease.bytes)
+    }
+
+    public func summary(of copy: [UInt8]) throws(MergeError) -> CopySummary {
+        try CopySummary(copy: copy, key: lease.key)
+    }
+
+    public func imported(_ synced: [UInt8]) throws(MergeError) -> SyncRound.Report {
+        let merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, key: lease.key)
+        installing = merged.bytes
+        return SyncRound.Report(received: merged, before: ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)))
+    }
+
+    /// The records of `bytes` read whole with `key` (`side` says whose copy it is, for the error).
+    static func records(_ bytes: [UInt8], key: SecureBytes, side: MergeSide = .theirs) throws(MergeError) -> [VaultRecord] {
+        try VaultMerge.checkSize(bytes.count, of: side)
+        do { return try VaultImage(bytes: bytes, key: key).records } catch { throw .unreadable(side, error) }
+    }
+}
+
+extension SyncRound.Report {
+    /// The received fields of a sync whose import merged the live vault, whose items were
+    /// `before`, into `merged`.
+    public init(received merged: VaultMerge.Result, before: ItemStates) {
+        self.init()
+        let after = merged.states
+        for (id, item) in after.items {
+            guard let old = before.items[id] else {
+                if !item.isDeleted { added += 1 }
+                continue
+            }
+            guard old.winner.payload.recordID != item.winner.payload.recordID else { continue }
+            if item.isDeleted { if !old.isDeleted { deleted += 1 } } else { changed += 1 }
+        }
+        conflicts = after.conflicts.count
+        devicesAhead = merged.devicesAhead()
+        let unmarkedBefore = Set(before.conflicts.filter(\.unmarksItem).map(\.itemID))
+        unmarked = after.conflicts.filter { $0.unmarksItem && !unmarkedBefore.contains($0.itemID) }.count
+    }
+}
