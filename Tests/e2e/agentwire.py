@@ -9,7 +9,7 @@ import struct
 from pathlib import Path
 
 MAGIC = b"kc-agent"
-PROTOCOL = 1
+PROTOCOL = 2
 TEST_BUILD = "e2e-test-build"
 ATTRIBUTES = ["service", "account", "label", "description", "comment", "generic",
               "server", "protocol", "port", "path", "securityDomain", "authenticationType"]
