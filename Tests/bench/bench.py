@@ -12,7 +12,8 @@ and without the master-password file, so only the agent can answer them; the age
 
 Writes bench/results/bench-TIME.{json,md,svg} and bench/results/latest.{json,md,svg} (or --out DIR).
 Environment: BENCH_SIZES, BENCH_RUNS (runs per row; default 15, 5 at 100,000 items), BENCH_WARMUP,
-BENCH_PASS_MAX and BENCH_SECRET_TOOL_MAX (largest size the peers are built for, default 10000 and 1000).
+BENCH_PASS_MAX and BENCH_SECRET_TOOL_MAX (largest size the peers are built for, default 10000 and 1000),
+BENCH_SYNC_RECORDS and BENCH_SYNC_ROUNDS (the sync rows, syncbench.py).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import Keyring, PassStore, run, secret_tool_unavailable  # noqa: E402
 from report import markdown, plot  # noqa: E402
+from syncbench import measure_sync  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -112,6 +114,10 @@ class Bench:
         return {"median_ms": statistics.median(times), "mean_ms": result["mean"] * 1000,
                 "stddev_ms": (result["stddev"] or 0) * 1000, "min_ms": min(times), "max_ms": max(times),
                 "runs": len(times), "times_ms": times}
+
+    def measure_command(self, name: str, command: str, env: dict, prepare: str | None = None, shell: bool = False) -> dict:
+        """A command outside ROWS (the sync rows): BENCH_RUNS runs (default 5) after BENCH_WARMUP (default 1)."""
+        return self.hyperfine(name, command, env, shell, self.runs or 5, 1 if self.warmup is None else self.warmup, prepare)
 
     def max_rss_kib(self, command: str, env: dict, prepare: str | None) -> int:
         if prepare:
@@ -370,6 +376,9 @@ def main() -> int:
     try:
         for size in sizes:
             measure_size(bench, size, results, measurers)
+        print("bench: sync", file=sys.stderr, flush=True)
+        results["sync"] = measure_sync(bench, kc_env, int(env.get("BENCH_SYNC_RECORDS", 10_000)),
+                                       int(env.get("BENCH_SYNC_ROUNDS", 1_000)))
     finally:
         for close in closers:
             close()

@@ -84,6 +84,7 @@ def markdown(results: dict) -> str:
     for key, label in MEMORY_ROWS:
         stats = rows.get(key, {})
         lines.append(f"| {label} | " + " | ".join(cell(stats.get(s), "max_rss_kib") for s in sizes) + " |")
+    lines += sync_lines(results.get("sync"))
     lines += ["", machine_line(results),
               "kc vaults use the cheap KDF (Argon2id, 1 pass, 8 MiB) so kc's own cost shows, except the MODERATE row. "
               "Items: internet passwords with a 30-character host, a 30-character account and a 20-character secret; "
@@ -93,6 +94,23 @@ def markdown(results: dict) -> str:
     notes = sorted({stats["why"] for key in rows for stats in rows[key].values() if "why" in stats}
                    | set(results["notes"].values()))
     return "\n".join(lines + [f"- {note}" for note in notes]) + "\n"
+
+
+def sync_lines(sync: dict | None) -> list[str]:
+    """The sync rows (syncbench.py): merge, round trip, and the repository's size after many syncs."""
+    if not sync:
+        return []
+    mib = lambda n: f"{n / (1 << 20):.2f} MiB"  # noqa: E731
+    lines = ["", "### Sync (release build, local bare repository)", "", "| operation | time or size |", "|---|---|",
+             f"| `kc merge-driver`: {sync['records']:,} + {sync['records']:,} new records (median) | {ms(sync['merge']['median_ms'])} |",
+             f"| `kc sync` round trip, one edit sent, {sync['records']:,}-item vault (median) | {ms(sync['sync']['median_ms'])} |"]
+    for mode, what in (("appending", "no compaction"), ("compacting", "`kc compact` before every {every}th sync")):
+        size = sync["repo-size"][mode]
+        label = what.format(every=size.get("compact_every"))
+        lines.append(f"| repository after {size['rounds']:,} syncs of one edit each, 100-item vault, {label}: as pushed "
+                     f"/ after `git gc` (vault {mib(size['vault_bytes'])}; the loop took {size['seconds']:.0f} s) | "
+                     f"{mib(size['pushed_bytes'])} / {mib(size['gc_bytes'])} |")
+    return lines
 
 
 def series(rows: dict, key: str, field: str, scale: float) -> str:

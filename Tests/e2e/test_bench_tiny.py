@@ -1,8 +1,9 @@
 """`make bench` works: the benchmark (Tests/bench/bench.py) run once on a vault of 10 items with 2 runs
 a row, peers included, against the release build. Its figures mean nothing at this size; what is
 checked is that every row has a median and a peak memory (the unlocked rows served by an agent started by
-`kc unlock`, whose peak memory is read too), pass and secret-tool ran beside kc, and the table, JSON and SVG
-are written."""
+`kc unlock`, whose peak memory is read too), pass and secret-tool ran beside kc, the sync rows (10 + 10
+records merged, a round trip, 4 syncs with and without compaction) have their figures, and the table, JSON
+and SVG are written."""
 import json
 import os
 import subprocess
@@ -18,7 +19,7 @@ AGENT_ROWS = ["unlock", "unlocked-find", "unlocked-add", "unlocked-list"]
 
 def run_bench(kc: str, cwd: Path, out: str) -> subprocess.CompletedProcess:
     """The benchmark with results in `out`, relative to `cwd` as `make bench` gives it."""
-    env = dict(os.environ, BENCH_SIZES="10", BENCH_RUNS="2", BENCH_WARMUP="1")
+    env = dict(os.environ, BENCH_SIZES="10", BENCH_RUNS="2", BENCH_WARMUP="1", BENCH_SYNC_RECORDS="10", BENCH_SYNC_ROUNDS="4")
     return subprocess.run([sys.executable, str(BENCH), kc, "--out", out], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=240)
 
@@ -44,7 +45,15 @@ def test_bench_tiny_measures_every_row(tmp_path):
         rows["unlocked-find"]["10"]["median_ms"] - rows["version"]["10"]["median_ms"]
     assert rows["keyring-daemon"]["10"]["max_rss_kib"] > 0
     assert data["machine"]["nproc"] >= 1 and data["machine"]["loadavg_end"]
+    sync = data["sync"]
+    assert sync["merge"]["median_ms"] > 0 and sync["sync"]["median_ms"] > 0, sync
+    for mode in ("appending", "compacting"):
+        size = sync["repo-size"][mode]
+        assert size["commits"] == 5 and size["gc_bytes"] > 0 and size["pushed_bytes"] > 0, (mode, size)
+    assert sync["repo-size"]["compacting"]["compact_every"] == 2
     table = (out / "latest.md").read_text()
+    assert "| `kc merge-driver`: 10 + 10 new records (median) | " in table
+    assert "repository after 4 syncs" in table
     assert "| `pass show` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `secret-tool lookup` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `pass show` ÷ unlocked `kc find -w` (above 1: kc is faster) | " in table
