@@ -118,11 +118,11 @@ fuzz-smoke:
 
 # Release scale: the vault tests of Tests/e2e/vault with KC_STRESS=1 (20,000 kills,
 # ~2,500 truncation lengths, 3,000 bit flips, 16 x 200 concurrent adds, 1,000 failed reads each), the merge's
-# properties on 100 random histories (10,000 checks), 3,000 random sync scenarios against the model, and
-# kill -9 before and after every git command and file step of `kc sync`. Uses the debug build,
+# properties on 100 random histories (10,000 checks), 3,000 random sync scenarios against the model (20 more
+# through the built kc and real git), and kill -9 before and after every git command and file step of `kc sync`. Uses the debug build,
 # which has the test-only fault seam. Each test prints its figure in the summary.
 stress: venv build
-	KC_STRESS=1 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e/vault Tests/e2e/test_sync_crash.py
+	KC_STRESS=1 KC_SYNC_E2E_SCENARIOS=20 KC_BIN=$(CURDIR)/$(DEBUG_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e/vault Tests/e2e/test_sync_crash.py Tests/e2e/test_sync_random.py
 	KC_SYNC_WORLDS=100 KC_SYNC_CHECKS=100 swift test --disable-swift-testing --filter KCSyncTests.MergePropertyTests
 	KC_SYNC_MODEL_SCENARIOS=3000 swift test --skip-build --disable-swift-testing --filter KCSyncTests.SyncModelTests
 
