@@ -218,7 +218,7 @@ public final class AgentClient: ItemStore {
     }
 
     /// An item request: its failures as the keychain's, the agent's as `KeychainError.Reason.relayed`.
-    private func request<T>(_ frames: [SecureBytes], read: (Frame) throws(AgentError) -> T) throws(KeychainError) -> T {
+    func request<T>(_ frames: [SecureBytes], read: (Frame) throws(AgentError) -> T) throws(KeychainError) -> T {
         let outcome: Result<T, KeychainError>
         do throws(AgentError) {
             outcome = try exchange(frames) { (reply) throws(AgentError) -> Result<T, KeychainError> in
@@ -237,7 +237,7 @@ public final class AgentClient: ItemStore {
 
     /// A request that may touch an ask-again item: sent without a password first, and once
     /// more with the password `reauthenticate` gives (asked at most once per client).
-    private func askingAgain<T>(_ frames: (SecureBytes?) -> [SecureBytes], read: (Frame) throws(AgentError) -> T) throws(KeychainError) -> T {
+    func askingAgain<T>(_ frames: (SecureBytes?) -> [SecureBytes], read: (Frame) throws(AgentError) -> T) throws(KeychainError) -> T {
         do throws(KeychainError) {
             return try request(frames(reauthentication), read: read)
         } catch where reauthentication == nil && Self.isPasswordRequired(error) {

@@ -81,6 +81,16 @@ struct ItemRequests {
             try reader.finish()
             touch()
             try sendItems(try keychain.delete(query), revealing: false)
+        case .conflicts:
+            let itemID = try reader.bool() ? try reader.bytes() : nil
+            let revealing = try reader.bool()
+            let password = try reader.optionalSecret()
+            try reader.finish()
+            let conflicts = try ItemConflicts.list(in: keychain, itemID: itemID, revealing: revealing)
+            if revealing && conflicts.contains(where: \.asksAgain) { try verify(password) }
+            if revealing { touch() }
+            try Self.sendWarnings(of: keychain, on: channel)
+            try ListStream.send(conflicts, kind: .conflicts, on: channel) { $0.conflict($1, revealing: revealing) }
         case .status, .unlock, .lock, .shutdown, .merge, .syncExport, .syncImport, .copySummary:
             throw AgentError.protocolError(.badValue)
         }

@@ -4,6 +4,8 @@ enum RequestKind: UInt8 {
     /// The sync requests (`SyncRequests`): merge two copies, export the live vault into a copy,
     /// import a copy into the live vault, the ids a copy holds.
     case merge, syncExport, syncImport, copySummary
+    /// The items in conflict (`ItemConflicts`).
+    case conflicts
     case shutdown = 0x7F
 
     /// True for the sync requests.
@@ -37,6 +39,8 @@ enum ReplyKind: UInt8 {
     case summary
     /// A `MergeError`: the copies could not be merged.
     case mergeFailure
+    /// Items in conflict, possibly over several frames.
+    case conflicts
 }
 
 /// What `AgentClient.status()` reports.

@@ -5,6 +5,7 @@ agent the driver exits 1 (git shows a conflict, %A untouched), and `kc sync --co
 once the agent is unlocked. Copies beyond the 256 MiB cap are refused with a clear error."""
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -177,3 +178,23 @@ def test_the_driver_exits_0_or_1_whatever_its_command_line(kc_ready, line):
     result = kc_ready.run(line)
     assert result.returncode == EXIT_NOT_MERGED, result
     assert [l for l in result.stderr.splitlines() if l.startswith("kc: error: ")], result.stderr
+
+
+def test_conflicts_listed_and_resolved_through_the_agent(pair):
+    laptop, desktop = pair
+    desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="desktop-edit")
+    time.sleep(0.01)
+    laptop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="laptop-edit")   # later: wins
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    unlock(desktop)
+    listed = desktop.ok(["conflicts", "-w"], unset=NO_SOURCE).stdout
+    assert "service: shared" in listed and "current password: laptop-edit" in listed and "other password: desktop-edit" in listed
+    assert "laptop-edit" not in desktop.ok(["conflicts"], unset=NO_SOURCE).stdout, "secrets only with -w"
+    desktop.ok(["conflicts", "resolve", "generic", "-s", "shared", "--keep", "other"], unset=NO_SOURCE)
+    assert desktop.ok(["conflicts"], unset=NO_SOURCE).stdout == ""
+    assert secret(desktop, "shared") == "desktop-edit"
+    desktop.ok(["sync"], unset=NO_SOURCE)
+    laptop.ok(["sync"])
+    assert secret(laptop, "shared") == "desktop-edit" and laptop.ok(["conflicts"]).stdout == ""

@@ -69,6 +69,18 @@ final class AgentItemStore: ItemStore {
         try perform { (store) throws(KeychainError) in try store.delete(query) }
     }
 
+    /// The items in conflict, from the agent (or the vault opened here once it has ended).
+    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
+        if let vault { return try ItemConflicts.list(in: vault, itemID: itemID, revealing: revealing) }
+        do {
+            return try agent.conflicts(of: itemID, revealing: revealing)
+        } catch where Self.agentEnded(error) {
+            let opened = try openVault()
+            vault = opened
+            return try ItemConflicts.list(in: opened, itemID: itemID, revealing: revealing)
+        }
+    }
+
     /// The findings the agent sent with its last answer (a vault opened here reports its own as it opens).
     var warnings: [KeychainWarning] { agent.warnings }
 }

@@ -1,3 +1,4 @@
+import KCAgent
 import KCCrypto
 import KCFormat
 import KCSync
@@ -40,33 +41,40 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
 }
 
 func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let keychain = try context.openKeychain()
-    let conflicts = ItemStates(records: try keychain.records).conflicts
+    let showingSecrets = invocation.flag("password")
+    let conflicts = try itemConflicts(in: try context.openItemStore(), of: nil, revealing: showingSecrets)
     for (index, conflict) in conflicts.enumerated() {
         if index > 0 { context.output.writeLine() }
-        if conflict.winner.payload.kind == .delete {
-            context.output.writeLine("id: \(conflict.itemID.hexString)")
-            context.output.writeLine("state: deleted")
-        } else {
-            for (name, value) in ItemPrinter.fields(try Keychain.item(stored: conflict.winner)) where name != "created" && name != "modified" {
+        if let item = conflict.winner.item {
+            for (name, value) in ItemPrinter.fields(item) where name != "created" && name != "modified" {
                 context.output.writeLine("\(name): \(Printable.text(value))")
             }
+        } else {
+            context.output.writeLine("id: \(conflict.itemID.hexString)")
+            context.output.writeLine("state: deleted")
         }
-        for (label, record) in [("current", conflict.winner)] + conflict.others.map({ ("other", $0) }) {
-            try writeVersion(label, record, showingSecret: invocation.flag("password"), context)
+        for (label, version) in [("current", conflict.winner)] + conflict.others.map({ ("other", $0) }) {
+            writeVersion(label, version, showingSecret: showingSecrets, context)
         }
     }
     return 0
 }
 
+/// The items in conflict in `store`: the unlocked agent's answer, or read from the vault opened here.
+private func itemConflicts(in store: any ItemStore, of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
+    if let agent = store as? AgentItemStore { return try agent.conflicts(of: itemID, revealing: revealing) }
+    guard let keychain = store as? Keychain else { throw KeychainError(.notAvailable, "this item store cannot list conflicts") }
+    return try ItemConflicts.list(in: keychain, itemID: itemID, revealing: revealing)
+}
+
 /// One version's line: written when, by which device, and what it did (or its secret with -w).
-private func writeVersion(_ label: String, _ record: VaultRecord, showingSecret: Bool, _ context: Context) throws(KeychainError) {
-    let written = ISO8601.string(millisecondsSince1970: HybridLogicalClock.milliseconds(of: record.payload.timestamp))
-    let what = record.payload.kind == .delete ? ", deleted" : ""
-    context.output.writeLine("\(label): written \(written) by device \(record.payload.recordID.device.hexString)\(what)")
-    guard showingSecret, record.payload.kind == .put else { return }
+private func writeVersion(_ label: String, _ version: ItemConflict.Version, showingSecret: Bool, _ context: Context) {
+    let written = ISO8601.string(millisecondsSince1970: version.written)
+    let what = version.item == nil ? ", deleted" : ""
+    context.output.writeLine("\(label): written \(written) by device \(version.device.hexString)\(what)")
+    guard showingSecret, let item = version.item else { return }
     context.output.write("\(label) password: ")
-    context.output.write(secret: try Keychain.item(stored: record).secret)
+    context.output.write(secret: item.secret)
     context.output.writeLine()
 }
 
@@ -78,26 +86,27 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
-    let keychain = try context.openKeychain()
+    let store = try context.openItemStore()
     let query = Query(itemClass: itemClass, filters: filters)
-    let matches = try keychain.find(query)
+    let matches = try store.find(anyOf: [query], revealing: false)
     guard matches.count == 1, let item = matches.first else {
         throw matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches))
     }
-    guard let conflict = ItemStates(records: try keychain.records).conflicts.first(where: { $0.itemID == item.id }) else {
+    guard let conflict = try itemConflicts(in: store, of: item.id, revealing: keep == "other").first else {
         throw KeychainError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
-        _ = try keychain.update(query, changes: [:], secret: nil)
+        _ = try store.update(query, changes: [:], secret: nil)
     } else {
-        guard conflict.others.count == 1, let other = conflict.others.first, other.payload.kind == .put else {
+        guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
                              hint: "edit the item with 'kc update', or delete it with 'kc delete'")
         }
-        let version = try Keychain.item(stored: other)
         var changes: [Attribute: String?] = [:]
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
-        _ = try keychain.update(query, changes: changes, secret: version.secret, requirePassword: version.attributes.requirePassword)
+        // The mark is set or removed only when the versions differ (which asks for the master password again).
+        let mark = version.attributes.requirePassword
+        _ = try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark)
     }
     context.notice("the conflict is resolved: the \(keep == "winner" ? "current" : "other") version is kept")
     return 0

@@ -1,0 +1,89 @@
+import KCCrypto
+import KCFormat
+import KCSync
+import KCVault
+import Keychain
+
+/// An item edited concurrently on two machines (Docs/SYNC.md, rule 5), as `kc conflicts` shows it:
+/// the version that won and the others, each with the device that wrote it, when, and the item it
+/// stores (nil for a deletion; its secret empty unless revealed).
+public struct ItemConflict: Sendable {
+    public struct Version: Sendable {
+        public let device: [UInt8]
+        /// Milliseconds since 1970 (the record's timestamp).
+        public let written: Int64
+        public let item: Item?
+
+        public init(device: [UInt8], written: Int64, item: Item?) {
+            self.device = device
+            self.written = written
+            self.item = item
+        }
+    }
+
+    public let itemID: [UInt8]
+    public let winner: Version
+    public let others: [Version]
+
+    public init(itemID: [UInt8], winner: Version, others: [Version]) {
+        self.itemID = itemID
+        self.winner = winner
+        self.others = others
+    }
+
+    /// True when a version has the require-password mark (revealing its secret asks again).
+    var asksAgain: Bool { ([winner] + others).contains { $0.item?.attributes.requirePassword == true } }
+}
+
+/// The conflicts of an open vault: one function for the agent and for kc with the vault opened.
+public enum ItemConflicts {
+    /// The items of `keychain` in conflict, sorted by item id (only `itemID`'s when given), their
+    /// versions' secrets included when `revealing`.
+    public static func list(in keychain: Keychain, itemID: [UInt8]? = nil, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
+        try ItemStates(records: try keychain.records).conflicts.filter { itemID == nil || $0.itemID == itemID }.map { (conflict) throws(KeychainError) in
+            ItemConflict(itemID: conflict.itemID, winner: try version(conflict.winner, revealing: revealing),
+                         others: try conflict.others.map { (record) throws(KeychainError) in try version(record, revealing: revealing) })
+        }
+    }
+
+    private static func version(_ record: VaultRecord, revealing: Bool) throws(KeychainError) -> ItemConflict.Version {
+        var item: Item?
+        if record.payload.kind == .put {
+            var stored = try Keychain.item(stored: record)
+            if !revealing { stored.secret = SecureBytes(count: 0) }
+            item = stored
+        }
+        return ItemConflict.Version(device: record.payload.recordID.device,
+                                    written: HybridLogicalClock.milliseconds(of: record.payload.timestamp), item: item)
+    }
+}
+
+extension WireWriter {
+    mutating func conflict(_ value: ItemConflict, revealing: Bool) {
+        bytes(value.itemID)
+        conflictVersion(value.winner, revealing: revealing)
+        u32(UInt32(value.others.count))
+        for other in value.others { conflictVersion(other, revealing: revealing) }
+    }
+
+    private mutating func conflictVersion(_ version: ItemConflict.Version, revealing: Bool) {
+        bytes(version.device)
+        i64(version.written)
+        bool(version.item != nil)
+        if let item = version.item { self.item(item, revealing: revealing) }
+    }
+}
+
+extension WireReader {
+    mutating func conflict() throws(AgentError) -> ItemConflict {
+        let id = try bytes()
+        let winner = try conflictVersion()
+        var others: [ItemConflict.Version] = []
+        for _ in 0..<(try count(minimumSize: 13)) { others.append(try conflictVersion()) }
+        return ItemConflict(itemID: id, winner: winner, others: others)
+    }
+
+    private mutating func conflictVersion() throws(AgentError) -> ItemConflict.Version {
+        ItemConflict.Version(device: try bytes(), written: try i64(), item: try bool() ? try item() : nil)
+    }
+}

@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import XCTest
+import KCCrypto
+import KCFormat
+import KCSync
+import KCSystem
+@testable import KCAgent
+
+/// The sync requests' encodings: copies over frames in 1 MiB chunks, merge failures as data.
+final class SyncWireTests: XCTestCase {
+    func testCopiesCrossInChunksAndComeBackWhole() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+        let receiving = Channel(socket: FileDescriptor(rawValue: fds[0])), sending = Channel(socket: FileDescriptor(rawValue: fds[1]))
+        defer { receiving.socket.close(); sending.socket.close() }
+        let big = (0..<(CopyStream.chunkSize * 2 + 12345)).map { UInt8(truncatingIfNeeded: $0 * 7) }, small: [UInt8] = [1, 2, 3]
+        let frames = Array(CopyStream.frames([big, small], kind: RequestKind.merge.rawValue))
+        XCTAssertEqual(frames.count, 4, "three chunks of the first copy, one of the second")
+        let sender = Thread { for frame in frames { try? sending.send(frame) } }
+        sender.start()
+        let copies = try CopyStream.receive(nil, kind: RequestKind.merge.rawValue, parts: 2, on: receiving)
+        XCTAssertEqual(copies, [big, small])
+    }
+
+    func testEveryMergeFailureRoundTrips() throws {
+        let device = [UInt8](repeating: 7, count: 16)
+        let failures: [MergeError] = [
+            .unreadable(.ours, .header(.badMagic)), .unreadable(.theirs, .damaged(offset: 4096)),
+            .unreadable(.ours, .incomplete(offset: 77)), .differentVaults(ours: device, theirs: Array(device.reversed())),
+            .sharedDeviceID(device: device, counter: 42), .resultNotVerified, .tooLarge(.theirs, size: VaultMerge.maximumCopySize + 1),
+        ]
+        for failure in failures {
+            var writer = WireWriter()
+            writer.mergeError(failure)
+            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: ReplyKind.mergeFailure.rawValue).copyBytes()[6...])), from: 0)
+            let decoded = try reader.mergeError()
+            try reader.finish()
+            XCTAssertEqual(String(describing: decoded), String(describing: failure))
+        }
+    }
+}
