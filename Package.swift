@@ -58,7 +58,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "Keychain", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
+        .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCAgent", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]

@@ -6,6 +6,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCSync
+import KCVault
 import KCSystem
 @testable import KCAgent
 
