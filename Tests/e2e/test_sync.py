@@ -98,12 +98,17 @@ def test_offline_adds_on_both_machines_reach_both(pair):
     assert "received: 0 added, 0 changed, 0 deleted; sent: 0 items" in desktop.ok(["sync"]).stdout
 
 
-def test_the_same_item_edited_on_both_gives_one_winner_and_the_loser_in_history(pair):
-    laptop, desktop = pair
+def edit_on_both(laptop: KC, desktop: KC):
+    """The item "shared" edited on both machines, the laptop's edit the later one; the desktop synced."""
     desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="desktop-edit")
     time.sleep(0.01)
     laptop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="laptop-edit")   # later: wins
     desktop.ok(["sync"])
+
+
+def test_the_same_item_edited_on_both_gives_one_winner_and_the_loser_in_history(pair):
+    laptop, desktop = pair
+    edit_on_both(laptop, desktop)
     result = laptop.ok(["sync"])
     assert "received: 0 added, 0 changed" in result.stdout, "the laptop's own edit is the later one"
     assert "edited on two machines at once" in result.stderr

@@ -5,7 +5,6 @@ agent the driver exits 1 (git shows a conflict, %A untouched), and `kc sync --co
 once the agent is unlocked. Copies beyond the 256 MiB cap are refused with a clear error."""
 import os
 import subprocess
-import time
 
 import pytest
 
@@ -13,7 +12,7 @@ from agentsupport import NO_SOURCE, agent_pids, stop_agents, unlock, with_runtim
 from kcharness import EXIT_DECODE, EXIT_NOT_MERGED, KC, assert_failure
 from kcformat import aead_open, derive_key, header_kdf
 from procsampler import Sampler
-from test_sync import GIT_ENV, machine, secret, sync_folder
+from test_sync import GIT_ENV, edit_on_both, machine, secret, sync_folder
 
 CAP = 256 << 20
 
@@ -182,10 +181,7 @@ def test_the_driver_exits_0_or_1_whatever_its_command_line(kc_ready, line):
 
 def test_conflicts_listed_and_resolved_through_the_agent(pair):
     laptop, desktop = pair
-    desktop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="desktop-edit")
-    time.sleep(0.01)
-    laptop.ok(["update", "generic", "-s", "shared", "--password-stdin"], input="laptop-edit")   # later: wins
-    desktop.ok(["sync"])
+    edit_on_both(laptop, desktop)
     laptop.ok(["sync"])
     desktop.ok(["sync"])
     unlock(desktop)
