@@ -40,6 +40,7 @@ extension WireWriter {
         case .repeatedField(let tag): u8(9); u8(tag)
         case .badBatchLength(let length): u8(10); i64(Int64(length))
         case .badFrontierLength(let length): u8(11); i64(Int64(length))
+        case .badResolvedVersionsLength(let length): u8(12); i64(Int64(length))
         }
     }
 
@@ -116,6 +117,7 @@ extension WireReader {
         case 9: return .repeatedField(tag: try u8())
         case 10: return .badBatchLength(try int())
         case 11: return .badFrontierLength(try int())
+        case 12: return .badResolvedVersionsLength(try int())
         default: throw AgentError.protocolError(.badValue)
         }
     }

@@ -52,4 +52,6 @@ public enum PayloadProblem: Equatable, Sendable {
     case badBatchLength(Int)
     /// A frontier entry whose value is not a record id.
     case badFrontierLength(Int)
+    /// A resolved-versions field that is empty or not a whole number of record ids (24 bytes each).
+    case badResolvedVersionsLength(Int)
 }

@@ -33,6 +33,10 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     /// The item's "require password" mark (exactly one byte, 1): its secret is revealed only after
     /// the master password is typed again. Absent: no mark.
     case requirePassword = 18
+    /// The record ids of other versions of the item, concurrent with the one this record replaces,
+    /// that the writer had and supersedes too (each 24 bytes: device id, counter u64; Docs/SYNC.md,
+    /// rule 5): an edit that ends a conflict names the versions it saw.
+    case resolvedVersions = 20
     /// One frontier entry of a compaction marker: device id (16) + counter (u64).
     case frontier = 64
 }
@@ -153,6 +157,9 @@ public struct RecordPayload: Equatable, Sendable {
             if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
                 throw .badPayload(.badFrontierLength(length))
             }
+            if tag == FieldTag.resolvedVersions.rawValue && (length == 0 || length % (idLength + 8) != 0) {
+                throw .badPayload(.badResolvedVersionsLength(length))
+            }
             fields.append(PayloadField(tag: tag, range: at..<(at + length)))
             at += length
         }
@@ -182,5 +189,25 @@ public struct RecordPayload: Equatable, Sendable {
 
     public func field(_ tag: FieldTag) -> Range<Int>? {
         fields.first { $0.tag == tag.rawValue }?.range
+    }
+
+    /// The record ids of the resolved-versions field (`FieldTag.resolvedVersions`) of this
+    /// payload, whose bytes are `plain`; empty when it has none.
+    public func resolvedVersions(plaintext plain: UnsafeRawBufferPointer) -> [RecordID] {
+        guard let range = field(.resolvedVersions) else { return [] }
+        return stride(from: range.lowerBound, to: range.upperBound, by: Self.idLength + 8).map { at in
+            RecordID(device: Array(plain[at..<(at + Self.idLength)]),
+                     counter: UInt64(littleEndian: plain.loadUnaligned(fromByteOffset: at + Self.idLength, as: UInt64.self)))
+        }
+    }
+
+    /// The value of a resolved-versions field naming `versions`.
+    public static func resolvedVersionsValue(_ versions: [RecordID]) -> [UInt8] {
+        var w = ByteWriter(capacity: versions.count * (idLength + 8))
+        for version in versions {
+            w.raw(version.device)
+            w.u64(version.counter)
+        }
+        return w.bytes
     }
 }

@@ -14,11 +14,12 @@ public struct ItemStates {
         public var winner: VaultRecord { records[records.count - 1] }
         /// True when the winner is a tombstone.
         public var isDeleted: Bool { winner.payload.kind == .delete }
-        /// The other records that share the winner's base: versions written concurrently with it,
-        /// which lost (they stay in the item's history). Empty when the item is not in conflict.
+        /// The item's other heads (`ItemVersions.heads`): versions written without seeing the
+        /// winner, nor seen by it or by any edit before it, which lost (they stay in the item's
+        /// history), in merge order. Empty when the item is not in conflict.
         public var concurrentVersions: [VaultRecord] {
-            let base = winner.payload.base
-            return records.dropLast().filter { $0.payload.base == base }
+            let winnerID = winner.payload.recordID
+            return ItemVersions.heads(records).filter { $0.payload.recordID != winnerID }
         }
     }
 

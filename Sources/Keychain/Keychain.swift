@@ -278,6 +278,22 @@ public final class Keychain {
         PendingRecord(kind: .put, itemID: item.id, base: base, fields: ItemCodec.fields(of: item))
     }
 
+    /// `pending` with each edit (a record with a base: its item's current version) also naming
+    /// the item's other heads in `records` (`ItemVersions`) as versions it resolves: its writer
+    /// had them, so the edit ends the item's conflict (Docs/SYNC.md, rule 5).
+    static func resolvingConflicts(_ pending: [PendingRecord], in records: [VaultRecord]) -> [PendingRecord] {
+        let edited = Set(pending.filter { $0.base != nil }.map(\.itemID))
+        guard !edited.isEmpty else { return pending }
+        let heads = ItemVersions.heads(of: edited, in: records)
+        return pending.map { record in
+            let others = (heads[record.itemID] ?? []).map(\.payload.recordID).filter { $0 != record.base }
+            guard record.base != nil, !others.isEmpty else { return record }
+            var resolving = record
+            resolving.fields.append((FieldTag.resolvedVersions.rawValue, SecureBytes(copying: RecordPayload.resolvedVersionsValue(others))))
+            return resolving
+        }
+    }
+
     static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }
 
     /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
@@ -291,9 +307,9 @@ public final class Keychain {
         try index.update(from: vault)
         if indexingPrimaryKeys { index.indexPrimaryKeys() }
         do {
-            try vault.append { _ in
+            try vault.append { records in
                 try self.index.update(from: self.vault)
-                return try decide(&self.index)
+                return Self.resolvingConflicts(try decide(&self.index), in: records)
             }
         } catch let error as KeychainError {
             throw error

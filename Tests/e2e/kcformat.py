@@ -166,6 +166,7 @@ _STRING_TAGS = {2: "service", 3: "account", 4: "label", 5: "description", 6: "co
 _CLASS_TAGS = {"generic": (2, 3, 4, 5, 6, 7), "internet": (3, 4, 5, 6, 8, 9, 11, 12, 13)}
 PUT, DELETE, COMPACTION = 1, 2, 3
 TAG_REQUIRE_PASSWORD = 18
+TAG_RESOLVED_VERSIONS = 20   # record ids of other versions an edit supersedes: no effect on items
 
 
 def _lib():
@@ -208,6 +209,7 @@ def parse_payload(plain: bytes) -> Payload:
     while pos < len(plain):
         tag, length = plain[pos], struct.unpack_from("<I", plain, pos + 1)[0]
         assert pos + 5 + length <= len(plain), "field past the end"
+        assert tag != TAG_RESOLVED_VERSIONS or (length > 0 and length % 24 == 0), "resolved versions not whole record ids"
         if tag != 64:
             assert tag not in fields, "repeated field"
             fields[tag], offsets[tag] = plain[pos + 5:pos + 5 + length], pos + 5

@@ -29,3 +29,16 @@ def test_the_require_password_vectors_are_among_them():
     assert {"item-require-password", "item-require-password-empty", "item-require-password-zero",
             "item-require-password-two", "item-require-password-two-bytes"} <= names
     assert len(OPENS) >= 15 and len(NOT_ITEMS) >= 10
+
+
+RESOLVED_MALFORMED = [v for v in ALL if v.name.startswith("payload-resolved-versions-")]
+
+
+@pytest.mark.parametrize("vector", RESOLVED_MALFORMED, ids=lambda v: v.name)
+def test_a_resolved_versions_field_that_is_not_whole_record_ids_is_malformed(vector):
+    with pytest.raises(AssertionError, match="resolved versions"):
+        items(vector.data, vector.fields["password"].encode())
+
+
+def test_the_resolved_versions_vectors_are_among_them():
+    assert "valid-resolved-versions" in {v.name for v in OPENS} and len(RESOLVED_MALFORMED) == 2

@@ -35,6 +35,8 @@ enum FormatWording {
         case .repeatedField(let tag): return "field \(tag) appears twice"
         case .badBatchLength(let length): return "batch field of \(length) bytes, expected \(RecordPayload.batchValueLength)"
         case .badFrontierLength(let length): return "frontier entry of \(length) bytes, expected \(RecordPayload.idLength + 8)"
+        case .badResolvedVersionsLength(let length):
+            return "resolved-versions field of \(length) bytes, expected a non-zero multiple of \(RecordPayload.idLength + 8)"
         }
     }
 
