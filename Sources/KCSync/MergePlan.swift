@@ -43,9 +43,7 @@ struct MergePlan {
 
     /// The record ids rule 2 drops from `records` (sorted in merge order).
     static func superseded(_ records: [VaultRecord]) -> Set<RecordID> {
-        let all = records.filter { $0.payload.kind == .compaction }.map { marker in
-            VersionVector(Dictionary(VersionVector.frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max))
-        }
+        let all = VersionVector.frontiers(in: records)
         // A marker that saw less than another (an earlier compaction) counts no more: its latest
         // record of an item, which a later compaction saw superseded, must not come back with it.
         let frontiers = all.filter { frontier in !all.contains { Self.isBelow(frontier, $0) } }
@@ -57,7 +55,7 @@ struct MergePlan {
         var candidates = Set<RecordID>(), latestSeen = Set<RecordID>()
         for itemRecords in byItem.values {
             for frontier in frontiers {
-                let seen = itemRecords.filter { $0.payload.recordID.counter <= frontier[$0.payload.recordID.device] }
+                let seen = itemRecords.filter { frontier.covers($0.payload.recordID) }
                 guard let latest = seen.last else { continue }
                 latestSeen.insert(latest.payload.recordID)
                 for record in seen.dropLast() where record.payload.kind == .put { candidates.insert(record.payload.recordID) }

@@ -2,23 +2,30 @@ import KCCrypto
 import KCFormat
 
 /// How the versions of one item descend from one another (Docs/SYNC.md, rule 5). A record
-/// supersedes the version its base names and those its resolved-versions field names: its writer
-/// had them. The versions nothing supersedes are the item's heads; more than one head means the
-/// item was edited on two machines that had not seen each other's edits, however many edits
-/// each made since.
+/// supersedes the version its base names, those its resolved-versions field names, and the
+/// earlier versions its own device wrote (a device writes on top of everything it wrote before;
+/// a compaction may have dropped the records in between): its writer had them. The versions
+/// nothing supersedes are the item's heads; more than one head means the item was edited on two
+/// machines that had not seen each other's edits, however many edits each made since.
 public enum ItemVersions {
     /// The records among `records` (all of one item) that none of them supersedes, in their order.
     public static func heads(_ records: [VaultRecord]) -> [VaultRecord] {
-        var superseded = Set<RecordID>()
+        var superseded = Set<RecordID>(), latestOfDevice: [[UInt8]: UInt64] = [:]
         for record in records {
             if let base = record.payload.base { superseded.insert(base) }
             superseded.formUnion(record.resolvedVersions)
+            let id = record.payload.recordID
+            latestOfDevice[id.device] = max(latestOfDevice[id.device] ?? 0, id.counter)
         }
-        return records.filter { !superseded.contains($0.payload.recordID) }
+        return records.filter { record in
+            let id = record.payload.recordID
+            return !superseded.contains(id) && latestOfDevice[id.device] == id.counter
+        }
     }
 
-    /// The heads of each item of `items` among `records`, by item id (items without records are
-    /// left out): what an edit of one of them, on top of its current version, also supersedes.
+    /// The heads of each item of `items` among `records` (a vault's), by item id (items without
+    /// records are left out): what an edit of one of them, on top of its current version, also
+    /// supersedes.
     public static func heads(of items: Set<[UInt8]>, in records: [VaultRecord]) -> [[UInt8]: [VaultRecord]] {
         var byItem: [[UInt8]: [VaultRecord]] = [:]
         for record in records where items.contains(record.payload.itemID) { byItem[record.payload.itemID, default: []].append(record) }

@@ -71,6 +71,16 @@ public struct VersionVector: Equatable, Sendable {
         }
     }
 
+    /// The frontier of each compaction marker among `records`, as a vector.
+    public static func frontiers(in records: [VaultRecord]) -> [VersionVector] {
+        records.filter { $0.payload.kind == .compaction }.map { marker in
+            VersionVector(Dictionary(frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max))
+        }
+    }
+
+    /// True when a record with id `id` is among those this vector covers.
+    public func covers(_ id: RecordID) -> Bool { id.counter <= self[id.device] }
+
     /// Text form for the anchor file: one "DEVICEHEX COUNTER" line per device, sorted.
     public var text: String {
         counters.sorted { $0.key.lexicographicallyPrecedes($1.key) }
