@@ -81,7 +81,7 @@ public struct SyncRound {
                 missingOnRemote = Array(Set(missingOnRemote + now.vector.devicesBehind(seen.vector)))
                     .sorted { $0.lexicographicallyPrecedes($1) }
             }
-            if try copy.count("HEAD..@{u}") > 0 { try merge() }
+            if try copy.count("HEAD..@{u}") > 0 { try merge(keys) }
             guard try copy.count("@{u}..HEAD") > 0 else { break }
             let upstream = try remoteSummary(keys)?.items ?? [:]
             let push = try copy.git.attempt(["push", "-q", "origin", "HEAD"])
@@ -116,14 +116,21 @@ public struct SyncRound {
         do { return try keys.summary(of: bytes) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
     }
 
-    /// `git merge` of the upstream branch with kc's driver; a merge that stops is aborted.
-    private func merge() throws {
+    /// `git merge` of the upstream branch with kc's driver; a merge that stops is aborted, and
+    /// reported as the merge's own refusal when the two copies cannot be merged (e.g. two machines
+    /// sharing a device id), else with git's words.
+    private func merge(_ keys: some SyncKeys) throws {
         let password = try passwordSource()
         defer { password?.close() }
         let descriptors = password.map { [passwordDescriptor: $0] } ?? [:]
         let outcome = try copy.git.attempt(mergeOptions + identity + ["merge", "--no-edit", "-q", "@{u}"], descriptors: descriptors)
         guard outcome.termination.succeeded else {
             _ = try? copy.git.attempt(["merge", "--abort"])
+            if let ours = try? copy.vaultBytes(at: "HEAD"), let theirs = try? copy.vaultBytes(at: "@{u}") {
+                do { _ = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError {
+                    throw SyncCopy.Problem.merge(error)
+                } catch {}
+            }
             throw SyncCopy.Problem.mergeStopped(outcome.errors.isEmpty ? String(decoding: outcome.output, as: UTF8.self) : outcome.errors)
         }
     }

@@ -1,14 +1,14 @@
 """Named sync scenarios (Docs/SYNC.md) with the built kc, real git and a local bare repository:
 compaction on one side or both in both sync orders; `git pull -X theirs` by hand in the sync copy;
-an old vault file restored in place; two machines syncing at the same moment;
+an old vault file restored in place; a copied device id; two machines syncing at the same moment;
 an edit made after a sync against an earlier edit from a machine whose clock is 2 h ahead."""
 import shutil
 import subprocess
 
 import pytest
 
-from kcharness import EXIT_VERIFY_FAILED, assert_failure
-from test_sync import git, pair, remote, secret, services, sync_folder  # noqa: F401  (pytest fixtures)
+from kcharness import EXIT_DECODE, EXIT_VERIFY_FAILED, assert_failure
+from test_sync import git, machine, pair, remote, secret, services, sync_folder  # noqa: F401  (pytest fixtures)
 
 IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
 
@@ -95,6 +95,26 @@ def test_an_old_vault_file_restored_in_place_is_refused(pair):
     # once the user says so, the sync brings back what the old file lacked
     desktop.ok(["--accept-rollback", "sync"])
     assert secret(desktop, "from-desktop") == "d1"
+
+
+def test_a_copied_device_id_is_refused_clearly(pair, kc_bin, tmp_path, remote):
+    """A third machine set up by copying the desktop's home (its state folder, so its device id):
+    both write; the second to sync is refused, naming the device, and its vault is left as it was."""
+    laptop, desktop = pair
+    third = machine(kc_bin, tmp_path, "third")
+    for part in ("data", "state"):
+        shutil.copytree(desktop.home / part, third.home / part, symlinks=True)
+    desktop.add_generic("from-desktop", "me", "d1")
+    third.add_generic("from-third", "me", "t1")
+    desktop.ok(["sync"])
+    before = third.vault_path.read_bytes()
+    result = third.run(["sync"])
+    assert_failure(result, "errSecDecode", EXIT_DECODE)
+    assert "share device id" in result.stderr and result.stderr.count("kc: error:") == 1, result.stderr
+    assert third.vault_path.read_bytes() == before
+    assert services(laptop) == {"shared": "pw0"}, "the remote never took the clash"
+    laptop.ok(["sync"])
+    assert services(laptop) == {"shared": "pw0", "from-desktop": "d1"}
 
 
 def test_two_machines_syncing_at_the_same_moment_both_get_through(pair):
