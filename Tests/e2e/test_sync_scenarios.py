@@ -1,14 +1,16 @@
 """Named sync scenarios (Docs/SYNC.md) with the built kc, real git and a local bare repository:
 compaction on one side or both in both sync orders; `git pull -X theirs` by hand in the sync copy;
 an old vault file restored in place; a copied device id; two machines syncing at the same moment;
-an edit made after a sync against an earlier edit from a machine whose clock is 2 h ahead."""
+an edit made after a sync against an earlier edit from a machine whose clock is 2 h ahead; three
+machines with criss-cross merges and a rebase (`pull.rebase=true`)."""
+import os
 import shutil
 import subprocess
 
 import pytest
 
 from kcharness import EXIT_DECODE, EXIT_VERIFY_FAILED, assert_failure
-from test_sync import git, machine, pair, remote, secret, services, sync_folder  # noqa: F401  (pytest fixtures)
+from test_sync import GIT_ENV, git, machine, pair, remote, secret, services, sync_folder  # noqa: F401  (pytest fixtures)
 
 IDENTITY = ("-c", "user.name=t", "-c", "user.email=t@example.invalid")
 
@@ -146,3 +148,53 @@ def test_an_edit_after_a_sync_beats_an_earlier_edit_from_a_clock_2_hours_ahead(p
         assert secret(kc, "shared") == "later-edit"
         assert versions(kc, "shared") == ["pw0", "ahead-edit", "later-edit"]
         assert "shared" not in kc.ok(["conflicts"]).stdout, "one edit on top of the other: no conflict"
+
+
+def test_three_machines_with_criss_cross_merges_and_a_rebase_converge(pair, kc_bin, tmp_path, remote):
+    """Three sync copies merged by hand with git, kc's driver doing every merge: the laptop and the desktop
+    merge each other's commit at once (a criss-cross: the next merge between them has two merge bases, so
+    git merges those first, through the driver too); the third machine, with `pull.rebase=true`, rebases its
+    commit on the remote. Then `kc sync` everywhere: every machine holds every item."""
+    laptop, desktop = pair
+    third = machine(kc_bin, tmp_path, "third")
+    third.ok(["sync", "clone", remote])
+    kcs = {"laptop": laptop, "desktop": desktop, "third": third}
+    away = tmp_path / "away.git"
+
+    def commit_offline(name: str, service: str) -> None:
+        """An item exported and committed in the sync copy by a sync that cannot reach the remote."""
+        kcs[name].add_generic(service, "me", service)
+        remote.rename(away)
+        try:
+            assert kcs[name].run(["sync"]).returncode != 0
+        finally:
+            away.rename(remote)
+
+    def by_hand(name: str, *args) -> None:
+        env = {**os.environ, **kcs[name].environment(), **GIT_ENV, "GIT_TERMINAL_PROMPT": "0"}
+        done = subprocess.run(["git", "-C", str(sync_folder(kcs[name])), *IDENTITY, *args], capture_output=True, text=True,
+                              env=env, stdin=subprocess.DEVNULL)
+        assert done.returncode == 0, (args, done.stderr)
+
+    commit_offline("laptop", "l1")
+    commit_offline("desktop", "d1")
+    by_hand("laptop", "fetch", "-q", sync_folder(desktop), "main:refs/peer/desktop")
+    by_hand("desktop", "fetch", "-q", sync_folder(laptop), "main:refs/peer/laptop")
+    by_hand("laptop", "merge", "-q", "--no-edit", "refs/peer/desktop")
+    by_hand("desktop", "merge", "-q", "--no-edit", "refs/peer/laptop")
+    commit_offline("laptop", "l2")
+    commit_offline("desktop", "d2")
+    by_hand("laptop", "fetch", "-q", sync_folder(desktop), "main:refs/peer/desktop")
+    bases = git(sync_folder(laptop), "merge-base", "--all", "HEAD", "refs/peer/desktop").split()
+    assert len(bases) == 2, "a criss-cross: two merge bases"
+    by_hand("laptop", "merge", "-q", "--no-edit", "refs/peer/desktop")
+    quiet_sync(laptop)
+    git(sync_folder(third), "config", "pull.rebase", "true")
+    commit_offline("third", "t1")
+    by_hand("third", "pull", "-q", "origin", "main")
+    assert git(sync_folder(third), "rev-list", "--merges", "--count", "HEAD@{u}..HEAD").strip() == "0", "rebased, not merged"
+    for kc in (third, desktop, laptop, third, desktop):
+        quiet_sync(kc)
+    expected = {"shared": "pw0", **{s: s for s in ("l1", "l2", "d1", "d2", "t1")}}
+    for kc in (laptop, desktop, third):
+        assert services(kc) == expected
