@@ -1,5 +1,7 @@
 import KCCrypto
+import KCFormat
 import KCSync
+import KCVault
 import Keychain
 
 /// The sync requests of a client (Docs/AGENT.md): the agent does what needs the vault key and
@@ -36,8 +38,17 @@ extension AgentClient {
         }
     }
 
-    /// The record ids and version vector of `copy`.
+    /// The record ids and version vector of `copy` (not empty: an empty file is no vault).
     public func summary(of copy: [UInt8]) throws -> CopySummary {
+        guard !copy.isEmpty else { throw MergeError.unreadable(.theirs, .header(.truncated)) }
+        return try summary(copy)
+    }
+
+    /// The record ids and version vector of the live vault, as the agent reads it now.
+    public func liveSummary() throws -> CopySummary { try summary([]) }
+
+    /// The copy summary request: of `copy`, or of the live vault for an empty one.
+    private func summary(_ copy: [UInt8]) throws -> CopySummary {
         try VaultMerge.checkSize(copy.count, of: .theirs)
         return try syncRequest(CopyStream.frames([copy], kind: RequestKind.copySummary.rawValue)) { (frame) throws(AgentError) in
             guard frame.kind == ReplyKind.summary.rawValue, frame.more else { throw AgentError.protocolError(.unexpectedReply) }

@@ -48,7 +48,8 @@ struct SyncRequests {
             try channel.send(writer.frame(kind: ReplyKind.imported.rawValue))
         case .copySummary:
             let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
-            let summary = try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
+            // An empty copy names the live vault (as this agent reads it now).
+            let summary = copy.isEmpty ? CopySummary(records: try keychain.records) : try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
                 try Self.checkVault(of: copy, side: .theirs, is: vaultID)
                 return try CopySummary(copy: copy, key: key)
             }

@@ -19,8 +19,8 @@ public protocol SyncKeys {
     func imported(_ synced: [UInt8]) throws -> SyncRound.Report
 }
 
-/// The ids in a copy of the vault, without their content: its version vector and, for each record
-/// that is not a compaction marker, its item id.
+/// The ids in a copy of the vault, without their content: its version vector and each record's id
+/// with its item id (empty for a compaction marker).
 public struct CopySummary: Sendable, Equatable {
     public var vector: VersionVector
     public var items: [RecordID: [UInt8]]
@@ -37,7 +37,7 @@ public struct CopySummary: Sendable, Equatable {
 
     public init(records: [VaultRecord]) {
         var items: [RecordID: [UInt8]] = [:]
-        for record in records where record.payload.kind != .compaction { items[record.payload.recordID] = record.payload.itemID }
+        for record in records { items[record.payload.recordID] = record.payload.kind == .compaction ? [] : record.payload.itemID }
         self.init(vector: VersionVector(records: records), items: items)
     }
 }

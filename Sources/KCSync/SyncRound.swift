@@ -87,7 +87,7 @@ public struct SyncRound {
             let push = try copy.git.attempt(["push", "-q", "origin", "HEAD"])
             if push.termination.succeeded {
                 let head = try Self.summary(of: try copy.vaultBytes(), keys).items
-                sentItems = Set(head.filter { upstream[$0.key] == nil }.values).count
+                sentItems = Set(head.filter { upstream[$0.key] == nil && !$0.value.isEmpty }.values).count
                 pushed = true
                 break
             }

@@ -194,3 +194,16 @@ def test_conflicts_listed_and_resolved_through_the_agent(pair):
     desktop.ok(["sync"], unset=NO_SOURCE)
     laptop.ok(["sync"])
     assert secret(laptop, "shared") == "desktop-edit" and laptop.ok(["conflicts"]).stdout == ""
+
+
+def test_sync_status_through_the_agent_says_what_it_says_with_the_password(pair):
+    laptop, desktop = pair
+    laptop.add_generic("from-laptop", "me", "pw1")
+    laptop.ok(["compact"])   # a compaction marker among the records counted
+    laptop.ok(["sync"])
+    desktop.add_generic("from-desktop", "me", "pw2")
+    assert git_by_hand(desktop, sync_folder(desktop), "fetch", "-q", "origin").returncode == 0
+    with_password = desktop.ok(["sync", "status"]).stdout
+    assert "1 not yet sent" in with_password and "not yet received" in with_password and "0 not yet received" not in with_password
+    unlock(desktop)
+    assert desktop.ok(["sync", "status"], unset=NO_SOURCE).stdout == with_password
