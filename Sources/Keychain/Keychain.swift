@@ -167,10 +167,13 @@ public final class Keychain {
         try addAll(entries.map { ExchangeItem(attributes: $0.attributes, secret: $0.secret) })
     }
 
-    /// `addAll` for items that may bring their own id and dates (a restored export): an entry whose
-    /// id the vault has ever held (live or deleted) or that repeats an id of the batch is a duplicate
-    /// too, so ids stay unique. Missing ids are new random ones; missing dates are now. With
-    /// `dryRun`, returns the outcomes on the current items and writes nothing.
+    /// `addAll` for items that may bring their own id and dates (a restored export). The ids are
+    /// kept only in a vault that has never held an item (a restore into a new vault); elsewhere
+    /// each entry gets a new random id, since an id from another vault, or from another machine's
+    /// copy of this one, would make the entry another version of that machine's item once synced
+    /// (Docs/SYNC.md). An entry repeating an id of the batch is a duplicate. Missing ids are new
+    /// random ones; missing dates are now. With `dryRun`, returns the outcomes on the current
+    /// items and writes nothing.
     public func addAll(_ entries: [ExchangeItem], dryRun: Bool = false) throws(KeychainError) -> [BatchOutcome] {
         for entry in entries { try entry.attributes.validate() }
         if dryRun {
@@ -194,17 +197,17 @@ public final class Keychain {
         var seenIDs = Set<ItemKey>()
         var records: [PendingRecord] = []
         let now = now()
+        let keepsIDs = !live.hasHeldAnyItem
         for entry in entries {
             let key = PrimaryKey(entry.attributes)
-            let id = entry.id ?? Crypto.randomBytes(RecordPayload.idLength)
-            let idKey = ItemKey(id)
-            if live.entry(withPrimaryKeyOf: entry.attributes) != nil || live.hasHeld(idKey)
-                || seen.contains(key) || seenIDs.contains(idKey) {
+            let fileID = entry.id.map(ItemKey.init)
+            if live.entry(withPrimaryKeyOf: entry.attributes) != nil || seen.contains(key) || fileID.map(seenIDs.contains) == true {
                 outcomes.append(.duplicate)
                 continue
             }
             seen.insert(key)
-            seenIDs.insert(idKey)
+            if let fileID { seenIDs.insert(fileID) }
+            let id = keepsIDs ? entry.id ?? Crypto.randomBytes(RecordPayload.idLength) : Crypto.randomBytes(RecordPayload.idLength)
             let created = entry.created ?? now
             let item = Item(id: id, attributes: entry.attributes, created: created,
                             modified: entry.modified ?? created, secret: entry.secret)

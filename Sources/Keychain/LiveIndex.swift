@@ -102,8 +102,8 @@ struct LiveIndex {
         slots.compactMap { if case .live(let stored) = $0 { return stored } else { return nil } }
     }
 
-    /// True when the log has put or deleted an item with this id.
-    func hasHeld(_ id: ItemKey) -> Bool { positions[id] != nil }
+    /// True when the log has put or deleted any item.
+    var hasHeldAnyItem: Bool { !slots.isEmpty }
 
     /// The first live entry, in creation order, for which `wanted` holds.
     func first(where wanted: (Entry) -> Bool) -> Entry? {

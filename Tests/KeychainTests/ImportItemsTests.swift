@@ -3,8 +3,9 @@ import KCCrypto
 import Keychain
 import KCTestSupport
 
-/// Adding items that bring their own id and dates (a restored export): kept as given, ids unique
-/// (one the vault has held, even a deleted one, is a duplicate), and a dry run writes nothing.
+/// Adding items that bring their own id and dates (a restored export): dates kept as given, ids
+/// kept only in a vault that never held an item (elsewhere new ones: the file's may be another
+/// machine's items of this vault), an id the batch repeats a duplicate, and a dry run writes nothing.
 final class ImportItemsTests: XCTestCase {
     var folder = ""
     var path: String { folder + "/vault/login.kc" }
@@ -34,13 +35,18 @@ final class ImportItemsTests: XCTestCase {
         XCTAssertEqual(item.secret.copyBytes(), [0, 0xFF])
     }
 
-    func testAnIdTheVaultHasHeldOrTheBatchRepeatsIsADuplicate() throws {
+    func testIntoAVaultThatHeldItemsEachItemGetsANewIdAndAnIdTheBatchRepeatsIsADuplicate() throws {
         let keychain = try makeKeychain()
         _ = try keychain.addAll([entry("a", id: 1), entry("b", id: 2)])
         try keychain.delete(Query(filters: [.service: "b"]))
         let outcomes = try keychain.addAll([entry("other", id: 1), entry("b", id: 2), entry("c", id: 3), entry("d", id: 3)])
-        XCTAssertEqual(outcomes.map { if case .added = $0 { return true } else { return false } }, [false, false, true, false])
-        XCTAssertEqual(try keychain.allItems().map { $0.attributes[.service] }, ["a", "c"])
+        XCTAssertEqual(outcomes.map { if case .added = $0 { return true } else { return false } }, [true, true, true, false])
+        let items = try keychain.allItems()
+        XCTAssertEqual(items.map { $0.attributes[.service] }, ["a", "other", "b", "c"])
+        XCTAssertEqual(items[0].id, Array(repeating: 1, count: 16), "kept: the vault had never held an item")
+        XCTAssertEqual(Set(items.map(\.id)).count, 4)
+        for item in items.dropFirst() { XCTAssertFalse(item.id.allSatisfy { $0 == item.id[0] }, "a new random id, not the file's") }
+        XCTAssertEqual(items[1].created, 1_600_000_000_001, "dates are kept")
     }
 
     func testADryRunWritesNothing() throws {

@@ -69,18 +69,23 @@ def test_export_without_secrets_has_every_attribute_and_no_secret(source):
     assert "ftp-✓-secret" not in source.ok(["export"]).stdout
 
 
-def test_importing_twice_skips_duplicates_by_key_and_id(source, target, tmp_path):
+def test_importing_twice_skips_duplicates_by_key(source, target, tmp_path):
     path = tmp_path / "export.json"
     source.ok(["export", "--with-secrets", "-o", path])
     target.ok(["import", "json", path])
+    assert {item["id"] for item in exported(target)} == {item["id"] for item in json.loads(path.read_text())}, \
+        "into a vault that never held an item, the ids are kept (a restore)"
     again = target.ok(["import", "json", path])
     assert "0 added, 5 skipped as duplicate" in again.stderr
-    # Same id under another primary key is still a duplicate: ids stay unique.
+    # Into a vault that holds items, an item gets a new id: the file's id may be another machine's
+    # item of this vault (its export), which the import must not become another version of.
     items = json.loads(path.read_text())
     items[0]["service"] = "renamed.example"
     renamed = tmp_path / "renamed.json"
     renamed.write_text(json.dumps(items))
-    assert "0 added, 5 skipped as duplicate" in target.ok(["import", "json", renamed]).stderr
+    assert "1 added, 4 skipped as duplicate" in target.ok(["import", "json", renamed]).stderr
+    added = next(item for item in exported(target) if item.get("service") == "renamed.example")
+    assert added["id"] != items[0]["id"] and added["id"] not in {item["id"] for item in items}
 
 
 def test_output_file_is_new_and_private(source, tmp_path):
