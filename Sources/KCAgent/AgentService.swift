@@ -78,6 +78,7 @@ final class AgentService {
             try channel.send(writer.frame(kind: ReplyKind.status.rawValue))
             return expired
         case _ where expired:
+            try channel.skipRest(of: first)
             try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
             return true
         case .unlock:
@@ -91,6 +92,7 @@ final class AgentService {
             return true
         default:
             guard let keychain else {
+                try channel.skipRest(of: first)
                 try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
                 return false
             }

@@ -51,6 +51,13 @@ struct Channel {
         return Frame(kind: kind, more: flag == 1, reader: WireReader(body, from: 2))
     }
 
+    /// Reads and drops the frames that follow `first` in its message (a request answered without
+    /// its fields, e.g. "locked"), so the sender can finish sending and read the answer.
+    func skipRest(of first: Frame) throws(AgentError) {
+        var more = first.more
+        while more { more = try receiveRequired().more }
+    }
+
     /// The next frame, which must come (end of stream is `agentGone`).
     func receiveRequired() throws(AgentError) -> Frame {
         guard let frame = try receive() else { throw AgentError.agentGone(errno: nil) }
