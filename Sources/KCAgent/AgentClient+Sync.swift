@@ -26,6 +26,13 @@ extension AgentClient {
         }
     }
 
+    /// The live vault's file as it is, read under its lock (a sync copy being made).
+    public func liveVault() throws -> [UInt8] {
+        try syncRequest(CopyStream.frames([[]], kind: RequestKind.syncExport.rawValue)) { (frame) throws(AgentError) in
+            try self.merged(frame).bytes
+        }
+    }
+
     /// `synced` merged into the live vault and installed, under its lock: what came.
     public func importing(_ synced: [UInt8]) throws -> SyncRound.Report {
         try VaultMerge.checkSize(synced.count, of: .theirs)

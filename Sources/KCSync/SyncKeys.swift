@@ -74,6 +74,9 @@ public final class LeaseKeys: SyncKeys {
 
     public init(_ lease: Vault.Lease) { self.lease = lease }
 
+    /// The live vault's file as the lease holds it.
+    public var live: [UInt8] { lease.bytes }
+
     public func merged(ours: [UInt8], theirs: [UInt8]) throws(MergeError) -> [UInt8] {
         try VaultMerge.merge(ours: ours, theirs: theirs, key: lease.key).bytes
     }

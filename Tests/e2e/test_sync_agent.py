@@ -207,3 +207,20 @@ def test_sync_status_through_the_agent_says_what_it_says_with_the_password(pair)
     assert "1 not yet sent" in with_password and "not yet received" in with_password and "0 not yet received" not in with_password
     unlock(desktop)
     assert desktop.ok(["sync", "status"], unset=NO_SOURCE).stdout == with_password
+
+
+def test_sync_init_through_the_agent(kc_bin, tmp_path):
+    remote = tmp_path / "solo.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True)
+    solo = with_runtime_folder(machine(kc_bin, tmp_path, "solo"))
+    solo.init()
+    solo.add_generic("one", "me", "pw1")
+    unlock(solo)
+    try:
+        solo.ok(["sync", "init", "--remote", remote], unset=NO_SOURCE)
+        assert (sync_folder(solo) / "login.kc").read_bytes() == solo.vault_path.read_bytes()
+        other = machine(kc_bin, tmp_path, "other")
+        other.ok(["sync", "clone", remote])
+        assert secret(other, "one") == "pw1"
+    finally:
+        stop_agents(solo)

@@ -52,7 +52,7 @@ let syncInitCommand = CommandSpec(
     Creates the sync copy (see 'kc help sync') holding the vault, commits it as 'kc sync' with your git \
     identity (user.name and user.email; without one, 'kc' and 'kc@localhost.invalid', never the host's \
     name), and pushes it to URL, which must be an empty repository (a bare repository over ssh, GitHub, \
-    Gitea, a local path). Asks the master password, to make sure of the vault.
+    Gitea, a local path). Asks the master password, to make sure of the vault, unless its agent is unlocked.
 
     --repair writes merge.kc.driver (this kc's absolute path), merge.kc.name and pull.rebase=false again in \
     the existing sync copy, and the attribute line in .git/info/attributes, for a 'git pull' run there by \
@@ -87,13 +87,20 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         return 0
     }
     guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
-    let (keychain, _) = try setup.openVault()
     let git = try setup.git(folder: setup.folder)
-    _ = try SyncSetup.worded {
-        try keychain.exchange { lease in
-            _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: lease.bytes,
-                                    driver: setup.driver(), identity: setup.identity()) }
-            return nil
+    let create = { (vault: [UInt8]) throws(KeychainError) in
+        _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
+                                driver: setup.driver(), identity: setup.identity()) }
+    }
+    if let agent = setup.unlockedAgent() {
+        try create(try SyncSetup.worded { try agent.liveVault() })
+    } else {
+        let (keychain, _) = try setup.openVault()
+        _ = try SyncSetup.worded {
+            try keychain.exchange { lease in
+                try create(lease.bytes)
+                return nil
+            }
         }
     }
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
