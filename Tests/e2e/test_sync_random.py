@@ -1,7 +1,7 @@
 """Random sync scenarios through the built kc and real git (a local bare repository) against a model that
 replays every acknowledged operation (syncmodel.py, reading the records with the independent kcformat
-reader): three machines, the third with its clock 2 h ahead (faketime), the second's sync copy set to
-`pull.rebase=true`; adds, edits, deletes, compactions, syncs, syncs that fail at the fetch (the remote
+reader): three machines, the third with its clock 2 h ahead (faketime), the second unlocked (its agent serves every
+command and the driver: no password source) with its sync copy set to `pull.rebase=true`; adds, edits, deletes, compactions, syncs, syncs that fail at the fetch (the remote
 away: exported and committed only) and `git pull` by hand in the sync copy (a rebase on the second).
 After every step each machine's vault holds the model's records; after a final round of syncs every
 machine's items, histories (`kc history`) and records equal the model's and the remote's.
@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+from agentsupport import NO_SOURCE, stop_agents, unlock, with_runtime_folder
 from kcharness import EXIT_NOT_FOUND
 from syncmodel import SyncModel, read_records
 from test_sync import GIT_ENV, machine, remote, sync_folder  # noqa: F401  (pytest fixture)
@@ -27,6 +28,7 @@ SCENARIOS = int(os.environ.get("KC_SYNC_E2E_SCENARIOS", "2"))
 STEPS = int(os.environ.get("KC_SYNC_E2E_STEPS", "24"))
 NAMES = ["a", "b", "c"]
 AHEAD = ("faketime", "-f", "+2h")
+NOT_SERVED = ("compact", "history")   # commands the unlocked agent does not serve: they need the password
 
 pytestmark = pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime is missing: run make test-deps")
 
@@ -44,9 +46,13 @@ class World:
         self.remote, self.away = remote_path, tmp_path / "away.git"
         self.model = SyncModel()
         self.serial = 0
+        self.unlocked = False
 
     def run(self, name, args, **kwargs):
-        return self.kcs[name].run(args, wrapper=AHEAD if name == "c" else (), **kwargs)
+        """kc on `name`: on c with its clock ahead; on b with no password source once its agent is unlocked
+        (but for the commands the agent does not serve)."""
+        unset = NO_SOURCE if name == "b" and self.unlocked and args[0] not in NOT_SERVED else ()
+        return self.kcs[name].run(args, wrapper=AHEAD if name == "c" else (), unset=unset, **kwargs)
 
     def ok(self, name, args, **kwargs):
         result = self.run(name, args, **kwargs)
@@ -99,7 +105,9 @@ class World:
     def pull_by_hand(self, name):
         """`git pull` in the sync copy (the driver configured by kc; a rebase on b)."""
         kc = self.kcs[name]
-        env = {**os.environ, **kc.environment(), **GIT_ENV, "GIT_TERMINAL_PROMPT": "0"}
+        env = {**os.environ, **kc.environment(unset=NO_SOURCE if name == "b" else ()), **GIT_ENV, "GIT_TERMINAL_PROMPT": "0"}
+        if name == "b":
+            env.pop("KC_MASTER_PASSWORD_FILE", None)
         command = [*(AHEAD if name == "c" else ()), "git", "-C", str(sync_folder(kc)), "-c", "user.name=t",
                    "-c", "user.email=t@example.invalid", "pull", "-q", "--no-edit", "origin", "main"]
         pulled = subprocess.run(command, capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL)
@@ -131,6 +139,16 @@ def test_random_scenarios_equal_the_model(kc_bin, tmp_path, remote, seed):  # no
         world.model.places[name] = set(world.model.places["remote"])
         world.model.places[f"{name}.copy"] = set(world.model.places["remote"])
     subprocess.run(["git", "-C", str(sync_folder(world.kcs["b"])), "config", "pull.rebase", "true"], check=True)
+    with_runtime_folder(world.kcs["b"])
+    unlock(world.kcs["b"])
+    world.unlocked = True
+    try:
+        run_steps(world, rng, seed)
+    finally:
+        stop_agents(world.kcs["b"])
+
+
+def run_steps(world: World, rng: random.Random, seed: int) -> None:
     for step in range(STEPS):
         name = rng.choice(NAMES)
         live = sorted(world.model.items(name))
