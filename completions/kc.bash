@@ -48,7 +48,7 @@ _kc_value_options() {
         'unlock') echo '--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout' ;;
         'lock') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
-        'sync') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync') echo '--new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync init') echo '--remote --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync clone') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'sync status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -414,6 +414,8 @@ _kc() {
         'status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'status:--master-password-fd') return ;;
         'status:--lock-timeout') return ;;
+        'sync:--new-password-fd') return ;;
+        'sync:--new-password-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'sync:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'sync:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'sync:--master-password-fd') return ;;
@@ -531,7 +533,7 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync') candidates='init clone status --continue --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone status --continue --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync init') candidates='--remote --repair --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

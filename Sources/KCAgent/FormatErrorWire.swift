@@ -41,6 +41,8 @@ extension WireWriter {
         case .badBatchLength(let length): u8(10); i64(Int64(length))
         case .badFrontierLength(let length): u8(11); i64(Int64(length))
         case .badResolvedVersionsLength(let length): u8(12); i64(Int64(length))
+        case .badKeyFieldLength(let tag, let length): u8(14); u8(tag); i64(Int64(length))
+        case .missingField(let tag): u8(15); u8(tag)
         }
     }
 
@@ -118,6 +120,8 @@ extension WireReader {
         case 10: return .badBatchLength(try int())
         case 11: return .badFrontierLength(try int())
         case 12: return .badResolvedVersionsLength(try int())
+        case 14: return .badKeyFieldLength(tag: try u8(), length: try int())
+        case 15: return .missingField(tag: try u8())
         default: throw AgentError.protocolError(.badValue)
         }
     }

@@ -21,9 +21,10 @@ struct SyncRequests {
         switch kind {
         case .merge:
             let copies = try CopyStream.receive(first, kind: kind.rawValue, parts: 2, on: channel)
-            let result = try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
+            let keys = try vaultKeys()
+            let result = try keychain.withVaultKey { (_, vaultID) throws(MergeError) in
                 try Self.checkVault(of: copies[0], side: .ours, is: vaultID)
-                return try VaultMerge.merge(ours: copies[0], theirs: copies[1], key: key)
+                return try VaultMerge.merge(ours: copies[0], theirs: copies[1], keys: keys)
             }
             try sendMerged(MergeSummary(result))
         case .syncExport:
@@ -50,9 +51,10 @@ struct SyncRequests {
         case .copySummary:
             let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
             // An empty copy names the live vault (as this agent reads it now).
-            let summary = copy.isEmpty ? CopySummary(records: try keychain.records) : try keychain.withVaultKey { (key, vaultID) throws(MergeError) in
+            let keys = try vaultKeys()
+            let summary = copy.isEmpty ? CopySummary(records: try keychain.records) : try keychain.withVaultKey { (_, vaultID) throws(MergeError) in
                 try Self.checkVault(of: copy, side: .theirs, is: vaultID)
-                return try CopySummary(copy: copy, key: key)
+                return try CopySummary(copy: copy, keys: keys)
             }
             var writer = WireWriter()
             writer.vector(summary.vector)
@@ -65,9 +67,20 @@ struct SyncRequests {
         }
     }
 
+    /// The keys copies are opened with: the vault key and the earlier keys the vault keeps
+    /// (copies sealed before a key rotation).
+    private func vaultKeys() throws -> VaultKeys {
+        let live = try keychain.records, header = keychain.header
+        return keychain.withVaultKey { key, _ in
+            let keys = VaultKeys(key, header: header)
+            keys.learn(from: live)
+            return keys
+        }
+    }
+
     /// Runs `body` with the live vault's lease under its lock (`LeaseKeys`) and installs what it
     /// returns; its merge failure is thrown as it is, not as the keychain's.
-    private func underLock(_ body: (LeaseKeys) throws(MergeError) -> [UInt8]?) throws {
+    private func underLock(_ body: (LeaseKeys) throws(MergeError) -> (bytes: [UInt8], key: SecureBytes)?) throws {
         var failure: MergeError?
         _ = try keychain.exchange { lease in
             do throws(MergeError) { return try body(LeaseKeys(lease)) } catch {

@@ -73,6 +73,7 @@ extension WireWriter {
         case .sharedDeviceID(let device, let counter): u8(2); bytes(device); u64(counter)
         case .resultNotVerified: u8(3)
         case .tooLarge(let side, let size): u8(4); mergeSide(side); u64(UInt64(size))
+        case .keyNotKnown(let side, let header): u8(5); mergeSide(side); bytes(header.encoded())
         }
     }
 
@@ -94,6 +95,7 @@ extension WireWriter {
     mutating func received(_ report: SyncRound.Report) {
         for count in [report.added, report.changed, report.deleted, report.conflicts, report.unmarked] { u32(UInt32(count)) }
         devicesAhead(report.devicesAhead)
+        u8((report.passwordChanged ? 1 : 0) | (report.keyReplaced ? 2 : 0))
     }
 
     /// A `CopySummary`'s version vector (its items follow as a `ListStream` of `summaryItem`).
@@ -135,6 +137,10 @@ extension WireReader {
         case 2: return .sharedDeviceID(device: try bytes(), counter: try u64())
         case 3: return .resultNotVerified
         case 4: return .tooLarge(try mergeSide(), size: Int(clamping: try u64()))
+        case 5:
+            let side = try mergeSide()
+            guard let header = try? VaultHeader.decode(try bytes()) else { throw AgentError.protocolError(.badValue) }
+            return .keyNotKnown(side, header)
         default: throw AgentError.protocolError(.badValue)
         }
     }
@@ -159,6 +165,10 @@ extension WireReader {
         report.conflicts = Int(try u32())
         report.unmarked = Int(try u32())
         report.devicesAhead = try devicesAhead()
+        let changes = try u8()
+        guard changes < 4 else { throw AgentError.protocolError(.badValue) }
+        report.passwordChanged = changes & 1 != 0
+        report.keyReplaced = changes & 2 != 0
         return report
     }
 

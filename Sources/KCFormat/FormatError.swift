@@ -54,4 +54,8 @@ public enum PayloadProblem: Equatable, Sendable {
     case badFrontierLength(Int)
     /// A resolved-versions field that is empty or not a whole number of record ids (24 bytes each).
     case badResolvedVersionsLength(Int)
+    /// A header field (65) that is not 140 bytes, or an earlier-key field (66) that is not 32.
+    case badKeyFieldLength(tag: UInt8, length: Int)
+    /// A password change without its header field, or an earlier-key record without its key.
+    case missingField(tag: UInt8)
 }

@@ -20,6 +20,18 @@ public enum RecordKind: UInt8, Sendable {
     case delete = 2
     /// A compaction marker carrying the frontier (device -> highest counter) seen when compacting.
     case compaction = 3
+    /// A password change (format version 2 only): the header it wrote, so that the newest change
+    /// by merge order decides every copy's header.
+    case passwordChange = 4
+    /// An earlier vault key kept across a key rotation (format version 2 only), so records and
+    /// copies sealed under it can still be opened and merged.
+    case earlierKey = 5
+
+    /// The kinds only a format version 2 file may hold.
+    public static let version2Kinds: Set<RecordKind> = [.passwordChange, .earlierKey]
+
+    /// True for the records of an item (put, tombstone); false for the vault's own records.
+    public var isItemRecord: Bool { self == .put || self == .delete }
 }
 
 /// Field tags of a record payload. Readers ignore tags they do not know (forward compatibility).
@@ -39,6 +51,10 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     case resolvedVersions = 20
     /// One frontier entry of a compaction marker: device id (16) + counter (u64).
     case frontier = 64
+    /// A password change's header: the 140 header bytes it wrote.
+    case header = 65
+    /// An earlier vault key (32 bytes).
+    case earlierKey = 66
 }
 
 /// A field: its tag and where its value lies in the decrypted payload.
@@ -121,7 +137,10 @@ public struct RecordPayload: Equatable, Sendable {
 
     /// Parses a decrypted payload. Field values are not copied: `fields` gives their ranges. A
     /// device id equal to `knownDevice` (the previous record's, usually) shares its storage.
-    public static func decode(_ plain: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(FormatError) -> RecordPayload {
+    /// Kinds 4 and 5 are read only when `allowsVersion2` (a format version 2 file); else they are
+    /// unknown kinds, as in version 1.
+    public static func decode(_ plain: UnsafeRawBufferPointer, knownDevice: [UInt8] = [],
+                              allowsVersion2: Bool = false) throws(FormatError) -> RecordPayload {
         guard plain.count >= fixedLength else { throw .badPayload(.shorterThanFixedPart) }
         // The fixed part is read with whole-word loads: a vault's every record goes through here.
         func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: plain.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
@@ -129,12 +148,14 @@ public struct RecordPayload: Equatable, Sendable {
         let version = plain[0]
         guard version == Self.version else { throw .badPayload(.unsupportedVersion(version)) }
         let rawKind = plain[1]
-        guard let kind = RecordKind(rawValue: rawKind) else { throw .badPayload(.unknownKind(rawKind)) }
+        guard let kind = RecordKind(rawValue: rawKind), allowsVersion2 || !RecordKind.version2Kinds.contains(kind) else {
+            throw .badPayload(.unknownKind(rawKind))
+        }
         let itemID = 2, device = 18, counter = u64(34), timestamp = u64(42), baseDevice = 50, baseCounter = u64(66)
         guard counter > 0 else { throw .badPayload(.zeroCounter) }
         guard !isZeroID(device) else { throw .badPayload(.zeroDevice) }
         guard (baseCounter == 0) == isZeroID(baseDevice) else { throw .badPayload(.halfSetBase) }
-        guard (kind == .compaction) == isZeroID(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
+        guard kind.isItemRecord != isZeroID(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
         var fields: [PayloadField] = []
         fields.reserveCapacity(fieldCount(plain, from: fixedLength))   // exactly: a vault holds one array per record
         var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
@@ -160,8 +181,14 @@ public struct RecordPayload: Equatable, Sendable {
             if tag == FieldTag.resolvedVersions.rawValue && (length == 0 || length % (idLength + 8) != 0) {
                 throw .badPayload(.badResolvedVersionsLength(length))
             }
+            if let expected = keyFieldLengths[tag], length != expected {
+                throw .badPayload(.badKeyFieldLength(tag: tag, length: length))
+            }
             fields.append(PayloadField(tag: tag, range: at..<(at + length)))
             at += length
+        }
+        if let required = requiredField[kind], !fields.contains(where: { $0.tag == required.rawValue }) {
+            throw .badPayload(.missingField(tag: required.rawValue))
         }
         func id(_ at: Int) -> Range<Int> { at..<(at + idLength) }
         func deviceID(_ at: Int) -> [UInt8] {
@@ -175,6 +202,11 @@ public struct RecordPayload: Equatable, Sendable {
         return RecordPayload(kind: kind, itemID: Array(plain[id(itemID)]), recordID: RecordID(device: deviceID(device), counter: counter),
                              timestamp: timestamp, base: base, fields: fields)
     }
+
+    /// Fixed lengths of the key fields, whatever the record's kind: a header (65) and a key (66).
+    private static let keyFieldLengths: [UInt8: Int] = [FieldTag.header.rawValue: VaultHeader.length, FieldTag.earlierKey.rawValue: 32]
+    /// The field a kind cannot do without.
+    private static let requiredField: [RecordKind: FieldTag] = [.passwordChange: .header, .earlierKey: .earlierKey]
 
     /// How many field headers follow `offset` before the payload ends or stops making sense
     /// (`decode` then throws).

@@ -48,7 +48,7 @@ public struct ItemStates {
     /// Groups `records` (compaction markers are no item's) by item.
     public init(records: [VaultRecord]) {
         var byItem: [[UInt8]: [VaultRecord]] = [:]
-        for record in records where record.payload.kind != .compaction {
+        for record in records where record.payload.kind.isItemRecord {
             byItem[record.payload.itemID, default: []].append(record)
         }
         items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: MergeOrder.sorted($0)) }

@@ -18,6 +18,10 @@ public enum MergeError: Error, Sendable {
     /// Two different records carry one record id: two machines wrote with the same device id
     /// (a copied state folder), so their histories cannot be told apart.
     case sharedDeviceID(device: [UInt8], counter: UInt64)
+    /// No known key opens the copy and its header is not that of the other copy: its vault key
+    /// was replaced (`passwd --rotate-key`) on another machine. The key `header` wraps, once
+    /// unwrapped with its master password and added to the keys, opens it.
+    case keyNotKnown(MergeSide, VaultHeader)
     /// The result did not read back as the records the merge decided on (never expected).
     case resultNotVerified
     /// A copy is larger than a merge reads (`VaultMerge.maximumCopySize`); `size` in bytes.

@@ -49,7 +49,7 @@ struct MergePlan {
         let frontiers = all.filter { frontier in !all.contains { Self.isBelow(frontier, $0) } }
         guard !frontiers.isEmpty else { return [] }
         var byItem: [[UInt8]: [VaultRecord]] = [:]
-        for record in records where record.payload.kind != .compaction {
+        for record in records where record.payload.kind.isItemRecord {
             byItem[record.payload.itemID, default: []].append(record)   // stays in merge order
         }
         var candidates = Set<RecordID>(), latestSeen = Set<RecordID>()

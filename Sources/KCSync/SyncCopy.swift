@@ -167,8 +167,11 @@ public struct SyncCopy: Sendable {
 
     /// `error` of a merge into the sync copy, told as of the live vault (ours) and the copy (theirs).
     static func swappingSides(_ error: MergeError) -> MergeError {
-        guard case .unreadable(let side, let problem) = error else { return error }
-        return .unreadable(side == .ours ? .theirs : .ours, problem)
+        switch error {
+        case .unreadable(let side, let problem): return .unreadable(side == .ours ? .theirs : .ours, problem)
+        case .keyNotKnown(let side, let header): return .keyNotKnown(side == .ours ? .theirs : .ours, header)
+        default: return error
+        }
     }
 
     /// True while a merge git stopped is under way in the copy (`.git/MERGE_HEAD`).

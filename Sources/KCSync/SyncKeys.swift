@@ -30,14 +30,14 @@ public struct CopySummary: Sendable, Equatable {
         self.items = items
     }
 
-    /// The summary of `copy`, read whole with `key` (`side` names it in a failure).
-    public init(copy: [UInt8], key: SecureBytes, side: MergeSide = .theirs) throws(MergeError) {
-        self.init(records: try LeaseKeys.records(copy, key: key, side: side))
+    /// The summary of `copy`, read whole with one of `keys` (`side` names it in a failure).
+    public init(copy: [UInt8], keys: VaultKeys, side: MergeSide = .theirs) throws(MergeError) {
+        self.init(records: try keys.records(of: copy, side: side))
     }
 
     public init(records: [VaultRecord]) {
         var items: [RecordID: [UInt8]] = [:]
-        for record in records { items[record.payload.recordID] = record.payload.kind == .compaction ? [] : record.payload.itemID }
+        for record in records { items[record.payload.recordID] = record.payload.kind.isItemRecord ? record.payload.itemID : [] }
         self.init(vector: VersionVector(records: records), items: items)
     }
 }
@@ -67,18 +67,25 @@ public struct MergeSummary: Sendable {
 
 /// `SyncKeys` with the key in this process: the live vault's lease (its exclusive lock held by
 /// the caller for the whole sync). `imported` leaves the file to install in `installing`.
+/// Copies are opened with `keys`: the lease's key, the earlier keys the copies and the live vault
+/// keep, and the key `unlock` gives for the header of a copy re-keyed on another machine.
 public final class LeaseKeys: SyncKeys {
     private let lease: Vault.Lease
-    /// The vault file `imported` decided on, for the caller to install.
-    public private(set) var installing: [UInt8]?
+    public let keys: VaultKeys
+    /// The vault file `imported` decided on, and the key it is sealed under, for the caller to install.
+    public private(set) var installing: (bytes: [UInt8], key: SecureBytes)?
 
-    public init(_ lease: Vault.Lease) { self.lease = lease }
+    public init(_ lease: Vault.Lease, unlock: @escaping (VaultHeader) -> SecureBytes? = { _ in nil }) {
+        self.lease = lease
+        keys = VaultKeys(lease.key, header: try? VaultImage.header(of: lease.bytes), unlock: unlock)
+        if let image = try? VaultImage(bytes: lease.bytes, key: lease.key) { keys.learn(from: image.records) }
+    }
 
     /// The live vault's file as the lease holds it.
     public var live: [UInt8] { lease.bytes }
 
     public func merged(ours: [UInt8], theirs: [UInt8]) throws(MergeError) -> [UInt8] {
-        try VaultMerge.merge(ours: ours, theirs: theirs, key: lease.key).bytes
+        try VaultMerge.merge(ours: ours, theirs: theirs, unlocking: keys).bytes
     }
 
     public func exported(into copy: [UInt8]) throws(MergeError) -> [UInt8] {
@@ -86,13 +93,16 @@ public final class LeaseKeys: SyncKeys {
     }
 
     public func summary(of copy: [UInt8]) throws(MergeError) -> CopySummary {
-        try CopySummary(copy: copy, key: lease.key)
+        try CopySummary(copy: copy, keys: keys)
     }
 
     public func imported(_ synced: [UInt8]) throws(MergeError) -> SyncRound.Report {
-        let merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, key: lease.key)
-        installing = merged.bytes
-        return SyncRound.Report(received: merged, before: ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)))
+        let merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, unlocking: keys)
+        installing = (merged.bytes, merged.key)
+        var report = SyncRound.Report(received: merged, before: ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)))
+        report.passwordChanged = merged.header != (try? VaultImage.header(of: lease.bytes))
+        report.keyReplaced = !merged.key.isEqual(to: lease.key)
+        return report
     }
 
     /// The records of `bytes` read whole with `key` (`side` says whose copy it is, for the error).

@@ -48,17 +48,25 @@ public struct SyncRound {
         public var devicesAhead: [ClockSkew.Device] = []
         /// True when the remote was already up to date with the vault.
         public var pushed = false
+        /// True when the vault's header changed: a newer password change from another machine
+        /// (the master password set there now opens the vault).
+        public var passwordChanged = false
+        /// True when the vault key changed too (a key rotation on another machine).
+        public var keyReplaced = false
 
         public init() {}
     }
 
     /// Runs the round with the live vault's `lease` (its exclusive lock held by the caller);
-    /// returns the vault file to install and the report. Throws, leaving the live vault to the
+    /// returns the vault file to install, the key it is sealed under (the lease's, or a newer
+    /// one a key rotation on another machine brought; `unlock` gives the key of such a copy's
+    /// header, see `VaultKeys.unlock`), and the report. Throws, leaving the live vault to the
     /// caller untouched, when git or a merge fails.
-    public func run(_ lease: Vault.Lease) throws -> (bytes: [UInt8], report: Report) {
-        let keys = LeaseKeys(lease)
+    public func run(_ lease: Vault.Lease, unlock: @escaping (VaultHeader) -> SecureBytes? = { _ in nil })
+        throws -> (bytes: [UInt8], key: SecureBytes, report: Report) {
+        let keys = LeaseKeys(lease, unlock: unlock)
         let report = try run(keys)
-        return (keys.installing ?? lease.bytes, report)
+        return (keys.installing?.bytes ?? lease.bytes, keys.installing?.key ?? lease.key, report)
     }
 
     /// Runs the round with `keys` doing what needs the vault key; the import (the last step)
@@ -116,15 +124,18 @@ public struct SyncRound {
         do { return try keys.summary(of: bytes) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
     }
 
-    /// `git merge` of the upstream branch with kc's driver; a merge that stops is aborted, and
-    /// reported as the merge's own refusal when the two copies cannot be merged (e.g. two machines
-    /// sharing a device id), else with git's words.
+    /// `git merge` of the upstream branch with kc's driver. When the driver could not merge the
+    /// vault file because a copy is sealed under a key rotated on another machine (which its
+    /// password does not open) and `keys` can, the merge is finished here. Otherwise a merge that
+    /// stops is aborted, and reported as the merge's own refusal when the two copies cannot be
+    /// merged (e.g. two machines sharing a device id), else with git's words.
     private func merge(_ keys: some SyncKeys) throws {
         let password = try passwordSource()
         defer { password?.close() }
         let descriptors = password.map { [passwordDescriptor: $0] } ?? [:]
         let outcome = try copy.git.attempt(mergeOptions + identity + ["merge", "--no-edit", "-q", "@{u}"], descriptors: descriptors)
         guard outcome.termination.succeeded else {
+            if copy.mergeInProgress, try Self.keyNotKnown(copy), (try? copy.finishMerge(keys: keys, identity: identity)) != nil { return }
             _ = try? copy.git.attempt(["merge", "--abort"])
             if let ours = try? copy.vaultBytes(at: "HEAD"), let theirs = try? copy.vaultBytes(at: "@{u}") {
                 do { _ = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError {
@@ -133,6 +144,13 @@ public struct SyncRound {
             }
             throw SyncCopy.Problem.mergeStopped(outcome.errors.isEmpty ? String(decoding: outcome.output, as: UTF8.self) : outcome.errors)
         }
+    }
+
+    /// True when the stopped merge's two sides (stages 2 and 3) have different headers: one of
+    /// them may be sealed under a key the driver could not open.
+    private static func keyNotKnown(_ copy: SyncCopy) throws -> Bool {
+        guard let ours = try copy.vaultBytes(at: ":2"), let theirs = try copy.vaultBytes(at: ":3") else { return false }
+        return ours.prefix(VaultHeader.length) != theirs.prefix(VaultHeader.length)
     }
 
     /// git's words for a push refused because the remote has commits this copy lacks, or because

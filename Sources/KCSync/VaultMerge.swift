@@ -35,6 +35,9 @@ public enum VaultMerge {
         public let records: [VaultRecord]
         /// True when `bytes` is our file followed by new records; false for a full rewrite.
         public let keepsOurs: Bool
+        /// The key the result is sealed under, and its header (ours, or a newer password change's).
+        public let key: SecureBytes
+        public let header: VaultHeader
         /// Records that were not in our copy (in merge order).
         public let added: [RecordID]
         /// Records of either copy that a compaction marker shows were seen and superseded.
@@ -44,13 +47,22 @@ public enum VaultMerge {
         public var states: ItemStates { ItemStates(records: records) }
     }
 
-    /// Merges `theirs` into `ours`, both read whole with `key` (the vault key). The result keeps
-    /// our header and, when it can, our bytes unchanged with the new records appended, re-sealed
-    /// and chained in merge order; otherwise it is a full rewrite of the kept records in merge
-    /// order. It is read back and checked before it is returned. Throws, writing nothing, when a
-    /// copy does not read whole, the copies are of different vaults, or two machines share a
-    /// device id, or a copy is beyond `maximumCopySize`.
+    /// Merges `theirs` into `ours`, both read whole with `key` (the vault key); see
+    /// `merge(ours:theirs:keys:)`.
     public static func merge(ours: [UInt8], theirs: [UInt8], key: SecureBytes) throws(MergeError) -> Result {
+        try merge(ours: ours, theirs: theirs, keys: VaultKeys(key))
+    }
+
+    /// Merges `theirs` into `ours`, each read whole with one of `keys` (which learns the earlier
+    /// keys the copies keep). The result's header is that of the newest password change
+    /// (by merge order) in either copy, sealed under the key of the copy holding it; without
+    /// one, ours. It keeps, when it can (the same header and key as ours), our bytes unchanged
+    /// with the new records appended, re-sealed and chained in merge order; otherwise it is a
+    /// full rewrite of the kept records in merge order. It is read back and checked before it is
+    /// returned. Throws, writing nothing, when a copy does not read whole (`keyNotKnown`: its key
+    /// is not among `keys`), the copies are of different vaults, two machines share a device id, or a copy
+    /// is beyond `maximumCopySize`.
+    public static func merge(ours: [UInt8], theirs: [UInt8], keys: VaultKeys) throws(MergeError) -> Result {
         try checkSize(ours.count, of: .ours)
         try checkSize(theirs.count, of: .theirs)
         let ourHeader: VaultHeader, theirHeader: VaultHeader
@@ -59,23 +71,36 @@ public enum VaultMerge {
         guard ourHeader.vaultID == theirHeader.vaultID else {
             throw .differentVaults(ours: ourHeader.vaultID, theirs: theirHeader.vaultID)
         }
-        let ourImage: VaultImage, theirImage: VaultImage
-        do { ourImage = try VaultImage(bytes: ours, key: key) } catch { throw .unreadable(.ours, error) }
-        do { theirImage = try VaultImage(bytes: theirs, key: key) } catch { throw .unreadable(.theirs, error) }
-        let plan = try MergePlan(ours: ourImage.records, theirs: theirImage.records)
+        let (our, their) = try keys.open(ours: ours, theirs: theirs)
+        let ourImage = our.image
+        let plan = try MergePlan(ours: ourImage.records, theirs: their.image.records)
+        let (header, key) = newestHeader(plan.kept, ours: our, theirs: their)
+        let keepsOurs = plan.appended != nil && header == ourHeader && key.isEqual(to: our.key)
         let bytes: [UInt8]
-        if let appended = plan.appended {
+        if keepsOurs, let appended = plan.appended {
             bytes = appended.isEmpty ? ours : ourImage.appending(appended.map { $0.plaintextWithoutBatchMarker() }, key: key)
         } else {
-            bytes = VaultImage.rewritten(header: ourHeader, key: key, payloads: plan.kept.map { $0.plaintextWithoutBatchMarker() })
+            bytes = VaultImage.rewritten(header: header, key: key, payloads: plan.kept.map { $0.plaintextWithoutBatchMarker() })
         }
         let result: VaultImage
         do { result = try VaultImage(bytes: bytes, key: key) } catch { throw .resultNotVerified }
-        let expected = plan.appended.map { ourImage.records + $0 } ?? plan.kept
+        let expected = keepsOurs ? ourImage.records + (plan.appended ?? []) : plan.kept
         guard result.records.map(\.payload.recordID) == expected.map(\.payload.recordID),
-              plan.appended == nil || bytes.starts(with: ours) else { throw .resultNotVerified }
+              !keepsOurs || bytes.starts(with: ours) else { throw .resultNotVerified }
         let oursIDs = Set(ourImage.records.map(\.payload.recordID))
-        return Result(bytes: bytes, records: result.records, keepsOurs: plan.appended != nil,
+        return Result(bytes: bytes, records: result.records, keepsOurs: keepsOurs, key: key, header: header,
                       added: plan.kept.map(\.payload.recordID).filter { !oursIDs.contains($0) }, dropped: plan.dropped)
+    }
+
+    /// The header of the newest password change among `kept` (merge order) and the key of the
+    /// copy holding it (ours when both do); ours and our key when there is none or it does not parse.
+    static func newestHeader(_ kept: [VaultRecord], ours: VaultKeys.Opened, theirs: VaultKeys.Opened) -> (VaultHeader, SecureBytes) {
+        let fallback = (ours.image.header, ours.key)
+        guard let change = kept.last(where: { $0.payload.kind == .passwordChange }),
+              let bytes = change.bytes(.header), let header = try? VaultHeader.decode(bytes),
+              header.vaultID == ours.image.header.vaultID else { return fallback }
+        let id = change.payload.recordID
+        if ours.image.records.contains(where: { $0.payload.recordID == id }) { return (header, ours.key) }
+        return (header, theirs.key)
     }
 }

@@ -7,6 +7,14 @@ import KCFormat
 struct RecordSeal {
     let vaultID: [UInt8]
     let key: SecureBytes
+    /// A format version 2 file: its records may be of kinds 4 and 5.
+    let allowsVersion2: Bool
+
+    init(header: VaultHeader, key: SecureBytes) {
+        vaultID = header.vaultID
+        self.key = key
+        allowsVersion2 = header.allowsVersion2Content
+    }
 
     /// Why a complete record could not be read.
     enum Failure: Error {
@@ -59,7 +67,7 @@ struct RecordSeal {
             }
         } catch { throw .authentication }
         do {
-            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0, knownDevice: knownDevice) }
+            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0, knownDevice: knownDevice, allowsVersion2: allowsVersion2) }
             return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
         } catch { throw .payload(error as? FormatError ?? .truncated) }
     }
@@ -89,5 +97,5 @@ struct RecordSeal {
 
 extension Vault {
     /// This vault's sealer: its id and its current key.
-    var recordSeal: RecordSeal { RecordSeal(vaultID: header.vaultID, key: key) }
+    var recordSeal: RecordSeal { RecordSeal(header: header, key: key) }
 }

@@ -29,11 +29,13 @@ extension Vault {
     public func withKey<T>(_ body: (SecureBytes) throws -> T) rethrows -> T { try body(key) }
 
     /// Holds the exclusive lock while `body` runs with the current file; `body` returns the vault
-    /// file to install (a merge of this one with another copy), or nil to keep the file. The new
-    /// bytes are appended when they start with the current file, else they replace it as a
-    /// rewrite does (staged, verified, renamed over, writers waiting for the lock follow it); then
-    /// the rollback anchor is raised. `body` throwing leaves the file untouched.
-    public func exchange(_ body: (Lease) throws -> [UInt8]?) throws -> Installation {
+    /// file to install (a merge of this one with another copy) and the key it is sealed under (the
+    /// vault key, or a newer one a key rotation on another machine brought), or nil to keep the
+    /// file. The new bytes are appended when they start with the current file and keep its key,
+    /// else they replace it as a rewrite does (staged, verified with their key, renamed over,
+    /// writers waiting for the lock follow it); then the rollback anchor is raised. `body`
+    /// throwing leaves the file untouched.
+    public func exchange(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> Installation {
         try lockForWriting()
         defer { file.unlock() }
         file.removeAbandonedFiles()
@@ -41,13 +43,13 @@ extension Vault {
         do { current = try file.descriptor.read(count: log.endOffset, at: 0) } catch {
             throw VaultError.io(operation: .read, path: path, errno: error)
         }
-        guard let result = try body(Lease(bytes: current, key: key, anchor: try anchorVector)), result != current else {
+        guard let (result, resultKey) = try body(Lease(bytes: current, key: key, anchor: try anchorVector)), result != current else {
             return .unchanged
         }
         let header = try VaultHeader.decode(result)
         guard header.vaultID == self.header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
         let installed: Installation
-        if result.starts(with: current) {
+        if result.starts(with: current) && resultKey.isEqual(to: key) {
             let tail = Array(result[current.count...])
             let descriptor = file.descriptor
             do {
@@ -65,8 +67,9 @@ extension Vault {
             }
             installed = .appended(bytes: tail.count)
         } else {
-            let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: result, verifyingWith: key)
+            let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: result, verifyingWith: resultKey)
             adopt(newDescriptor, identity: newIdentity, header: header)
+            key = resultKey
             installed = .replaced
         }
         try catchUp()

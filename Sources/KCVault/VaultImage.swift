@@ -47,7 +47,7 @@ public struct VaultImage {
     /// This file followed by `payloads` sealed with `key` in order, continuing its chain.
     public func appending(_ payloads: [SecureBytes], key: SecureBytes) -> [UInt8] {
         let lastTag = records.isEmpty ? RecordFrame.noPreviousTag : Array(bytes.suffix(RecordFrame.tagLength))
-        return bytes + RecordSeal(vaultID: header.vaultID, key: key)
+        return bytes + RecordSeal(header: header, key: key)
             .sealChain(payloads, firstSequence: UInt64(records.count + 1), previousTag: lastTag)
     }
 

@@ -233,7 +233,7 @@ extension Vault {
                                     reached: (_ offset: Int) -> Void) -> VaultInspection {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
-        let seal = RecordSeal(vaultID: header.vaultID, key: key)
+        let seal = RecordSeal(header: header, key: key)
         var order = LogOrder()
         bytes.withUnsafeBytes { raw in
             var offset = VaultHeader.length

@@ -31,7 +31,7 @@ extension Vault {
                 case .delete:
                     if let known = lastTombstone[id], !known.comesBefore(record.payload) { continue }
                     lastTombstone[id] = record.payload
-                case .compaction: continue
+                case .compaction, .passwordChange, .earlierKey: continue
                 }
             }
             let deleted = Set(lastTombstone.filter { id, tombstone in
@@ -45,7 +45,7 @@ extension Vault {
                 case .put:
                     guard !deleted.contains(id), emitted.insert(id).inserted, let index = latest[id] else { continue }
                     kept.append(records[index].plaintextWithoutBatchMarker())
-                case .delete:
+                case .delete, .passwordChange, .earlierKey:
                     kept.append(record.plaintextWithoutBatchMarker())
                 case .compaction:
                     continue
@@ -69,20 +69,6 @@ extension Vault {
         let marker = PendingRecord(kind: .compaction, itemID: [UInt8](repeating: 0, count: RecordPayload.idLength), base: nil, fields: fields)
         var clock = HybridLogicalClock(after: timestamp)
         return marker.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
-    }
-
-    /// Changes the master password. Without `rotateKey` the vault key is wrapped anew under the
-    /// new password (records untouched, the old password stops opening the new file). With
-    /// `rotateKey` a new vault key is made and every record sealed again under it.
-    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool = false) throws {
-        if let kdf, !kdf.isWithinBounds {
-            throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
-        }
-        try exclusively { records in
-            let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
-            let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
-            return (newHeader, newKey, records.map { $0.plaintextWithoutBatchMarker() })
-        }
     }
 
     /// Removes a torn tail (an incomplete final record that was never acknowledged).
@@ -122,7 +108,7 @@ extension Vault {
 
     /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
     static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes], progress: VaultProgress? = nil) -> [UInt8] {
-        header.encoded() + RecordSeal(vaultID: header.vaultID, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag,
+        header.encoded() + RecordSeal(header: header, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag,
                                                                                     progress: progress)
     }
 

@@ -4,8 +4,9 @@ import KCVault
 
 extension Keychain {
     /// Runs `body` under the vault's exclusive lock with the current file and key, and installs
-    /// the vault file it returns (see `Vault.exchange`); the live items are read again afterwards.
-    public func exchange(_ body: (Vault.Lease) throws -> [UInt8]?) throws(KeychainError) -> Vault.Installation {
+    /// the vault file it returns, sealed under the key it returns (see `Vault.exchange`); the live
+    /// items are read again afterwards.
+    public func exchange(_ body: (Vault.Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws(KeychainError) -> Vault.Installation {
         do { return try vault.exchange(body) } catch { throw KeychainError(error) }
     }
 
@@ -13,6 +14,9 @@ extension Keychain {
     public func withVaultKey<T>(_ body: (SecureBytes, [UInt8]) throws -> T) rethrows -> T {
         try vault.withKey { key in try body(key, vault.header.vaultID) }
     }
+
+    /// The vault's header as last read.
+    public var header: VaultHeader { vault.header }
 
     /// The vault's records as read now (every process's writes included).
     public var records: [VaultRecord] {

@@ -92,7 +92,7 @@ struct LiveIndex {
                 positions[id] = slots.count
                 slots.append(.deleted(by: record.payload))
             }
-        case .compaction:
+        case .compaction, .passwordChange, .earlierKey:
             return
         }
     }

@@ -166,17 +166,18 @@ final class MergeScenarioTests: XCTestCase {
         let (world, laptop, desktop) = try twoMachines(sharing: "x")
         try world.add(on: desktop, service: "y")
         try laptop.keychain.changePassword(to: world.secret("new password"), rotateKey: false)
-        let key = try world.key(of: desktop)
-        let result = try world.merge(desktop.bytes, laptop.bytes, key: key)
-        XCTAssertTrue(result.keepsOurs, "the same vault key: the laptop's records re-sealed after ours")
+        let result = try world.merge(desktop.bytes, laptop.bytes, key: try world.key(of: desktop))
+        XCTAssertFalse(result.keepsOurs, "the newer header (the laptop's password change): a full rewrite")
+        XCTAssertEqual(result.header, try VaultImage.header(of: laptop.bytes))
         XCTAssertEqual(result.states.items.count, 2)
     }
 
-    func testAKeyRotationOnOneSideIsRefused() throws {
+    func testAKeyRotationOnOneSideNeedsItsKey() throws {
         let (world, laptop, desktop) = try twoMachines(sharing: "x")
         try laptop.keychain.changePassword(to: world.password, rotateKey: true)
         XCTAssertThrowsError(try world.merge(desktop.bytes, laptop.bytes, key: try world.key(of: desktop))) { error in
-            guard case MergeError.unreadable(.theirs, .damaged) = error else { return XCTFail("\(error)") }
+            guard case MergeError.keyNotKnown(.theirs, let header) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(header, try? VaultImage.header(of: laptop.bytes))
         }
     }
 

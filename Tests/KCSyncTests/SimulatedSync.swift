@@ -168,7 +168,7 @@ final class SimulatedSync {
             }
             try checkFile(machine.copy, place: machine.copyPlace)
             model.merge(machine.live, with: model.holding(machine.copyPlace))
-            return try merge(lease.bytes, machine.copy)
+            return (try merge(lease.bytes, machine.copy), lease.key)
         }
         try check(machine)
     }
@@ -184,7 +184,7 @@ final class SimulatedSync {
         let snapshots = pairs.map { (Self.read($0.1.path), model.holding($0.1.live)) }
         for ((machine, other), (bytes, held)) in zip(pairs, snapshots) {
             log.append("\(machine.name): pull from \(other.name)\(pairs.count > 1 ? " (criss-cross)" : "")")
-            _ = try machine.keychain.exchange { lease in try merge(lease.bytes, bytes) }
+            _ = try machine.keychain.exchange { lease in (try merge(lease.bytes, bytes), lease.key) }
             model.merge(machine.live, with: held)
             try check(machine)
         }

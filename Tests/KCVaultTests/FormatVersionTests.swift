@@ -72,7 +72,7 @@ final class FormatVersionTests: VaultFolderTestCase {
         try makeVersion1Vault()
         try open().changePassword(to: password)
         XCTAssertEqual(fileVersion, 2)
-        XCTAssertEqual(try open().records.count, 2)
+        XCTAssertEqual(try open().records.count, 3)   // and the password change's record
     }
 
     func testConvertKeepsEveryRecordAndTheKey() throws {

@@ -24,7 +24,7 @@ final class VaultExchangeTests: VaultFolderTestCase {
         let before = fileBytes()
         let installed = try vault.exchange { lease in
             XCTAssertEqual(lease.bytes, before)
-            return try VaultImage(bytes: lease.bytes, key: lease.key).appending([foreign], key: lease.key)
+            return (try VaultImage(bytes: lease.bytes, key: lease.key).appending([foreign], key: lease.key), lease.key)
         }
         guard case .appended(let count) = installed else { return XCTFail("\(installed)") }
         XCTAssertEqual(fileBytes().count, before.count + count)
@@ -39,8 +39,8 @@ final class VaultExchangeTests: VaultFolderTestCase {
         let foreign = try recordFromAnotherDevice()
         let installed = try vault.exchange { lease in
             let image = try VaultImage(bytes: lease.bytes, key: lease.key)
-            return VaultImage.rewritten(header: image.header, key: lease.key,
-                                        payloads: [foreign] + image.records.map { $0.plaintextWithoutBatchMarker() })
+            return (VaultImage.rewritten(header: image.header, key: lease.key,
+                                         payloads: [foreign] + image.records.map { $0.plaintextWithoutBatchMarker() }), lease.key)
         }
         XCTAssertEqual(installed, .replaced)
         XCTAssertEqual(vault.records.count, 2)
@@ -58,7 +58,7 @@ final class VaultExchangeTests: VaultFolderTestCase {
         let elsewhere = folder + "/elsewhere.kc"
         _ = try Vault.create(at: elsewhere, password: password, kdf: .fastTest, lockTimeout: 5, stateDirectory: stateDirectory)
         let foreignVault = [UInt8](FileManager.default.contents(atPath: elsewhere)!)
-        XCTAssertThrowsError(try vault.exchange { _ in foreignVault })
+        XCTAssertThrowsError(try vault.exchange { lease in (foreignVault, lease.key) })
         XCTAssertEqual(fileBytes(), before)
         try put(vault, "two")   // the lock was let go
         XCTAssertEqual(try open().records.count, 2)

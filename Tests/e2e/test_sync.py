@@ -290,18 +290,22 @@ def test_a_remote_reset_to_an_older_commit_is_reported_and_repaired(pair, remote
     assert "missing" not in laptop.ok(["sync"]).stderr, "reported once"
 
 
-def test_a_rotated_key_is_refused_cleanly_until_supported(pair, tmp_path):
-    """`kc passwd --rotate-key` on one machine: the sync copy is sealed under the old key, so the
-    export cannot read it; kc says so and changes nothing (carrying key changes is not built yet)."""
+def test_a_rotated_key_is_carried_to_the_remote(pair, tmp_path):
+    """`kc passwd --rotate-key` on one machine: the sync copy, sealed under the old key, opens with the
+    earlier key the vault keeps; the remote's copy is then sealed under the new key and opens with the
+    new password only (test_sync_keys.py follows it to the other machine)."""
     laptop, _ = pair
     new = KC.write_secret_file(tmp_path / "new-password", "a new master password\n")
     laptop.ok(["passwd", "--rotate-key", "--new-password-file", new])
     laptop.write_secret_file(laptop.password_file, "a new master password\n")
-    before = laptop.vault_path.read_bytes()
-    result = laptop.run(["sync"])
-    assert_failure(result, "errSecDecode")
-    assert "the sync copy" in result.stderr and "nothing was written" in result.stderr
-    assert laptop.vault_path.read_bytes() == before
+    laptop.ok(["sync"])
+    copy = tmp_path / "remote-copy.kc"
+    copy.write_bytes(subprocess.run(["git", "-C", str(sync_folder(laptop)), "show", "origin/main:login.kc"],
+                                    capture_output=True, check=True).stdout)
+    copy.chmod(0o600)
+    assert laptop.ok(["--vault", str(copy), "find", "-s", "shared", "-w"]).stdout == "pw0\n"
+    laptop.write_secret_file(laptop.password_file, laptop.master_password + "\n")
+    assert_failure(laptop.run(["--vault", str(copy), "find", "-s", "shared"]), "errSecAuthFailed")
 
 
 def test_init_repair_writes_the_driver_again(pair):

@@ -138,6 +138,10 @@ enum MergeDriver {
         case .sharedDeviceID(let device, let counter):
             return KeychainError(.decode, "two machines share device id \(device.hexString) (both wrote a different record \(counter)); nothing was written",
                                  hint: "each machine needs its own kc state folder: a copied one makes their changes impossible to tell apart")
+        case .keyNotKnown(let side, _):
+            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
+                                 + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",
+                                 hint: "'kc sync' finishes the merge, asking for the master password set on that machine")
         case .resultNotVerified:
             return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
         case .tooLarge(let side, let size):

@@ -36,13 +36,26 @@ let syncCommand = CommandSpec(
     the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
     without a terminal prompt when kc has no terminal.
 
+    A password change made on another machine ('kc passwd') arrives with the sync: the newest change wins, \
+    and the vault then opens with the password set there (an unlocked agent keeps working). After \
+    'kc passwd --rotate-key' on another machine the remote's copy is sealed under a new vault key: kc tries \
+    the master password on it, then asks for the password set there (or reads --new-password-fd N or \
+    --new-password-file PATH); the earlier keys kept in the vault open this machine's records, so nothing is \
+    lost. An unlocked agent cannot open such a copy: kc then syncs without it (asking for this vault's master \
+    password as well), and the agent locks (unlock it with the new password).
+
     A merge that git stopped in the sync copy (a 'git pull' run there by hand, whose driver could not merge) \
     is refused until 'kc sync --continue', which merges the vault file's two sides (git's stages :2: and :3:) \
     with the vault key, commits the merge, and goes on with the sync.
 
     \(syncFolderText)
     """,
-    options: [.flag("continue", help: "Finish a merge git stopped in the sync copy, then sync.")],
+    options: [
+        .flag("continue", help: "Finish a merge git stopped in the sync copy, then sync."),
+        .value("new-password-fd", valueName: "N", help: "Read the master password set on another machine from descriptor N."),
+        .value("new-password-file", valueName: "PATH", help: "Read the master password set on another machine from PATH (mode 0600).",
+               completion: .file),
+    ],
     examples: ["kc sync", "kc sync --continue"],
     handler: runSync)
 
@@ -151,34 +164,43 @@ private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ con
 }
 
 func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    try syncRound(try SyncSetup(context), context, continuing: invocation.flag("continue"))
+    try syncRound(try SyncSetup(context), context, invocation: invocation)
 }
 
 /// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
 /// unlocked agent when there is one (no master password), else with the master password.
-private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool = false) throws(KeychainError) -> Int32 {
+/// `invocation` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
+private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(KeychainError) -> Int32 {
+    let continuing = invocation?.flag("continue") ?? false
     try setup.requireSyncCopy()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     try setup.refreshDriver(of: copy)
-    let report: SyncRound.Report
+    var served: SyncRound.Report?
     if let agent = setup.unlockedAgent() {
         let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver())],
                               passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
-        report = try SyncSetup.worded { try round.run(AgentSyncKeys(agent)) }
-    } else {
+        do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
+            context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
+        } catch { throw SyncSetup.wording(error) }
+    }
+    let report: SyncRound.Report
+    if let served { report = served } else {
         let (keychain, password) = try setup.openVault()
         let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
                               passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
             try SyncSetup.pipe(holding: password)
         }
         var outcome = SyncRound.Report()
-        _ = try SyncSetup.worded {
-            try keychain.exchange { lease in
-                let (bytes, report) = try SyncSetup.worded { try round.run(lease) }
-                outcome = report
-                return bytes
+        let unlock = RotatedKey(invocation, context, password: password)
+        do {
+            _ = try SyncSetup.worded {
+                try keychain.exchange { lease in
+                    let (bytes, key, report) = try SyncSetup.worded { try round.run(lease, unlock: unlock.key(for:)) }
+                    outcome = report
+                    return (bytes, key)
+                }
             }
-        }
+        } catch { throw unlock.failure ?? error }
         report = outcome
     }
     _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
@@ -190,5 +212,6 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, continuing: Bool 
     for device in report.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
     if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
     if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
+    RotatedKey.announce(report, context)
     return 0
 }

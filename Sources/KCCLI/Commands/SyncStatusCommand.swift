@@ -47,7 +47,7 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     } else if let keychain {
         live = CopySummary(records: try keychain.records)
         _ = try keychain.exchange { lease in
-            if let upstream { remote = try SyncSetup.worded { try CopySummary(copy: upstream, key: lease.key) } }
+            if let upstream { remote = try SyncSetup.worded { try LeaseKeys(lease).summary(of: upstream) } }
             return nil
         }
     }

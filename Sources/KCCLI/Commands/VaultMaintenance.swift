@@ -124,7 +124,10 @@ func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: Str
 
 /// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
 enum NewPassword {
-    static func obtain(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> SecureBytes {
+    /// The password of --new-password-fd N or --new-password-file PATH, else asked on the
+    /// terminal with `prompt` (and `confirm`, when given, to type it again).
+    static func obtain(_ invocation: ParsedInvocation, _ context: Context, prompt: String = "New master password: ",
+                       confirm: String? = "Retype the new master password: ") throws(KeychainError) -> SecureBytes {
         let source: SecretSource
         if let text = invocation.value("new-password-fd") {
             guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
@@ -132,7 +135,7 @@ enum NewPassword {
         } else if let path = invocation.value("new-password-file") {
             source = .file(path: path, what: "the new master password file")
         } else {
-            source = .terminal(prompt: "New master password: ", confirm: "Retype the new master password: ",
+            source = .terminal(prompt: prompt, confirm: confirm,
                                hint: "give the new password with --new-password-fd N or --new-password-file PATH")
         }
         return try source.read(context)

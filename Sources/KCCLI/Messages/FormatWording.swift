@@ -37,6 +37,8 @@ enum FormatWording {
         case .badFrontierLength(let length): return "frontier entry of \(length) bytes, expected \(RecordPayload.idLength + 8)"
         case .badResolvedVersionsLength(let length):
             return "resolved-versions field of \(length) bytes, expected a non-zero multiple of \(RecordPayload.idLength + 8)"
+        case .badKeyFieldLength(let tag, let length): return "field \(tag) of \(length) bytes, expected \(tag == FieldTag.header.rawValue ? VaultHeader.length : 32)"
+        case .missingField(let tag): return "field \(tag) is missing"
         }
     }
 

@@ -1,0 +1,56 @@
+import KCCrypto
+import KCFormat
+import KCSync
+import KCVault
+import Keychain
+
+/// `kc sync` after a key rotation on another machine (Docs/SYNC.md, "Password changes and key
+/// rotations"): the key of the remote copy's header, which none of this vault's keys opens.
+final class RotatedKey {
+    private let invocation: ParsedInvocation?
+    private let context: Context
+    private let password: SecureBytes
+    private var given: SecureBytes?
+    /// Why the key could not be had (no password set on the other machine, a wrong one): the
+    /// error the sync reports rather than the merge's.
+    private(set) var failure: KeychainError?
+
+    /// `password`: the master password this sync opened the vault with. Without `invocation` (a
+    /// sync started by `sync clone`), only that password is tried.
+    init(_ invocation: ParsedInvocation?, _ context: Context, password: SecureBytes) {
+        self.invocation = invocation
+        self.context = context
+        self.password = password
+    }
+
+    /// The key `header` wraps: under the master password given (the same password set there),
+    /// else under the password set on the other machine, from --new-password-fd/--new-password-file
+    /// or asked once on the terminal. Nil (and `failure` set) when neither unwraps it.
+    func key(for header: VaultHeader) -> SecureBytes? {
+        if let key = try? VaultImage.unwrapKey(header, password: password) { return key }
+        guard let invocation else { return nil }
+        do {
+            let other = try given ?? NewPassword.obtain(invocation, context, prompt: "Master password set on another machine: ", confirm: nil)
+            given = other
+            return try VaultImage.unwrapKey(header, password: other)
+        } catch VaultError.wrongPassword {
+            failure = KeychainError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
+                                    hint: "give the master password set there with 'kc passwd --rotate-key'")
+        } catch let error as KeychainError {
+            failure = error
+        } catch {
+            failure = KeychainError(error)
+        }
+        return nil
+    }
+
+    /// Tells what a sync changed of the vault's password and key.
+    static func announce(_ report: SyncRound.Report, _ context: Context) {
+        if report.keyReplaced {
+            context.notice("the vault key was replaced on another machine: the vault now opens with the master password set there, "
+                           + "and an unlocked agent locks (unlock it with that password)")
+        } else if report.passwordChanged {
+            context.notice("the master password was changed on another machine: the vault now opens with the password set there")
+        }
+    }
+}

@@ -1,0 +1,122 @@
+import KCCrypto
+import KCFormat
+import KCVault
+
+/// The vault keys a merge may open copies with (Docs/SYNC.md, "Password changes and key
+/// rotations"): the key the caller has, and every earlier key found in the earlier-key records
+/// (kind 5) of the copies opened with them. A class, so that what one merge learns serves the
+/// next merges of the same sync.
+public final class VaultKeys {
+    /// Known keys, the caller's first, in the order they were learned.
+    public private(set) var all: [SecureBytes]
+    /// Headers whose key is known (the live vault's, those of the copies opened): a copy with
+    /// another header that no known key opens was re-keyed elsewhere (`keyNotKnown`).
+    public private(set) var knownHeaders: [VaultHeader] = []
+    /// Asked for the key of a header whose copy none of the known keys opens (a key rotated on
+    /// another machine): it unwraps it with a master password, or returns nil when it cannot.
+    public let unlock: (VaultHeader) -> SecureBytes?
+
+    public init(_ key: SecureBytes, header: VaultHeader? = nil, unlock: @escaping (VaultHeader) -> SecureBytes? = { _ in nil }) {
+        all = [key]
+        knownHeaders = header.map { [$0] } ?? []
+        self.unlock = unlock
+    }
+
+    /// The key the caller started with.
+    public var first: SecureBytes { all[0] }
+
+    /// Adds `key` unless it is known already.
+    public func add(_ key: SecureBytes) {
+        if !all.contains(where: { $0.isEqual(to: key) }) { all.append(key) }
+    }
+
+    /// Adds the earlier keys kept in `records`.
+    public func learn(from records: [VaultRecord]) {
+        for record in records where record.payload.kind == .earlierKey {
+            if let key = record.secureField(.earlierKey) { add(key) }
+        }
+    }
+
+    /// A copy read whole, and the key it was read with.
+    struct Opened {
+        let image: VaultImage
+        let key: SecureBytes
+    }
+
+    /// `bytes` read whole with the first known key that reads it, learning its earlier keys.
+    private func attempt(_ bytes: [UInt8]) -> Opened? {
+        for key in all {
+            guard let image = try? VaultImage(bytes: bytes, key: key) else { continue }
+            learn(from: image.records)
+            if !knownHeaders.contains(image.header) { knownHeaders.append(image.header) }
+            return Opened(image: image, key: key)
+        }
+        return nil
+    }
+
+    /// Why `bytes` (the copy of `side`) opens with no known key: `keyNotKnown` when its first
+    /// record does not read and its header is not one whose key is known (its key was rotated
+    /// elsewhere); else what reading it with the first key found.
+    private func failure(_ bytes: [UInt8], side: MergeSide) -> MergeError {
+        do { _ = try VaultImage(bytes: bytes, key: first) } catch {
+            if case .damaged(let offset) = error, offset == VaultHeader.length, let header = try? VaultImage.header(of: bytes),
+               !knownHeaders.isEmpty, !knownHeaders.contains(header) {
+                return .keyNotKnown(side, header)
+            }
+            return .unreadable(side, error)
+        }
+        return .resultNotVerified   // it opened after all: not expected
+    }
+
+    /// Opens `ours` and `theirs`, each with the first known key that reads it whole, learning
+    /// the earlier keys of each copy opened (so a copy under the newest key opens the others).
+    func open(ours: [UInt8], theirs: [UInt8]) throws(MergeError) -> (ours: Opened, theirs: Opened) {
+        var opened: [MergeSide: Opened] = [:]
+        let copies: [(MergeSide, [UInt8])] = [(.ours, ours), (.theirs, theirs)]
+        var progress = true
+        while progress && opened.count < 2 {
+            progress = false
+            for (side, bytes) in copies where opened[side] == nil {
+                if let copy = attempt(bytes) { opened[side] = copy; progress = true }
+            }
+        }
+        for (side, bytes) in copies where opened[side] == nil { throw failure(bytes, side: side) }
+        return (opened[.ours]!, opened[.theirs]!)
+    }
+
+    /// The records of `bytes` (the copy of `side`), read whole with a known key, or with the key
+    /// `unlock` gives for its header.
+    public func records(of bytes: [UInt8], side: MergeSide = .theirs) throws(MergeError) -> [VaultRecord] {
+        try VaultMerge.checkSize(bytes.count, of: side)
+        if let copy = attempt(bytes) { return copy.image.records }
+        let error = failure(bytes, side: side)
+        guard case .keyNotKnown(_, let header) = error, let key = unlock(header) else { throw error }
+        add(key)
+        remember(header)
+        guard let copy = attempt(bytes) else { throw failure(bytes, side: side) }
+        return copy.image.records
+    }
+}
+
+extension VaultMerge {
+    /// `merge(ours:theirs:keys:)`, asking `keys.unlock` (once per header) for the key of a copy that
+    /// none of `keys` opens.
+    public static func merge(ours: [UInt8], theirs: [UInt8], unlocking keys: VaultKeys) throws(MergeError) -> Result {
+        var asked: [VaultHeader] = []
+        while true {
+            do { return try merge(ours: ours, theirs: theirs, keys: keys) } catch {
+                guard case .keyNotKnown(_, let header) = error, !asked.contains(header), let key = keys.unlock(header) else { throw error }
+                asked.append(header)
+                keys.add(key)
+                keys.remember(header)
+            }
+        }
+    }
+}
+
+extension VaultKeys {
+    /// Counts `header` among those whose key is known.
+    func remember(_ header: VaultHeader) {
+        if !knownHeaders.contains(header) { knownHeaders.append(header) }
+    }
+}

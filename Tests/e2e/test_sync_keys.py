@@ -1,0 +1,175 @@
+"""Password changes and key rotations across machines (Docs/SYNC.md, "Password changes and key
+rotations"): real git, a local bare repository as the remote, one home per machine, each with its
+own agent folder."""
+import pytest
+
+from agentsupport import NO_SOURCE, agent_pids, alive, status, stop_agents, unlock, wait_until, with_runtime_folder
+from kcharness import EXIT_AUTH_FAILED, EXIT_INTERACTION, KC, MASTER_PASSWORD, assert_failure
+from test_sync import git, machine, remote, services, sync_folder  # noqa: F401 (remote is a fixture)
+
+OLD, NEW = MASTER_PASSWORD, "a new master password"
+
+
+@pytest.fixture
+def pair(kc_bin, tmp_path, remote):  # noqa: F811
+    """A laptop that made the vault and pushed it, and a desktop that cloned it; each with a
+    private agent folder, their agents ended after the test."""
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    for kc in (laptop, desktop):
+        with_runtime_folder(kc)
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    laptop.ok(["sync", "init", "--remote", remote])
+    desktop.ok(["sync", "clone", remote])
+    yield laptop, desktop
+    for kc in (laptop, desktop):
+        stop_agents(kc)
+
+
+def use_password(kc: KC, password: str) -> None:
+    """Makes `password` the one the home's commands read from its master password file."""
+    kc.write_secret_file(kc.password_file, password + "\n")
+
+
+def new_password_file(kc: KC, password: str = NEW):
+    return kc.write_secret_file(kc.home / "new-password", password + "\n")
+
+
+def served(kc: KC, args) -> str:
+    """Runs kc without a master password source or terminal: only an unlocked agent answers."""
+    result = kc.run(args, unset=NO_SOURCE)
+    assert result.returncode == 0, result
+    return result.stdout
+
+
+def header(kc: KC) -> bytes:
+    return kc.vault_path.read_bytes()[:140]
+
+
+def test_a_password_change_reaches_the_other_machine_and_its_agent_keeps_serving(pair):
+    laptop, desktop = pair
+    assert desktop.master_password == OLD
+    unlock(desktop)
+    agent = status(desktop)[1]["pid"]
+    laptop.ok(["passwd", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    # The desktop still opens its vault with the old password; the sync brings the new header.
+    result = desktop.ok(["sync"])
+    assert "the master password was changed on another machine" in result.stderr
+    assert header(desktop) == header(laptop)
+    other = KC(desktop.binary, desktop.home)   # no agent reachable: opens the vault itself
+    other.env = dict(desktop.env, XDG_RUNTIME_DIR=str(desktop.home / "elsewhere"))
+    (desktop.home / "elsewhere").mkdir(mode=0o700)
+    assert_failure(other.run(["find", "-s", "shared", "-w"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
+    use_password(other, NEW)
+    assert other.ok(["find", "-s", "shared", "-w"]).stdout == "pw0\n"
+    # The agent holds the same vault key: it follows the new file and goes on serving.
+    assert served(desktop, ["find", "-s", "shared", "-w"]) == "pw0\n"
+    other.add_generic("after", "me", "pw1")
+    assert served(desktop, ["find", "-s", "after", "-w"]) == "pw1\n"
+    assert alive(agent) and status(desktop)[1]["pid"] == agent
+
+
+def test_a_rotated_key_keeps_every_item_of_both_machines(pair):
+    laptop, desktop = pair
+    laptop.add_generic("laptop-only", "me", "pw-laptop")
+    desktop.add_generic("desktop-only", "me", "pw-desktop")
+    unlock(laptop)
+    unlock(desktop)
+    laptop_agent, desktop_agent = status(laptop)[1]["pid"], status(desktop)[1]["pid"]
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    # The laptop's agent held the old key: the rotation locks it (its next request finds the vault
+    # under another key).
+    assert laptop.run(["find", "-s", "shared", "-w"], unset=NO_SOURCE).returncode == EXIT_INTERACTION
+    assert wait_until(lambda: not alive(laptop_agent))
+    laptop.ok(["sync"])
+    # Without the password set on the laptop, the desktop cannot open the remote's copy: refused
+    # cleanly, nothing written.
+    before = desktop.vault_path.read_bytes()
+    assert_failure(desktop.run(["sync"]), "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert desktop.vault_path.read_bytes() == before
+    assert served(desktop, ["find", "-s", "desktop-only", "-w"]) == "pw-desktop\n"
+    # With it (the desktop's own password still opens its vault), everything merges.
+    result = desktop.ok(["sync", "--new-password-file", new_password_file(desktop)])
+    assert "the vault key was replaced on another machine" in result.stderr
+    laptop.ok(["sync"])
+    use_password(desktop, NEW)
+    expected = {"shared": "pw0", "laptop-only": "pw-laptop", "desktop-only": "pw-desktop"}
+    assert services(laptop) == expected
+    assert services(desktop) == expected
+    assert header(desktop) == header(laptop)
+    assert wait_until(lambda: not alive(desktop_agent)), "the desktop's agent outlived the key it held"
+    # The old password opens neither vault any more.
+    use_password(desktop, OLD)
+    assert_failure(desktop.run(["find", "-s", "shared"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
+
+
+def test_a_wrong_password_for_the_rotated_key_changes_nothing(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    desktop.add_generic("desktop-only", "me", "pw-desktop")
+    before = desktop.vault_path.read_bytes()
+    result = desktop.run(["sync", "--new-password-file", new_password_file(desktop, "not the password")])
+    assert_failure(result, "errSecAuthFailed", EXIT_AUTH_FAILED)
+    assert desktop.vault_path.read_bytes() == before
+    assert not (sync_folder(desktop) / ".git" / "MERGE_HEAD").exists()
+
+
+def test_concurrent_password_changes_end_with_the_newest_on_both(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--new-password-file", new_password_file(laptop, "the laptop's password")])
+    use_password(laptop, "the laptop's password")
+    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password")])
+    use_password(desktop, "the desktop's password")
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    result = laptop.ok(["sync"])
+    assert "the master password was changed on another machine" in result.stderr
+    # The desktop's change is the newer one: both vaults now have its header.
+    assert header(laptop) == header(desktop)
+    assert_failure(laptop.run(["find", "-s", "shared"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
+    use_password(laptop, "the desktop's password")
+    assert services(laptop) == services(desktop) == {"shared": "pw0"}
+
+
+def test_concurrent_key_rotations_keep_every_item(pair):
+    laptop, desktop = pair
+    laptop.add_generic("laptop-only", "me", "pw-laptop")
+    desktop.add_generic("desktop-only", "me", "pw-desktop")
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop, "the laptop's password")])
+    use_password(laptop, "the laptop's password")
+    desktop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(desktop, "the desktop's password")])
+    use_password(desktop, "the desktop's password")
+    laptop.ok(["sync"])
+    # The desktop needs the laptop's password for the laptop's key; its own change is newer.
+    desktop.ok(["sync", "--new-password-file", new_password_file(desktop, "the laptop's password")])
+    laptop.ok(["sync", "--new-password-file", new_password_file(laptop, "the desktop's password")])
+    use_password(laptop, "the desktop's password")
+    expected = {"shared": "pw0", "laptop-only": "pw-laptop", "desktop-only": "pw-desktop"}
+    assert services(laptop) == services(desktop) == expected
+    assert header(laptop) == header(desktop)
+
+
+def test_old_commits_stay_readable_with_the_old_password(pair, tmp_path):
+    """kc never rewrites git's history: the commit before a password change still opens with the
+    password of its time (Docs/SECURITY.md)."""
+    laptop, _ = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    old = tmp_path / "old.kc"
+    old.write_bytes(git_show(sync_folder(laptop), "HEAD~1:login.kc"))
+    old.chmod(0o600)
+    reader = machine(laptop.binary, tmp_path, "reader")
+    assert reader.ok(["--vault", str(old), "find", "-s", "shared", "-w"]).stdout == "pw0\n"
+    use_password(reader, NEW)
+    assert_failure(reader.run(["--vault", str(old), "find", "-s", "shared"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
+
+
+def git_show(folder, what: str) -> bytes:
+    import subprocess
+    return subprocess.run(["git", "-C", str(folder), "show", what], capture_output=True, check=True).stdout
