@@ -165,6 +165,8 @@ _STRING_TAGS = {2: "service", 3: "account", 4: "label", 5: "description", 6: "co
                 8: "server", 9: "protocol", 11: "path", 12: "securityDomain", 13: "authenticationType"}
 _CLASS_TAGS = {"generic": (2, 3, 4, 5, 6, 7), "internet": (3, 4, 5, 6, 8, 9, 11, 12, 13)}
 PUT, DELETE, COMPACTION = 1, 2, 3
+PASSWORD_CHANGE, EARLIER_KEY = 4, 5      # version 2 only: no item's records, they change no item
+TAG_HEADER, TAG_EARLIER_KEY = 65, 66     # the header a password change wrote (140 bytes), an earlier key (32)
 TAG_REQUIRE_PASSWORD = 18
 TAG_RESOLVED_VERSIONS = 20   # record ids of other versions an edit supersedes: no effect on items
 
@@ -210,6 +212,8 @@ def parse_payload(plain: bytes) -> Payload:
         tag, length = plain[pos], struct.unpack_from("<I", plain, pos + 1)[0]
         assert pos + 5 + length <= len(plain), "field past the end"
         assert tag != TAG_RESOLVED_VERSIONS or (length > 0 and length % 24 == 0), "resolved versions not whole record ids"
+        assert tag != TAG_HEADER or length == 140, "key field length: a header field is 140 bytes"
+        assert tag != TAG_EARLIER_KEY or length == 32, "key field length: an earlier key is 32 bytes"
         if tag != 64:
             assert tag not in fields, "repeated field"
             fields[tag], offsets[tag] = plain[pos + 5:pos + 5 + length], pos + 5
@@ -278,8 +282,13 @@ def items(data: bytes, password: bytes) -> list[dict]:
     item's state is its last record in the merge order, wherever it lies in the file."""
     state = {}          # item id -> (merge order of its current record, the item or None when deleted)
     order = []          # item ids in the order they first appear in a put
+    version = header_version(data)
     for _, plain in records(data, password):
         payload = parse_payload(plain)
+        if payload.kind in (PASSWORD_CHANGE, EARLIER_KEY):
+            assert version >= 2, f"key record: kind {payload.kind} is unknown in a version-1 file"
+            assert payload.item_id == bytes(16), "key record: kinds 3-5 have no item id"
+            assert (TAG_HEADER if payload.kind == PASSWORD_CHANGE else TAG_EARLIER_KEY) in payload.fields, "key record: its field is missing"
         if payload.kind not in (PUT, DELETE):
             continue
         key, current = merge_order(plain), state.get(payload.item_id)

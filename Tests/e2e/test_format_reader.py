@@ -42,3 +42,16 @@ def test_a_resolved_versions_field_that_is_not_whole_record_ids_is_malformed(vec
 
 def test_the_resolved_versions_vectors_are_among_them():
     assert "valid-resolved-versions" in {v.name for v in OPENS} and len(RESOLVED_MALFORMED) == 2
+
+
+KEY_MALFORMED = [v for v in ALL if v.name.startswith(("payload-password-change", "payload-earlier-key", "payload-header-field"))]
+
+
+@pytest.mark.parametrize("vector", KEY_MALFORMED, ids=lambda v: v.name)
+def test_a_malformed_password_change_or_earlier_key_is_refused(vector):
+    with pytest.raises(AssertionError, match="key (record|field)"):
+        items(vector.data, vector.fields["password"].encode())
+
+
+def test_the_key_change_vectors_are_among_them():
+    assert {"valid-password-change", "valid-earlier-key"} <= {v.name for v in OPENS} and len(KEY_MALFORMED) == 7
