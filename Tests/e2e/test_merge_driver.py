@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from agentsupport import NO_SOURCE, stop_agents, with_runtime_folder
 from kcharness import EXIT_NOT_MERGED, ERROR_LINE, KC
 
 VAULT = "login.kc"
@@ -225,7 +226,27 @@ def snapshot(folder: Path) -> dict:
 
 
 def test_fuzzed_copies_give_0_or_1_and_ours_untouched_on_failure(copies):
+    fuzz(*copies)
+
+
+def test_fuzzed_copies_merged_by_the_unlocked_agent(copies):
+    """The same, every merge done by the vault's agent (no password source): it answers every
+    random or damaged copy as data and stays unlocked."""
     desktop, folder = copies
+    desktop.vault_path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(folder / "A", desktop.vault_path)
+    os.chmod(desktop.vault_path, 0o600)
+    with_runtime_folder(desktop)
+    desktop.ok(["unlock"])
+    try:
+        fuzz(desktop, folder, unset=NO_SOURCE)
+        assert desktop.run(["status"], unset=NO_SOURCE).returncode == 0, "the agent is still unlocked"
+    finally:
+        stop_agents(desktop)
+
+
+def fuzz(desktop: KC, folder: Path, **driver_options):
+    """Random and damaged O/A/B: only 0 or 1, ours untouched on 1, one error line."""
     seed = int(os.environ.get("KC_FUZZ_SEED") or time.time_ns() % 2**32)
     print(f"merge-driver fuzz seed {seed} (replay with KC_FUZZ_SEED={seed})", file=sys.stderr)
     rng = random.Random(seed)
@@ -250,7 +271,7 @@ def test_fuzzed_copies_give_0_or_1_and_ours_untouched_on_failure(copies):
                 data[:] = data[:140] + data[140:][::-1]
         for name, data in files.items():
             (folder / name).write_bytes(bytes(data))
-        result = run_driver(desktop, folder, "O", "A", "B")
+        result = run_driver(desktop, folder, "O", "A", "B", **driver_options)
         assert result.returncode in counts, (seed, case, result)
         counts[result.returncode] += 1
         if result.returncode == EXIT_NOT_MERGED:
