@@ -25,12 +25,16 @@ let syncCommand = CommandSpec(
     "sync", abstract: "Exchange the vault's changes with the other machines through git.",
     discussion: """
     Under the vault's lock: merges the vault into its sync copy and commits it ('kc sync'), fetches, \
-    merges the remote's commits with kc's merge driver (given on git's command line, the master password \
-    through an inherited descriptor), pushes (merging again, up to 5 times, when another machine pushed \
+    merges the remote's commits with kc's merge driver (given on git's command line), pushes (merging again, up to 5 times, when another machine pushed \
     meanwhile), then installs the result in the vault (appended when it only adds records, else replaced \
     whole) and prints the items that came and went. A remote missing records this machine has seen (reset \
     to an older commit) is reported, and the union puts them back. Records another machine stamped more \
     than an hour ahead of this machine's clock are accepted, with one warning per device naming its id.
+
+    With the vault's agent unlocked ('kc unlock'), no master password is asked: the agent does every step \
+    that needs the vault key (the merges, and the export and install under the vault's lock, which is then \
+    not held across the network), and the key never leaves it. Otherwise the master password is asked, and \
+    reaches the driver through an inherited descriptor. A vault file larger than 256 MiB is refused.
 
     A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
     the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
