@@ -1,6 +1,11 @@
 """Password changes and key rotations across machines (Docs/SYNC.md, "Password changes and key
 rotations"): real git, a local bare repository as the remote, one home per machine, each with its
 own agent folder."""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from agentsupport import NO_SOURCE, agent_pids, alive, status, stop_agents, unlock, wait_until, with_runtime_folder
@@ -171,5 +176,48 @@ def test_old_commits_stay_readable_with_the_old_password(pair, tmp_path):
 
 
 def git_show(folder, what: str) -> bytes:
-    import subprocess
     return subprocess.run(["git", "-C", str(folder), "show", what], capture_output=True, check=True).stdout
+
+
+def purge_recipe() -> str:
+    """The shell lines Docs/SECURITY.md gives for removing the old versions of the vault from git."""
+    text = (Path(__file__).resolve().parents[2] / "Docs" / "SECURITY.md").read_text()
+    section = text[text.index("### Password changes and old copies"):]
+    return section.split("```\n", 2)[1]
+
+
+def test_the_documented_purge_removes_every_old_version_from_git(pair, remote, tmp_path):  # noqa: F811
+    """The `git filter-repo` lines of Docs/SECURITY.md, run as written (in this test's sync copy)."""
+    assert shutil.which("git-filter-repo"), "git-filter-repo is missing: run make test-deps"
+    laptop, desktop = pair
+    laptop.add_generic("laptop-only", "me", "pw-laptop")
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    desktop.ok(["sync", "--new-password-file", new_password_file(desktop)])
+    use_password(desktop, NEW)
+    folder = sync_folder(laptop)
+    old = git_show(folder, "HEAD~1:login.kc")
+    assert old[:140] != header(laptop)
+    script = purge_recipe().replace("cd ~/.local/share/kc/sync/login", f"cd '{folder}'")
+    assert script != purge_recipe(), "the recipe starts in the sync copy"
+    result = subprocess.run(["bash", "-e", "-c", script], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"})
+    assert result.returncode == 0, result.stderr
+    subprocess.run(["git", "-C", str(remote), "gc", "-q", "--prune=now"], check=True)
+    current = git(folder, "rev-parse", "HEAD:login.kc").strip()
+    for repository in (folder, remote):
+        objects = git(repository, "rev-list", "--objects", "--all").splitlines()
+        vaults = {line.split()[0] for line in objects if line.endswith(" login.kc")}
+        assert vaults == {current}, f"{repository} keeps an old version of the vault"
+    # The laptop goes on syncing; the desktop starts a new sync copy, as the document says.
+    laptop.add_generic("after-purge", "me", "pw-after")
+    laptop.ok(["sync"])
+    shutil.rmtree(sync_folder(desktop))
+    desktop.ok(["sync", "clone", remote])
+    expected = {"shared": "pw0", "laptop-only": "pw-laptop", "after-purge": "pw-after"}
+    assert services(desktop) == expected
+    laptop.ok(["sync"])
+    assert services(laptop) == expected
