@@ -4,7 +4,10 @@ agent, and no password or key shows in any process's arguments or environment. W
 agent the driver exits 1 (git shows a conflict, %A untouched), and `kc sync --continue` finishes
 once the agent is unlocked. Copies beyond the 256 MiB cap are refused with a clear error."""
 import os
+import re
+import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -224,3 +227,21 @@ def test_sync_init_through_the_agent(kc_bin, tmp_path):
         assert secret(other, "one") == "pw1"
     finally:
         stop_agents(solo)
+
+
+@pytest.mark.skipif(shutil.which("faketime") is None, reason="faketime is missing: run make test-deps")
+def test_the_agent_s_sync_reports_lost_marks_and_clocks_ahead(pair):
+    """What the agent's import found comes back as data and is told as with the password: an item
+    that lost its require-password mark, and records stamped two hours ahead (faketime)."""
+    laptop, desktop = pair
+    laptop.ok(["update", "generic", "-s", "shared", "--set-require-password", "yes"])
+    time.sleep(0.01)
+    desktop.ok(["update", "generic", "-s", "shared", "--set-label", "desktop"])
+    laptop.ok(["add", "generic", "-s", "future", "--password-stdin"], input="f", wrapper=("faketime", "-f", "+2h"))
+    laptop.ok(["sync"])
+    unlock(desktop)
+    received = desktop.ok(["sync"], unset=NO_SOURCE)
+    assert "received: 1 added" in received.stdout
+    assert "edited on two machines at once" in received.stderr
+    assert "kc: warning: 1 item lost its require-password mark" in received.stderr, received.stderr
+    assert re.search(r"kc: warning: records from device [0-9a-f]+ are stamped [12] h \d+ min ahead", received.stderr), received.stderr
