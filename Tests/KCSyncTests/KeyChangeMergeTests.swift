@@ -88,6 +88,23 @@ final class KeyChangeMergeTests: XCTestCase {
         XCTAssertEqual(try services(result, world, laptop, world.secret("desktop's")), ["shared", "laptop-only", "desktop-only"])
     }
 
+    func testAPasswordChangeEndsTheFileWithItsHeaderAndARotationWithTheOldKey() throws {
+        let (world, laptop, _) = try twoMachines()
+        let oldKey = try key(laptop.bytes, world.password)
+        try laptop.keychain.changePassword(to: world.secret("new"), rotateKey: false)
+        var records = try VaultImage(bytes: laptop.bytes, key: oldKey).records
+        XCTAssertEqual(records.last?.payload.kind, .passwordChange)
+        XCTAssertEqual(records.last?.bytes(.header), Array(laptop.bytes.prefix(VaultHeader.length)), "the file's own header")
+        try laptop.replaceVault(with: laptop.bytes, password: world.secret("new"))
+        try laptop.keychain.changePassword(to: world.secret("newer"), rotateKey: true)
+        let newKey = try key(laptop.bytes, world.secret("newer"))
+        records = try VaultImage(bytes: laptop.bytes, key: newKey).records
+        XCTAssertEqual(records.suffix(2).map(\.payload.kind), [.earlierKey, .passwordChange])
+        XCTAssertTrue(records[records.count - 2].secureField(.earlierKey)?.isEqual(to: oldKey) ?? false, "the replaced key")
+        XCTAssertEqual(records.last?.bytes(.header), Array(laptop.bytes.prefix(VaultHeader.length)))
+        XCTAssertTrue(records.last!.payload.timestamp > records[records.count - 2].payload.timestamp)
+    }
+
     func testCompactionKeepsPasswordChangesAndEarlierKeys() throws {
         let (world, laptop, _) = try twoMachines()
         try laptop.keychain.changePassword(to: world.secret("new"), rotateKey: true)

@@ -221,3 +221,15 @@ def test_the_documented_purge_removes_every_old_version_from_git(pair, remote, t
     assert services(desktop) == expected
     laptop.ok(["sync"])
     assert services(laptop) == expected
+
+
+def test_a_sync_right_after_a_rotation_here_does_without_the_locked_agent(pair):
+    laptop, _ = pair
+    unlock(laptop)
+    agent = status(laptop)[1]["pid"]
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    # The agent still holds the old key: the sync finds it locked and opens the vault itself.
+    laptop.ok(["sync"])
+    assert wait_until(lambda: not alive(agent))
+    assert services(laptop) == {"shared": "pw0"}

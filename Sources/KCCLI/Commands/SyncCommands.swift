@@ -185,6 +185,8 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
                               passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
         do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
             context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
+        } catch let error as KeychainError where AgentItemStore.agentEnded(error) {
+            // The agent locked before doing anything (e.g. the vault's key was rotated here): sync without it.
         } catch { throw SyncSetup.wording(error) }
     }
     let report: SyncRound.Report
