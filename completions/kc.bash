@@ -11,8 +11,8 @@ _kc_value_options() {
         'find internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
         'search') echo '--class --vault --keychain --master-password-fd --lock-timeout' ;;
         'update') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
-        'update generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --set-service --set-account --set-label --set-description --set-comment --set-generic --set-require-password --vault --keychain --master-password-fd --lock-timeout' ;;
-        'update internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --set-require-password --vault --keychain --master-password-fd --lock-timeout' ;;
+        'update generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --set-service --set-account --set-label --set-description --set-comment --set-generic --set-require-password --set-this-device-only --vault --keychain --master-password-fd --lock-timeout' ;;
+        'update internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --set-require-password --set-this-device-only --vault --keychain --master-password-fd --lock-timeout' ;;
         'delete') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'delete generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
         'delete internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -189,6 +189,7 @@ _kc() {
         'update generic:--set-comment') return ;;
         'update generic:--set-generic') return ;;
         'update generic:--set-require-password') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
+        'update generic:--set-this-device-only') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
         'update generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'update generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'update generic:--master-password-fd') return ;;
@@ -214,6 +215,7 @@ _kc() {
         'update internet:--set-description') return ;;
         'update internet:--set-comment') return ;;
         'update internet:--set-require-password') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
+        'update internet:--set-this-device-only') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
         'update internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'update internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'update internet:--master-password-fd') return ;;
@@ -489,15 +491,15 @@ _kc() {
         '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'find internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all -w --password --json --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'search') candidates='--class --json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'update') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --set-require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'update internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --set-require-password --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'update generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --set-service --set-account --set-label --set-description --set-comment --set-generic --set-require-password --set-this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'update internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --set-server --set-account --set-protocol --set-port --set-path --set-security-domain --set-auth-type --set-label --set-description --set-comment --set-require-password --set-this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'delete internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -521,7 +523,7 @@ _kc() {
         'netrc') candidates='-s --server -r --protocol -P --port -a --account --force --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import') candidates='netrc json csv keepassxc-csv bitwarden-csv bitwarden-json pass chrome-csv firefox-csv --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import netrc') candidates='-r --protocol --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'export') candidates='--format --with-secrets -o --output -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'export') candidates='--format --with-secrets -o --output -y --yes --include-this-device-only --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import json') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'import keepassxc-csv') candidates='--dry-run --partial --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -147,7 +147,7 @@ public final class AgentClient: ItemStore {
 
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                       requirePassword: Bool?) throws(KeychainError) -> [Item] {
+                       requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] {
         try askingAgain { (password) in
             var writer = WireWriter()
             writer.query(query)
@@ -159,6 +159,7 @@ public final class AgentClient: ItemStore {
             }
             writer.optionalSecret(secret)
             writer.optionalBool(requirePassword)
+            writer.optionalBool(thisDeviceOnly)
             writer.optionalSecret(password)
             return [writer.frame(kind: RequestKind.update.rawValue)]
         } read: { (frame) throws(AgentError) in try self.items(frame) }

@@ -80,6 +80,7 @@ extension WireWriter {
         case .notUTF8(let tag): u8(3); u8(tag)
         case .portOutOfRange(let port): u8(4); u64(port)
         case .badRequirePassword(let raw): u8(5); bytes(raw)
+        case .badThisDeviceOnly(let raw): u8(6); bytes(raw)
         }
     }
 }
@@ -162,6 +163,7 @@ extension WireReader {
         case 3: problem = .notUTF8(tag: try u8())
         case 4: problem = .portOutOfRange(try u64())
         case 5: problem = .badRequirePassword(try bytes())
+        case 6: problem = .badThisDeviceOnly(try bytes())
         default: throw AgentError.protocolError(.badValue)
         }
         return NotAnItem(sequence: sequence, offset: offset, problem: problem)

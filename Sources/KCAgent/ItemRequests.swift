@@ -69,12 +69,14 @@ struct ItemRequests {
             }
             let secret = try reader.optionalSecret()
             let requirePassword = try reader.optionalBool()
+            let thisDeviceOnly = try reader.optionalBool()
             let password = try reader.optionalSecret()
             try reader.finish()
             // Setting or removing the mark asks for the master password, as reading such a secret does.
             if requirePassword != nil { try verify(password) }
             touch()
-            let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword)
+            let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword,
+                                            thisDeviceOnly: thisDeviceOnly)
             try sendItems(items, revealing: false)
         case .delete:
             let query = try reader.query()

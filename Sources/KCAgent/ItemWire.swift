@@ -26,6 +26,7 @@ extension WireWriter {
         itemClass(value.itemClass)
         values(value.values)
         bool(value.requirePassword)
+        bool(value.thisDeviceOnly)
     }
 
     mutating func item(_ value: Item, revealing: Bool) {
@@ -84,7 +85,8 @@ extension WireReader {
 
     mutating func attributes() throws(AgentError) -> ItemAttributes {
         let itemClass = try requiredItemClass()
-        return ItemAttributes(itemClass, try values(), requirePassword: try bool())
+        let values = try values(), requirePassword = try bool()
+        return ItemAttributes(itemClass, values, requirePassword: requirePassword, thisDeviceOnly: try bool())
     }
 
     mutating func item() throws(AgentError) -> Item {

@@ -12,6 +12,8 @@ public enum ItemFormatError: Error, Equatable, Sendable {
     case portOutOfRange(UInt64)
     /// A require-password field (tag 18) that is not one byte holding 1.
     case badRequirePassword([UInt8])
+    /// A this-device-only field (tag 19) that is not one byte holding 1.
+    case badThisDeviceOnly([UInt8])
 }
 
 /// The item a put record holds, decoded by the format's rules alone: the class, the attributes of
@@ -35,6 +37,8 @@ public struct ItemFields: Equatable, Sendable {
     public var secret: Range<Int>?
     /// The "require password" mark (tag 18); false when missing.
     public var requirePassword: Bool = false
+    /// The "this device only" mark (tag 19); false when missing.
+    public var thisDeviceOnly: Bool = false
 
     /// The string attributes each class has (tag 10, the port, is an integer and internet only).
     public static func stringTags(of itemClass: ItemClass) -> [FieldTag] {
@@ -70,6 +74,7 @@ public struct ItemFields: Equatable, Sendable {
         _ = try date(.created, payload, plaintext: plaintext)
         _ = try date(.modified, payload, plaintext: plaintext)
         _ = try requirePassword(payload, plaintext: plaintext)
+        _ = try thisDeviceOnly(payload, plaintext: plaintext)
         return itemClass
     }
 
@@ -92,13 +97,25 @@ public struct ItemFields: Equatable, Sendable {
         let modified = (try? date(.modified, payload, plaintext: plaintext)) ?? nil ?? created
         return ItemFields(itemClass: itemClass, strings: strings, port: port, created: created, modified: modified,
                           secret: payload.field(.secret),
-                          requirePassword: (try? requirePassword(payload, plaintext: plaintext)) ?? false)
+                          requirePassword: (try? requirePassword(payload, plaintext: plaintext)) ?? false,
+                          thisDeviceOnly: (try? thisDeviceOnly(payload, plaintext: plaintext)) ?? false)
     }
 
     /// The require-password mark: exactly one byte holding 1 when present (both classes).
     public static func requirePassword(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Bool {
-        guard let range = payload.field(.requirePassword) else { return false }
-        guard range.count == 1, plaintext[range.lowerBound] == 1 else { throw .badRequirePassword(Array(plaintext[range])) }
+        try mark(.requirePassword, payload, plaintext: plaintext, bad: ItemFormatError.badRequirePassword)
+    }
+
+    /// The this-device-only mark: exactly one byte holding 1 when present (both classes).
+    public static func thisDeviceOnly(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Bool {
+        try mark(.thisDeviceOnly, payload, plaintext: plaintext, bad: ItemFormatError.badThisDeviceOnly)
+    }
+
+    /// A mark field: false when absent, true when it is the one byte 1, else `bad` of its bytes.
+    private static func mark(_ tag: FieldTag, _ payload: RecordPayload, plaintext: UnsafeRawBufferPointer,
+                             bad: ([UInt8]) -> ItemFormatError) throws(ItemFormatError) -> Bool {
+        guard let range = payload.field(tag) else { return false }
+        guard range.count == 1, plaintext[range.lowerBound] == 1 else { throw bad(Array(plaintext[range])) }
         return true
     }
 

@@ -45,6 +45,9 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     /// The item's "require password" mark (exactly one byte, 1): its secret is revealed only after
     /// the master password is typed again. Absent: no mark.
     case requirePassword = 18
+    /// The item's "this device only" mark (exactly one byte, 1): its puts stay in this machine's
+    /// vault and never enter a sync copy. Absent: no mark.
+    case thisDeviceOnly = 19
     /// The record ids of other versions of the item, concurrent with the one this record replaces,
     /// that the writer had and supersedes too (each 24 bytes: device id, counter u64; Docs/SYNC.md,
     /// rule 5): an edit that ends a conflict names the versions it saw.

@@ -53,6 +53,7 @@ extension Vault {
                 remaining.u32(UInt32(pending.count - 1 - index))
                 record.fields.append((FieldTag.batchRemaining.rawValue, SecureBytes(copying: remaining.bytes)))
             }
+            if record.basedOnPrevious, let previous = written.last { record.base = previous.payload.recordID }
             counter += 1
             let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
             let sequence = log.nextSequence + UInt64(written.count)

@@ -63,6 +63,9 @@ public struct PendingRecord {
     public var itemID: [UInt8]
     public var base: RecordID?
     public var fields: [(tag: UInt8, value: SecureBytes)]
+    /// True when its base is the record written just before it by the same append (whose record
+    /// id is only known then); `base` is then not used.
+    public var basedOnPrevious = false
 
     public init(kind: RecordKind, itemID: [UInt8], base: RecordID?, fields: [(tag: UInt8, value: SecureBytes)] = []) {
         self.kind = kind

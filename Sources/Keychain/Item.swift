@@ -73,7 +73,7 @@ public enum Attribute: String, Sendable, CaseIterable {
 }
 
 /// The non-secret part of an item: its class, attribute values (absent when unset) and its
-/// "require password" mark.
+/// "require password" and "this device only" marks.
 public struct ItemAttributes: Equatable, Sendable {
     public var itemClass: ItemClass
     public var values: [Attribute: String]
@@ -81,11 +81,17 @@ public struct ItemAttributes: Equatable, Sendable {
     /// an agent holds the vault key (Keychain's kSecAccessControlUserPresence). Not an attribute
     /// of `values`, not part of the primary key, and never a query filter.
     public var requirePassword: Bool
+    /// The item stays on this machine: its versions never enter a sync copy (Keychain's
+    /// kSecAttrAccessible...ThisDeviceOnly). Like the require-password mark, not an attribute of
+    /// `values`, not part of the primary key, and never a query filter.
+    public var thisDeviceOnly: Bool
 
-    public init(_ itemClass: ItemClass, _ values: [Attribute: String] = [:], requirePassword: Bool = false) {
+    public init(_ itemClass: ItemClass, _ values: [Attribute: String] = [:], requirePassword: Bool = false,
+                thisDeviceOnly: Bool = false) {
         self.itemClass = itemClass
         self.values = values
         self.requirePassword = requirePassword
+        self.thisDeviceOnly = thisDeviceOnly
     }
 
     public subscript(_ attribute: Attribute) -> String? {

@@ -40,6 +40,7 @@ enum ItemCodec {
         add(.modified, littleEndian(UInt64(bitPattern: item.modified)))
         fields.append((FieldTag.secret.rawValue, item.secret))
         if item.attributes.requirePassword { add(.requirePassword, [1]) }
+        if item.attributes.thisDeviceOnly { add(.thisDeviceOnly, [1]) }
         return fields
     }
 
@@ -74,7 +75,7 @@ enum ItemCodec {
         }
         if let port = fields.port { values[.port] = String(port) }
         let attributes = ItemAttributes(fields.itemClass == .generic ? .generic : .internet, values,
-                                        requirePassword: fields.requirePassword)
+                                        requirePassword: fields.requirePassword, thisDeviceOnly: fields.thisDeviceOnly)
         return Item(id: record.payload.itemID, attributes: attributes, created: fields.created, modified: fields.modified,
                     secret: revealing ? fields.secret.map { record.plaintext.slice($0) } ?? noSecret : noSecret)
     }

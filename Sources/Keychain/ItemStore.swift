@@ -16,11 +16,11 @@ public protocol ItemStore: AnyObject {
     func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item
     /// Many items in one append (see `Keychain.addAll(_:dryRun:)`).
     func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome]
-    /// SecItemUpdate (see `Keychain.update`); `requirePassword` sets or removes the item's
-    /// require-password mark, nil keeps it. Returns the updated items.
+    /// SecItemUpdate (see `Keychain.update`); `requirePassword` and `thisDeviceOnly` set or
+    /// remove the item's marks, nil keeps them. Returns the updated items.
     @discardableResult
     func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                requirePassword: Bool?) throws(KeychainError) -> [Item]
+                requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item]
     /// SecItemDelete (see `Keychain.delete`); returns the deleted items.
     @discardableResult
     func delete(_ query: Query) throws(KeychainError) -> [Item]
@@ -29,10 +29,10 @@ public protocol ItemStore: AnyObject {
 }
 
 extension ItemStore {
-    /// SecItemUpdate that keeps the require-password mark as it is.
+    /// SecItemUpdate that keeps the item's marks as they are.
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?) throws(KeychainError) -> [Item] {
-        try update(query, changes: changes, secret: secret, requirePassword: nil)
+        try update(query, changes: changes, secret: secret, requirePassword: nil, thisDeviceOnly: nil)
     }
 }
 

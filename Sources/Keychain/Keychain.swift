@@ -130,7 +130,8 @@ public final class Keychain {
 
     /// SecItemAdd: errSecDuplicateItem when the primary key exists, unless `updateExisting`
     /// (then the existing item takes the new attributes and secret, and keeps its require-password
-    /// mark: `attributes` can set the mark, only `update` removes it). Returns the stored item.
+    /// and this-device-only marks: `attributes` can set a mark, only `update` removes it). Returns
+    /// the stored item.
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
         try attributes.validate()
@@ -142,10 +143,11 @@ public final class Keychain {
                 var item = existing.item
                 for (attribute, value) in attributes.values { item.attributes[attribute] = value }
                 item.attributes.requirePassword = item.attributes.requirePassword || attributes.requirePassword
+                item.attributes.thisDeviceOnly = item.attributes.thisDeviceOnly || attributes.thisDeviceOnly
                 item.secret = secret
                 item.modified = now
                 stored = item
-                return [Self.put(item, base: existing.version)]
+                return Self.records(replacing: existing, with: item)
             }
             let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: attributes, created: now, modified: now, secret: secret)
             stored = item
@@ -218,13 +220,13 @@ public final class Keychain {
     }
 
     /// SecItemUpdate: applies `changes` (nil removes an attribute), when given a new secret, and
-    /// when given sets or removes the require-password mark (nil keeps it) on the items matching
-    /// `query`. More than one match needs `query.matchAll` (else errSecParam, with the matches in
+    /// when given sets or removes the require-password and this-device-only marks (nil keeps them)
+    /// on the items matching `query`. More than one match needs `query.matchAll` (else errSecParam, with the matches in
     /// the error's detail). A change colliding with another item's primary key is
     /// errSecDuplicateItem. Returns the updated items.
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                       requirePassword: Bool? = nil) throws(KeychainError) -> [Item] {
+                       requirePassword: Bool? = nil, thisDeviceOnly: Bool? = nil) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
@@ -237,10 +239,11 @@ public final class Keychain {
                 try item.attributes.validate()
                 if let secret { item.secret = secret }
                 if let requirePassword { item.attributes.requirePassword = requirePassword }
+                if let thisDeviceOnly { item.attributes.thisDeviceOnly = thisDeviceOnly }
                 item.modified = now
                 if let index = after.firstIndex(where: { $0.id == item.id }) { after[index] = item }
                 updated.append(item)
-                result.append(Self.put(item, base: match.version))
+                result += Self.records(replacing: match, with: item)
             }
             for item in updated {
                 if after.contains(where: { $0.id != item.id && $0.attributes.hasSamePrimaryKey(as: item.attributes) }) {
@@ -295,6 +298,19 @@ public final class Keychain {
             resolving.fields.append((FieldTag.resolvedVersions.rawValue, SecureBytes(copying: RecordPayload.resolvedVersionsValue(others))))
             return resolving
         }
+    }
+
+    /// The records that make `item` the new version of `current`: its put, preceded by a
+    /// tombstone when it takes the this-device-only mark `current` lacks. The tombstone is
+    /// exported to the sync copy (the marked put is not), so the other machines delete their copy
+    /// of the item; here the put, later in merge order, keeps it live (Docs/SYNC.md).
+    static func records(replacing current: LiveItem, with item: Item) -> [PendingRecord] {
+        guard item.attributes.thisDeviceOnly, !current.item(revealing: false).attributes.thisDeviceOnly else {
+            return [put(item, base: current.version)]
+        }
+        var marked = put(item, base: nil)
+        marked.basedOnPrevious = true
+        return [PendingRecord(kind: .delete, itemID: item.id, base: current.version), marked]
     }
 
     static func now() -> Int64 { Int64(HybridLogicalClock.wallMilliseconds()) }

@@ -55,7 +55,7 @@ struct CommittedVector {
 }
 
 /// A value of an item object of the vectors: a string, an integer (created, modified) or a
-/// boolean (requirePassword).
+/// boolean (requirePassword, thisDeviceOnly).
 enum ItemValue: Decodable, Equatable, CustomStringConvertible {
     case string(String)
     case integer(Int64)

@@ -33,5 +33,6 @@ final class FailureWordingTests: XCTestCase {
         XCTAssertEqual(FormatWording.text(.badSequence(offset: 140, expected: 1, found: 2)), "record at offset 140 has sequence 2, expected 1")
         XCTAssertEqual(FormatWording.text(ItemFormatError.badClass([])), "its class field holds nothing, not 01 or 02")
         XCTAssertEqual(FormatWording.text(ItemFormatError.badRequirePassword([1, 0])), "its require-password field holds 0100, not 01")
+        XCTAssertEqual(FormatWording.text(ItemFormatError.badThisDeviceOnly([])), "its this-device-only field holds nothing, not 01")
     }
 }

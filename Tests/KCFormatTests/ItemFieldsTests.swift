@@ -33,6 +33,8 @@ final class ItemFieldsTests: XCTestCase {
         for bad: [UInt8] in [[], [0], [2], [1, 0], [1, 1]] {
             XCTAssertEqual(failure([(1, [1]), (18, bad)]), .badRequirePassword(bad))
             XCTAssertEqual(failure([(1, [2]), (18, bad)]), .badRequirePassword(bad))
+            XCTAssertEqual(failure([(1, [1]), (19, bad)]), .badThisDeviceOnly(bad))
+            XCTAssertEqual(failure([(1, [2]), (19, bad)]), .badThisDeviceOnly(bad))
         }
     }
 
@@ -41,6 +43,14 @@ final class ItemFieldsTests: XCTestCase {
         XCTAssertFalse(try decode([(1, [1])]).get().requirePassword)
         XCTAssertTrue(try decode([(1, [1]), (18, [1])]).get().requirePassword)
         XCTAssertTrue(try decode([(1, [2]), (16, [0xFF]), (18, [1])]).get().requirePassword)
+    }
+
+    /// The this-device-only mark: field 19 holding 01 on either class, independent of field 18.
+    func testThisDeviceOnlyMark() throws {
+        XCTAssertFalse(try decode([(1, [1]), (18, [1])]).get().thisDeviceOnly)
+        XCTAssertTrue(try decode([(1, [1]), (19, [1])]).get().thisDeviceOnly)
+        let both = try decode([(1, [2]), (18, [1]), (19, [1])]).get()
+        XCTAssertTrue(both.thisDeviceOnly && both.requirePassword)
     }
 
     func testItems() throws {

@@ -68,6 +68,8 @@ struct VectorItem {
     var secret: [UInt8]
     /// The require-password mark (field 18, one byte 1), written after the secret when set.
     var requirePassword = false
+    /// The this-device-only mark (field 19, one byte 1), written after the require-password mark when set.
+    var thisDeviceOnly = false
 
     /// Attribute names in field-tag order, with their tags.
     static let attributeTags: [(name: String, tag: FieldTag)] = [
@@ -88,11 +90,12 @@ struct VectorItem {
         out.append((FieldTag.modified.rawValue, le64(UInt64(bitPattern: modified))))
         out.append((FieldTag.secret.rawValue, secret))
         if requirePassword { out.append((FieldTag.requirePassword.rawValue, [1])) }
+        if thisDeviceOnly { out.append((FieldTag.thisDeviceOnly.rawValue, [1])) }
         return out
     }
 
     /// The expected-item line of a vector file: a JSON object with sorted keys; the secret as
-    /// `secret` (a string) when it is UTF-8, else as `secretHex`; `requirePassword: true` when marked.
+    /// `secret` (a string) when it is UTF-8, else as `secretHex`; `requirePassword: true`, `thisDeviceOnly: true` when marked.
     var json: String {
         var pairs: [(String, String)] = [("id", quote(id.hexString)), ("class", quote(itemClass)),
                                          ("created", String(created)), ("modified", String(modified))]
@@ -103,6 +106,7 @@ struct VectorItem {
         }
         for (name, value) in attributes { pairs.append((name, quote(value))) }
         if requirePassword { pairs.append(("requirePassword", "true")) }
+        if thisDeviceOnly { pairs.append(("thisDeviceOnly", "true")) }
         pairs.sort { $0.0 < $1.0 }
         return "{" + pairs.map { "\(quote($0.0)):\($0.1)" }.joined(separator: ",") + "}"
     }

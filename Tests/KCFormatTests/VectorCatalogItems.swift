@@ -26,7 +26,7 @@ extension VectorCatalog {
     }
 
     static func items() throws -> [TestVector] {
-        try itemsThatRead() + itemsThatFail() + ignoredAndUnchecked() + requirePasswordMarks()
+        try itemsThatRead() + itemsThatFail() + ignoredAndUnchecked() + requirePasswordMarks() + thisDeviceOnlyMarks()
     }
 
     private static func itemsThatRead() throws -> [TestVector] {

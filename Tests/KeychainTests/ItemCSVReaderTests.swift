@@ -41,7 +41,7 @@ final class ItemCSVReaderTests: XCTestCase {
     func testBrokenFilesNameTheirLine() {
         XCTAssertEqual(fileError(""), ExchangeFileError(line: 1, .empty))
         XCTAssertEqual(fileError("id,class,password\n"), ExchangeFileError(line: 1, .wrongHeader("id,class,password")))
-        XCTAssertEqual(fileError(header + "\n\n,generic\n"), ExchangeFileError(line: 3, .wrongFieldCount(2, expected: 21)))
+        XCTAssertEqual(fileError(header + "\n\n,generic\n"), ExchangeFileError(line: 3, .wrongFieldCount(2, expected: 22)))
         XCTAssertEqual(fileError(header + "\n" + row(["class": "generic", "password": "\"open\nstill"])),
                        ExchangeFileError(line: 2, .truncated))
         XCTAssertEqual(fileError(header + "\n" + row(["class": "generic", "password": "a\"b"])),

@@ -127,14 +127,33 @@ final class ExchangeRequirePasswordTests: XCTestCase {
     func testCSVColumnAndTheHeaderWithoutIt() throws {
         func row(_ columns: [String], _ cells: [String: String]) -> String { columns.map { cells[$0] ?? "" }.joined(separator: ",") }
         let columns = ItemCSVReader.columns
-        XCTAssertEqual(columns.suffix(3), ["requirePassword", "password", "passwordBase64"])
+        XCTAssertEqual(columns.suffix(4), ["requirePassword", "thisDeviceOnly", "password", "passwordBase64"])
         let read = rows(csv: ([columns.joined(separator: ",")] + ["yes", "no", "", "maybe"].map {
             row(columns, ["class": "generic", "service": "s\($0)", "requirePassword": $0, "password": "x"])
         }).joined(separator: "\n"))
         XCTAssertEqual(try read.prefix(3).map { try $0.get().attributes.requirePassword }, [true, false, false])
         XCTAssertEqual(problem(read[3]), .invalidRequirePassword("maybe"))
-        let before = columns.filter { $0 != "requirePassword" }
+        let before = columns.filter { $0 != "requirePassword" && $0 != "thisDeviceOnly" }
         let old = rows(csv: before.joined(separator: ",") + "\n" + row(before, ["class": "generic", "service": "s", "password": "x"]))
         XCTAssertEqual(try old.map { try $0.get().attributes.requirePassword }, [false])
+    }
+
+    func testThisDeviceOnlyInCSVAndJSON() throws {
+        func row(_ columns: [String], _ cells: [String: String]) -> String { columns.map { cells[$0] ?? "" }.joined(separator: ",") }
+        let columns = ItemCSVReader.columns
+        let read = rows(csv: ([columns.joined(separator: ",")] + ["yes", "no", "", "1"].map {
+            row(columns, ["class": "generic", "service": "s\($0)", "thisDeviceOnly": $0, "password": "x"])
+        }).joined(separator: "\n"))
+        XCTAssertEqual(try read.prefix(3).map { try $0.get().attributes.thisDeviceOnly }, [true, false, false])
+        XCTAssertEqual(problem(read[3]), .invalidThisDeviceOnly("1"))
+        let withoutIt = columns.filter { $0 != "thisDeviceOnly" }
+        let old = rows(csv: withoutIt.joined(separator: ",") + "\n"
+                       + row(withoutIt, ["class": "generic", "service": "s", "requirePassword": "yes", "password": "x"]))
+        let item = try old[0].get().attributes
+        XCTAssertEqual([item.requirePassword, item.thisDeviceOnly], [true, false])
+        let json = rows(json: #"[{"class": "generic", "service": "a", "thisDeviceOnly": true, "requirePassword": false, "password": "x"},"#
+                        + #" {"class": "generic", "service": "b", "thisDeviceOnly": 1, "password": "y"}]"#)
+        XCTAssertEqual(try json[0].get().attributes.thisDeviceOnly, true)
+        XCTAssertEqual(problem(json[1]), .invalidThisDeviceOnly("1"))
     }
 }

@@ -121,7 +121,7 @@ def first_secret(items_body: bytes) -> bytes:
     for _ in range(attrs):
         pos += 1
         pos += 4 + struct.unpack(">I", items_body[pos:pos + 4])[0]
-    pos += 1   # the require-password mark
+    pos += 2   # the require-password and this-device-only marks
     pos += 16
     length = struct.unpack(">I", items_body[pos:pos + 4])[0]
     return items_body[pos + 4:pos + 4 + length]
@@ -140,11 +140,11 @@ def status(path: Path) -> dict:
     return {"unlocked": unlocked, "vault": vault, "pid": pid, "idle": idle, "absolute": absolute}
 
 
-def attributes(item_class: str, require_password: bool = False, **values: str) -> bytes:
+def attributes(item_class: str, require_password: bool = False, this_device_only: bool = False, **values: str) -> bytes:
     out = bytes([CLASSES.index(item_class) + 1]) + u32(len(values))
     for name, value in sorted(values.items()):
         out += bytes([ATTRIBUTES.index(name)]) + blob(value)
-    return out + bytes([1 if require_password else 0])
+    return out + bytes([1 if require_password else 0, 1 if this_device_only else 0])
 
 
 def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, require_password: bool = False,
@@ -156,7 +156,9 @@ def optional_secret(password: str | None) -> bytes:
     return b"\x00" if password is None else b"\x01" + blob(password)
 
 
-def update_body(q: bytes, require_password: bool | None = None, password: str | None = None) -> bytes:
-    """An update that changes no attribute and no secret, only (maybe) the require-password mark."""
-    mark = 0 if require_password is None else (2 if require_password else 1)
-    return q + u32(0) + b"\x00" + bytes([mark]) + optional_secret(password)
+def update_body(q: bytes, require_password: bool | None = None, password: str | None = None,
+                this_device_only: bool | None = None) -> bytes:
+    """An update that changes no attribute and no secret, only (maybe) the marks."""
+    def optional_bool(flag: bool | None) -> int:
+        return 0 if flag is None else (2 if flag else 1)
+    return q + u32(0) + b"\x00" + bytes([optional_bool(require_password), optional_bool(this_device_only)]) + optional_secret(password)

@@ -168,6 +168,7 @@ PUT, DELETE, COMPACTION = 1, 2, 3
 PASSWORD_CHANGE, EARLIER_KEY = 4, 5      # version 2 only: no item's records, they change no item
 TAG_HEADER, TAG_EARLIER_KEY = 65, 66     # the header a password change wrote (140 bytes), an earlier key (32)
 TAG_REQUIRE_PASSWORD = 18
+TAG_THIS_DEVICE_ONLY = 19
 TAG_RESOLVED_VERSIONS = 20   # record ids of other versions an edit supersedes: no effect on items
 
 
@@ -260,10 +261,11 @@ def item(payload: Payload) -> dict:
             raise NotAnItem(name)
     out["created"] = struct.unpack("<q", f[14])[0] if 14 in f else 0
     out["modified"] = struct.unpack("<q", f[15])[0] if 15 in f else out["created"]
-    if TAG_REQUIRE_PASSWORD in f:
-        if f[TAG_REQUIRE_PASSWORD] != b"\x01":
-            raise NotAnItem("require password")
-        out["requirePassword"] = True
+    for tag, name in ((TAG_REQUIRE_PASSWORD, "requirePassword"), (TAG_THIS_DEVICE_ONLY, "thisDeviceOnly")):
+        if tag in f:
+            if f[tag] != b"\x01":
+                raise NotAnItem(name)
+            out[name] = True
     secret = f.get(16, b"")
     try:
         out["secret"] = secret.decode("utf-8")

@@ -126,7 +126,7 @@ def test_a_terminal_is_asked_before_secrets_are_written(source, tmp_path):
 
 
 CSV_HEADER = ("id,class,created,modified,createdMs,modifiedMs,service,server,protocol,port,path,securityDomain,"
-              "authenticationType,account,label,description,comment,generic,requirePassword,password,passwordBase64")
+              "authenticationType,account,label,description,comment,generic,requirePassword,thisDeviceOnly,password,passwordBase64")
 
 
 def csv_row(**cells) -> str:

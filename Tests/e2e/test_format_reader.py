@@ -55,3 +55,11 @@ def test_a_malformed_password_change_or_earlier_key_is_refused(vector):
 
 def test_the_key_change_vectors_are_among_them():
     assert {"valid-password-change", "valid-earlier-key"} <= {v.name for v in OPENS} and len(KEY_MALFORMED) == 7
+
+
+def test_the_this_device_only_vectors_are_among_them():
+    names = {v.name for v in OPENS + NOT_ITEMS}
+    assert {"item-this-device-only", "item-this-device-only-empty", "item-this-device-only-zero",
+            "item-this-device-only-two", "item-this-device-only-two-bytes"} <= names
+    marked = next(v for v in OPENS if v.name == "item-this-device-only")
+    assert [item.get("thisDeviceOnly") for item in items(marked.data, marked.fields["password"].encode())] == [True, True, None]

@@ -59,9 +59,9 @@ final class AgentItemStore: ItemStore {
     }
 
     func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                requirePassword: Bool?) throws(KeychainError) -> [Item] {
+                requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] {
         try perform { (store) throws(KeychainError) in
-            try store.update(query, changes: changes, secret: secret, requirePassword: requirePassword)
+            try store.update(query, changes: changes, secret: secret, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
         }
     }
 

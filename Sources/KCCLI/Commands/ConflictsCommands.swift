@@ -106,7 +106,8 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).
         let mark = version.attributes.requirePassword
-        _ = try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark)
+        _ = try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark,
+                             thisDeviceOnly: version.attributes.thisDeviceOnly)
     }
     context.notice("the conflict is resolved: the \(keep == "winner" ? "current" : "other") version is kept")
     return 0

@@ -46,13 +46,17 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
         (to the end, one trailing newline dropped unless --binary; a terminal as one line without echo), or asked \
         twice at a prompt without echo, or generated with --generate (shown only with --print).
 
-        \(requirePasswordHelp) With -U, an existing item keeps its mark; --require-password sets it.
+        \(requirePasswordHelp) With -U, an existing item keeps its marks; --require-password and \
+        --this-device-only set them.
+
+        \(thisDeviceOnlyHelp)
 
         \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
             .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),
             .flag("require-password", help: "Mark the item: its secret is revealed only after the master password is typed again."),
+            .flag("this-device-only", help: "Mark the item: it stays on this machine and is never synced."),
             .flag("password-stdin", help: "Read the secret from standard input (to the end; one trailing newline dropped)."),
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
@@ -134,10 +138,12 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
         removes one) and --password-stdin, --password or --generate gives a new secret. More than one match needs --all \
         (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
         the primary key of another fails with errSecDuplicateItem. --generate never goes with --all: each item \
-        gets a password of its own. --set-require-password yes or no sets or removes the require-password mark \
-        (without it the mark stays as it is).
+        gets a password of its own. --set-require-password yes or no sets or removes the require-password mark, \
+        --set-this-device-only yes or no the this-device-only mark (without them the marks stay as they are).
 
         \(requirePasswordHelp)
+
+        \(thisDeviceOnlyHelp)
 
         \(generateSpecHelp)
         """,
@@ -145,6 +151,8 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("all", help: "Change every matching item."),
         ] + ItemOptions.setOptions(for: itemClass) + [
             .value("set-require-password", valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
+                   completion: .choices(["yes", "no"])),
+            .value("set-this-device-only", valueName: "yes|no", help: "Set (yes) or remove (no) the this-device-only mark.",
                    completion: .choices(["yes", "no"])),
             .flag("password-stdin", help: "Read the new secret from standard input (one trailing newline dropped)."),
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
@@ -179,6 +187,16 @@ private let requirePasswordHelp = """
     REQUIRE-PASSWORD column, JSON "requirePassword": true.
     """
 
+/// What the this-device-only mark of add and update does.
+private let thisDeviceOnlyHelp = """
+    An item marked this-device-only (--this-device-only, Keychain's kSecAttrAccessible...ThisDeviceOnly) stays \
+    on this machine: 'kc sync' never puts its versions in the sync copy, so they never reach the remote or \
+    another machine, and 'kc export' leaves it out unless --include-this-device-only. Marking an item that \
+    was already synced removes it from the other machines at their next sync (a delete is sent; its earlier \
+    versions stay in the remote's git history); removing the mark (--set-this-device-only no) syncs the item \
+    again. find shows 'thisDeviceOnly: yes', list a THIS-DEVICE-ONLY column, JSON "thisDeviceOnly": true.
+    """
+
 /// --generate[=SPEC] and --print of add and update.
 private let generateOptions: [OptionSpec] = [
     .optionalValue("generate", valueName: "SPEC", help: "Store a newly generated secret (as 'kc generate'; SPEC below)."),
@@ -197,7 +215,8 @@ let listCommand = CommandSpec(
     "list", abstract: "List every item (never the secrets).",
     discussion: """
     Prints a table of every item in creation order: class, label, service or server, account, modification date; \
-    and, when any item has the require-password mark, a last column REQUIRE-PASSWORD (yes or -).
+    and, when any item has the require-password or the this-device-only mark, a column REQUIRE-PASSWORD or \
+    THIS-DEVICE-ONLY (yes or -).
     """,
     options: [.flag("json", help: "Print a JSON array of items instead.")],
     examples: ["kc list", "kc list --json"],

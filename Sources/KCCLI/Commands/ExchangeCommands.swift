@@ -7,7 +7,9 @@ let exportCommand = CommandSpec(
     Writes every item of the vault: its id, class, every attribute, and its creation and modification \
     dates, to standard output or, with -o, to a new file. Secrets are written only with --with-secrets: \
     "password" for a secret that is UTF-8 text, else "passwordBase64". Such a file holds every secret in \
-    clear: keep it out of backups, and delete it (shred) once imported.
+    clear: keep it out of backups, and delete it (shred) once imported. Items marked this-device-only are \
+    left out unless --include-this-device-only (a notice says how many were left out); included, they keep \
+    the mark ("thisDeviceOnly": true, or yes in its CSV column) and an import marks them again.
 
     JSON (--format json, the default) is an array of objects, one a line, with the keys of kc find --json \
     (id, class, the attributes of the class, created, modified: ISO 8601 to the second) plus createdMs and \
@@ -16,7 +18,8 @@ let exportCommand = CommandSpec(
 
     CSV (--format csv) follows RFC 4180: a header row of the columns id, class, created, modified, \
     createdMs, modifiedMs, service, server, protocol, port, path, securityDomain, authenticationType, \
-    account, label, description, comment, generic, password, passwordBase64, then one row an item, records \
+    account, label, description, comment, generic, requirePassword, thisDeviceOnly, password, passwordBase64 \
+    (the marks yes or empty), then one row an item, records \
     ended by CRLF; a field holding a comma, quote or line break is quoted with quotes doubled, and secrets \
     are always quoted. An empty cell is an unset attribute, a quoted empty cell ("") an empty value. \
     kc import csv FILE reads it back.
@@ -32,6 +35,7 @@ let exportCommand = CommandSpec(
         .value("output", short: "o", valueName: "FILE", help: "Write to this new file (mode 0600) instead of standard output.",
                completion: .file),
         .flag("yes", short: "y", help: "With --with-secrets: do not ask to confirm on the terminal."),
+        .flag("include-this-device-only", help: "Include the items marked this-device-only (left out otherwise)."),
     ],
     examples: ["kc export -o items.json", "kc export --with-secrets -o backup.json",
                "kc export --format csv --with-secrets -o backup.csv"],

@@ -30,7 +30,12 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
     context.showProgress("export")
     let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.openItemStore()
-    let items = try store.allItems(revealing: withSecrets)
+    let all = try store.allItems(revealing: withSecrets)
+    let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
+    if items.count < all.count {
+        let left = all.count - items.count
+        context.notice("left out \(left) item\(left == 1 ? "" : "s") marked this-device-only (--include-this-device-only includes them)")
+    }
     if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
         guard try terminal.confirm(prompt: "Write the secrets of \(items.count) items in clear to \(path ?? "standard output")? [y/N] ") else {
             throw KeychainError(.userCanceled, "nothing was exported")

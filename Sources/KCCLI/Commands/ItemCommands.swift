@@ -14,6 +14,7 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     }
     if itemClass == .internet && attributes[.authenticationType] == nil { attributes[.authenticationType] = "default" }
     attributes.requirePassword = invocation.flag("require-password")
+    attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
     let store = try context.openItemStore()
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
@@ -69,20 +70,20 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
 func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     let query = try selection(invocation, itemClass)
     let changes = try ItemOptions.changes(invocation, itemClass)
-    let mark = try requirePasswordChange(invocation)
+    let mark = try markChange(invocation, "set-require-password"), local = try markChange(invocation, "set-this-device-only")
     let recipe = try checkSecretFlags(invocation)
     if recipe != nil && invocation.flag("all") {
         throw usageError("--generate with --all would give every matching item the same new password",
                          hint: "update the items one at a time, each with its own --generate")
     }
     let wantsSecret = invocation.hasAny(["password-stdin", "password", "generate"])
-    guard !changes.isEmpty || wantsSecret || mark != nil else {
+    guard !changes.isEmpty || wantsSecret || mark != nil || local != nil else {
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
-                         hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --password-stdin, --password or --generate")
+                         hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
     let store = try context.openItemStore()
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
-    let updated = try store.update(query, changes: changes, secret: secret, requirePassword: mark)
+    let updated = try store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local)
     context.notice("updated \(count(updated.count))")
     if let secret { printGenerated(secret, invocation, context) }
     return 0
@@ -109,14 +110,15 @@ func runList(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 
 // MARK: - Helpers
 
-/// `--set-require-password yes|no`: set or remove the mark; nil (keep it) without the flag.
-private func requirePasswordChange(_ invocation: ParsedInvocation) throws(KeychainError) -> Bool? {
-    guard let value = invocation.value("set-require-password") else { return nil }
+/// `--set-require-password yes|no` or `--set-this-device-only yes|no` (`flag`): set or remove
+/// the mark; nil (keep it) without the flag.
+private func markChange(_ invocation: ParsedInvocation, _ flag: String) throws(KeychainError) -> Bool? {
+    guard let value = invocation.value(flag) else { return nil }
     switch value {
     case "yes": return true
     case "no": return false
-    default: throw usageError("--set-require-password takes yes or no, not '\(Printable.text(value))'",
-                              hint: "e.g. --set-require-password yes")
+    default: throw usageError("--\(flag) takes yes or no, not '\(Printable.text(value))'",
+                              hint: "e.g. --\(flag) yes")
     }
 }
 

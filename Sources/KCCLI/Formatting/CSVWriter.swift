@@ -7,7 +7,7 @@ import Keychain
 /// ended by CRLF. A field holding a comma, quote, CR or LF is quoted (`"` doubled); secrets are
 /// always quoted and written straight from secure memory; binary secrets go base64 in their column.
 /// An unset attribute is an empty cell, an attribute set to the empty string a quoted empty cell (`""`).
-/// The require-password mark is `yes`, or an empty cell when the item has none.
+/// A mark (require-password, this-device-only) is `yes`, or an empty cell when the item lacks it.
 enum CSVWriter {
     /// `written` is told after each item how many were written.
     static func write(_ items: [Item], withSecrets: Bool, to out: Output, written: ((Int) -> Void)? = nil) {
@@ -43,6 +43,7 @@ enum CSVWriter {
         case "createdMs": return String(item.created)
         case "modifiedMs": return String(item.modified)
         case ItemCSVReader.requirePasswordColumn: return item.attributes.requirePassword ? "yes" : nil
+        case ItemCSVReader.thisDeviceOnlyColumn: return item.attributes.thisDeviceOnly ? "yes" : nil
         default: return Attribute(rawValue: column).flatMap { item.attributes[$0] }
         }
     }

@@ -5,7 +5,7 @@ import Keychain
 /// The JSON array of items, built as bytes in one buffer (no String or Dictionary per item).
 extension ItemPrinter {
     /// One JSON array of item objects, one object per line; secrets only when `withSecrets`.
-    /// Keys in `fields` order (`port` as a bare number), then the require-password mark when set.
+    /// Keys in `fields` order (`port` as a bare number), then the marks when set (`marks`).
     /// `exactDates` adds `createdMs` and `modifiedMs` (milliseconds since 1970, as stored: `export`).
     /// `written` is told after each item how many were written.
     static func writeJSON(_ items: [Item], withSecrets: Bool, exactDates: Bool = false, to out: Output,
@@ -28,9 +28,9 @@ extension ItemPrinter {
             json.append("\", \"modified\": \"")
             json.appendDate(millisecondsSince1970: item.modified)
             json.append("\"")
-            if item.attributes.requirePassword {
+            for mark in marks(item.attributes) {
                 json.append(", ")
-                json.appendQuoted(markName)
+                json.appendQuoted(mark)
                 json.append(": true")
             }
             if exactDates {

@@ -5,8 +5,8 @@ import Keychain
 
 /// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
 enum ItemPrinter {
-    /// Attributes in the documented field order, with their values, for one item (the
-    /// require-password mark apart: `requirePassword: yes` in human output, `true` in JSON).
+    /// Attributes in the documented field order, with their values, for one item (the marks
+    /// apart: `requirePassword: yes` in human output, `true` in JSON; see `marks`).
     static func fields(_ item: Item) -> [(String, String)] {
         var result: [(String, String)] = [("id", item.id.hexString), ("class", item.itemClass.rawValue)]
         for attribute in Attribute.all(for: item.itemClass) {
@@ -22,12 +22,14 @@ enum ItemPrinter {
         for (index, item) in items.enumerated() {
             if index > 0 { out.writeLine() }
             for (name, value) in fields(item) { out.writeLine("\(name): \(Printable.text(value))") }
-            if item.attributes.requirePassword { out.writeLine("\(markName): yes") }
+            for mark in marks(item.attributes) { out.writeLine("\(mark): yes") }
         }
     }
 
-    /// The name of the require-password mark in human and JSON output (shown only when set).
-    static let markName = "requirePassword"
+    /// The names of the marks `attributes` has, in human and JSON output (shown only when set).
+    static func marks(_ attributes: ItemAttributes) -> [String] {
+        (attributes.requirePassword ? ["requirePassword"] : []) + (attributes.thisDeviceOnly ? ["thisDeviceOnly"] : [])
+    }
 
     /// Only the secrets, each as raw bytes followed by a newline (as `security -w`).
     static func writeSecrets(_ items: [Item], to out: Output) {
@@ -50,15 +52,18 @@ enum ItemPrinter {
     }
 
     /// The `list` table: class, label, service or server, account, modified; and, when any item
-    /// has the require-password mark, a last column `REQUIRE-PASSWORD` (`yes` or `-`).
+    /// has the require-password or this-device-only mark, a column `REQUIRE-PASSWORD` or
+    /// `THIS-DEVICE-ONLY` (`yes` or `-`), in that order.
     static func writeTable(_ items: [Item], to out: Output) {
-        let marks = items.contains { $0.attributes.requirePassword }
-        let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"] + (marks ? ["REQUIRE-PASSWORD"] : [])
+        let columns: [(name: String, mark: KeyPath<ItemAttributes, Bool>)] = [("REQUIRE-PASSWORD", \.requirePassword),
+                                                                             ("THIS-DEVICE-ONLY", \.thisDeviceOnly)]
+        let shown = columns.filter { column in items.contains { $0.attributes[keyPath: column.mark] } }
+        let header = ["CLASS", "LABEL", "SERVICE/SERVER", "ACCOUNT", "MODIFIED"] + shown.map(\.name)
         let rows = items.map { item -> [String] in
             let place = item.itemClass == .generic ? item.attributes[.service] : item.attributes[.server]
             return [item.itemClass.rawValue, item.attributes[.label], place, item.attributes[.account]]
                 .map { Printable.text($0 ?? "-") } + [ISO8601.string(millisecondsSince1970: item.modified)]
-                + (marks ? [item.attributes.requirePassword ? "yes" : "-"] : [])
+                + shown.map { item.attributes[keyPath: $0.mark] ? "yes" : "-" }
         }
         var widths = header.map(\.count)
         for row in rows { for (i, cell) in row.enumerated() { widths[i] = max(widths[i], cell.count) } }

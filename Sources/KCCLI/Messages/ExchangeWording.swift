@@ -45,6 +45,8 @@ enum ExchangeWording {
             return "decrypted, it is larger than \(ByteSize.describe(UInt64(limit))) (a pass entry is a password and a few lines)"
         case .invalidRequirePassword(let value):
             return "invalid requirePassword '\(Printable.text(value))' (true or false in JSON; yes, no or empty in CSV)"
+        case .invalidThisDeviceOnly(let value):
+            return "invalid thisDeviceOnly '\(Printable.text(value))' (true or false in JSON; yes, no or empty in CSV)"
         case .invalidReprompt(let value):
             return "invalid reprompt '\(Printable.text(value))' (0 or 1)"
         }

@@ -51,6 +51,8 @@ enum FormatWording {
         case .portOutOfRange(let port): return "its port \(port) is above 65535"
         case .badRequirePassword(let bytes):
             return "its require-password field holds \(bytes.isEmpty ? "nothing" : bytes.hexString), not 01"
+        case .badThisDeviceOnly(let bytes):
+            return "its this-device-only field holds \(bytes.isEmpty ? "nothing" : bytes.hexString), not 01"
         }
     }
 

@@ -46,6 +46,8 @@ public enum ExchangeRowProblem: Equatable, Sendable {
     case decryptedTooLarge(limit: Int)
     /// A require-password mark that is not true or false (JSON), yes, no or empty (CSV).
     case invalidRequirePassword(String)
+    /// A this-device-only mark that is not true or false (JSON), yes, no or empty (CSV).
+    case invalidThisDeviceOnly(String)
     /// A Bitwarden reprompt that is not 0 or 1, as the file writes it.
     case invalidReprompt(String)
 }
@@ -111,6 +113,7 @@ struct ExchangeFields {
     var createdMs: Int64?
     var modifiedMs: Int64?
     var requirePassword = false
+    var thisDeviceOnly = false
     /// A problem the reader found before the fields were complete.
     var problem: ExchangeRowProblem?
 
@@ -123,7 +126,7 @@ struct ExchangeFields {
         if let problem { return reject(problem) }
         guard let name = itemClass else { return reject(.missingClass) }
         guard let itemClass = ItemClass(rawValue: name) else { return reject(.unknownClass(name)) }
-        var attributes = ItemAttributes(itemClass, requirePassword: requirePassword)
+        var attributes = ItemAttributes(itemClass, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
         let allowed = Set(Attribute.all(for: itemClass))
         for (attribute, value) in self.attributes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard allowed.contains(attribute) else { return reject(.unknownField(attribute.rawValue)) }

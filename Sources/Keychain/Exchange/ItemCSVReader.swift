@@ -3,19 +3,23 @@ import KCCrypto
 /// Reads kc's CSV export (no I/O): RFC 4180 (fields separated by commas, records by CRLF or LF,
 /// a field in double quotes may hold commas, line breaks and `""` for a quote; blank lines are
 /// skipped), a header row of
-/// exactly `columns` (or `columns` without `requirePassword`, as exports before the mark had it),
-/// then one item a row. An empty cell is an unset attribute, a quoted empty
-/// cell (`""`) an attribute set to the empty string. `requirePassword` is `yes`, `no` or empty
-/// (no mark). Secrets are unquoted straight into secure memory.
+/// exactly `columns` (or `columns` without `thisDeviceOnly`, or without it and `requirePassword`,
+/// as exports before the marks had them), then one item a row. An empty cell is an unset
+/// attribute, a quoted empty cell (`""`) an attribute set to the empty string. `requirePassword`
+/// and `thisDeviceOnly` are `yes`, `no` or empty (no mark). Secrets are unquoted straight into secure memory.
 public enum ItemCSVReader {
     /// The columns of kc's CSV export, in order (`created` and `modified`, to the second, are read past).
     public static let columns = ["id", "class", "created", "modified", "createdMs", "modifiedMs"]
         + ["service", "server", "protocol", "port", "path", "securityDomain", "authenticationType",
-           "account", "label", "description", "comment", "generic", requirePasswordColumn]
+           "account", "label", "description", "comment", "generic", requirePasswordColumn, thisDeviceOnlyColumn]
         + ["password", "passwordBase64"]
 
-    /// The column of the require-password mark, which exports before the mark did not have.
-    public static let requirePasswordColumn = "requirePassword"
+    /// The columns of the marks, which exports before the marks did not have.
+    public static let requirePasswordColumn = "requirePassword", thisDeviceOnlyColumn = "thisDeviceOnly"
+
+    /// The headers kc's exports wrote: today's, before the this-device-only mark, before both marks.
+    static let headers = [columns, columns.filter { $0 != thisDeviceOnlyColumn },
+                          columns.filter { $0 != thisDeviceOnlyColumn && $0 != requirePasswordColumn }]
 
     /// The rows of `file` (indices from 0 for the first row after the header), or the first
     /// structural error (invalid UTF-8, a wrong header, a row of another width, a broken quote).
@@ -25,7 +29,7 @@ public enum ItemCSVReader {
         do throws(ExchangeFileError) {
             guard let header = try scanner.record() else { throw ExchangeFileError(line: 1, .empty) }
             let names = header.cells.map { scanner.text($0) }
-            guard names == columns || names == columns.filter({ $0 != requirePasswordColumn }) else {
+            guard headers.contains(names) else {
                 throw ExchangeFileError(line: 1, .wrongHeader(names.joined(separator: ",")))
             }
             var rows: [ExchangeRow] = []
@@ -56,12 +60,12 @@ public enum ItemCSVReader {
                     return ExchangeFields(problem: .invalidDate(text))
                 }
                 if name == "createdMs" { fields.createdMs = value } else { fields.modifiedMs = value }
-            case requirePasswordColumn:
-                let text = scanner.text(cell)
+            case requirePasswordColumn, thisDeviceOnlyColumn:
+                let text = scanner.text(cell), isRequirePassword = name == requirePasswordColumn
                 guard text == "yes" || text == "no" || text.isEmpty else {
-                    return ExchangeFields(problem: .invalidRequirePassword(text))
+                    return ExchangeFields(problem: isRequirePassword ? .invalidRequirePassword(text) : .invalidThisDeviceOnly(text))
                 }
-                fields.requirePassword = text == "yes"
+                if isRequirePassword { fields.requirePassword = text == "yes" } else { fields.thisDeviceOnly = text == "yes" }
             default:
                 fields.attributes[Attribute(rawValue: name)!] = scanner.text(cell)
             }

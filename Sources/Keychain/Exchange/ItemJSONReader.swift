@@ -2,8 +2,8 @@ import KCCrypto
 
 /// Reads kc's JSON export (no I/O): an array of flat objects whose values are strings, integers
 /// or booleans. Keys: `id` (32 hex digits), `class`, the attributes of the class (`port` a number),
-/// `createdMs` and `modifiedMs` (milliseconds since 1970), `requirePassword` (true or false; absent:
-/// false), `password` or `passwordBase64`; `created` and
+/// `createdMs` and `modifiedMs` (milliseconds since 1970), `requirePassword` and `thisDeviceOnly`
+/// (true or false; absent: false), `password` or `passwordBase64`; `created` and
 /// `modified` (the ISO 8601 dates `find --json` prints) are read past. Strings of secrets are
 /// unescaped straight into secure memory.
 public enum ItemJSONReader {
@@ -94,14 +94,16 @@ extension JSONScanner {
 
     mutating func value(for key: String, into fields: inout ExchangeFields) throws(ExchangeFileError) {
         guard position < bytes.count else { throw fail(.truncated) }
-        if key == "requirePassword" || bytes[position] == 0x74 || bytes[position] == 0x66 {   // the mark, or true/false
+        let isMark = key == "requirePassword" || key == "thisDeviceOnly"
+        if isMark || bytes[position] == 0x74 || bytes[position] == 0x66 {   // a mark, or true/false
             let start = position
             let parsed = try value()
-            if key == "requirePassword", case .bool(let flag) = parsed {
-                fields.requirePassword = flag
+            if isMark, case .bool(let flag) = parsed {
+                if key == "requirePassword" { fields.requirePassword = flag } else { fields.thisDeviceOnly = flag }
             } else if fields.problem == nil {
                 let written = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
-                fields.problem = key == "requirePassword" ? .invalidRequirePassword(written) : ItemJSONReader.misplaced(key)
+                fields.problem = !isMark ? ItemJSONReader.misplaced(key)
+                    : key == "requirePassword" ? .invalidRequirePassword(written) : .invalidThisDeviceOnly(written)
             }
             return
         }
