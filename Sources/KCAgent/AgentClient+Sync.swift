@@ -26,7 +26,8 @@ extension AgentClient {
         }
     }
 
-    /// The live vault's file as it is, read under its lock (a sync copy being made).
+    /// The live vault's file less the records that stay on this machine, read under its lock (a
+    /// sync copy being made).
     public func liveVault() throws -> [UInt8] {
         try syncRequest(CopyStream.frames([[]], kind: RequestKind.syncExport.rawValue)) { (frame) throws(AgentError) in
             try self.merged(frame).bytes

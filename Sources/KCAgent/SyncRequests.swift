@@ -30,9 +30,10 @@ struct SyncRequests {
         case .syncExport:
             let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
             var merged: [UInt8] = []
-            // An empty copy asks for the live vault's file as it is (a sync copy being made).
+            // An empty copy asks for the live vault's file (a sync copy being made), less the
+            // records that stay on this machine.
             try underLock { (keys) throws(MergeError) in
-                merged = copy.isEmpty ? keys.live : try keys.exported(into: copy)
+                merged = copy.isEmpty ? try keys.shared() : try keys.exported(into: copy)
                 return nil
             }
             try sendMerged(MergeSummary(bytes: merged))

@@ -9,7 +9,8 @@ import KCVault
 public protocol SyncKeys {
     /// `theirs` merged into `ours` (`VaultMerge.merge`): the merged file.
     func merged(ours: [UInt8], theirs: [UInt8]) throws -> [UInt8]
-    /// The live vault merged into `copy` (ours: the copy), under the live vault's lock.
+    /// The live vault, less the records that stay on this machine (`LocalRecords`), merged into
+    /// `copy` (ours: the copy), under the live vault's lock.
     func exported(into copy: [UInt8]) throws -> [UInt8]
     /// What `copy` holds, read whole.
     func summary(of copy: [UInt8]) throws -> CopySummary
@@ -81,15 +82,18 @@ public final class LeaseKeys: SyncKeys {
         if let image = try? VaultImage(bytes: lease.bytes, key: lease.key) { keys.learn(from: image.records) }
     }
 
-    /// The live vault's file as the lease holds it.
-    public var live: [UInt8] { lease.bytes }
+    /// The live vault's file as a sync copy may receive it: less the records that stay on this
+    /// machine (`LocalRecords`; the file as the lease holds it when none does).
+    public func shared() throws(MergeError) -> [UInt8] {
+        do { return try LocalRecords.shared(lease.bytes, key: lease.key) } catch { throw .unreadable(.theirs, error) }
+    }
 
     public func merged(ours: [UInt8], theirs: [UInt8]) throws(MergeError) -> [UInt8] {
         try VaultMerge.merge(ours: ours, theirs: theirs, unlocking: keys).bytes
     }
 
     public func exported(into copy: [UInt8]) throws(MergeError) -> [UInt8] {
-        try merged(ours: copy, theirs: lease.bytes)
+        try merged(ours: copy, theirs: try shared())
     }
 
     public func summary(of copy: [UInt8]) throws(MergeError) -> CopySummary {
@@ -124,7 +128,13 @@ extension SyncRound.Report {
                 continue
             }
             guard old.winner.payload.recordID != item.winner.payload.recordID else { continue }
-            if item.isDeleted { if !old.isDeleted { deleted += 1 } } else { changed += 1 }
+            if item.isDeleted {
+                if !old.isDeleted { deleted += 1 }
+            } else if old.isDeleted {
+                added += 1   // back: a later edit, or an item another machine stopped keeping to itself
+            } else {
+                changed += 1
+            }
         }
         conflicts = after.conflicts.count
         devicesAhead = merged.devicesAhead()

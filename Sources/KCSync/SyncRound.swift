@@ -31,7 +31,7 @@ public struct SyncRound {
 
     /// What a sync brought and sent.
     public struct Report: Sendable {
-        /// Items that came from the other machines: new, changed, deleted.
+        /// Items that came from the other machines: new (or back after a delete), changed, deleted.
         public var added = 0, changed = 0, deleted = 0
         /// Items with records that this machine pushed.
         public var sent = 0

@@ -115,7 +115,9 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         let (keychain, _) = try setup.openVault()
         _ = try SyncSetup.worded {
             try keychain.exchange { lease in
-                try create(lease.bytes)
+                try create(try SyncSetup.worded { () throws -> [UInt8] in
+                    do throws(MergeError) { return try LeaseKeys(lease).shared() } catch { throw SyncCopy.Problem.merge(error) }
+                })
                 return nil
             }
         }
