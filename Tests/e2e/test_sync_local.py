@@ -5,6 +5,7 @@ it there, unmarking brings it back; a delete of a marked item stays too."""
 import json
 import subprocess
 
+from agentsupport import NO_SOURCE, stop_agents, unlock, with_runtime_folder
 from kcformat import TAG_THIS_DEVICE_ONLY, parse_payload, records
 from test_sync import git, machine, pair, remote, services  # noqa: F401  (pytest fixtures)
 
@@ -108,3 +109,18 @@ def test_a_later_edit_elsewhere_wins_over_the_mark_and_is_listed_as_a_conflict(p
     laptop.ok(["sync"])
     desktop.ok(["sync"])
     assert marked(desktop) == {} and marked(laptop) == {"shared": True}
+
+
+def test_the_agent_serving_the_sync_export_keeps_marked_items_here_too(pair, remote):
+    laptop, desktop = pair
+    with_runtime_folder(laptop)
+    try:
+        laptop.add_generic("vpn.work", "me", "vpn-only-here", "--this-device-only")
+        laptop.add_generic("plain.example", "me", "plain-secret")
+        unlock(laptop)
+        laptop.ok(["sync"], unset=NO_SOURCE)
+    finally:
+        stop_agents(laptop)
+    desktop.ok(["sync"])
+    assert services(desktop) == {"shared": "pw0", "plain.example": "plain-secret"}
+    assert_never_on_remote(remote, laptop, item_id(laptop, "vpn.work"), b"vpn-only-here")
