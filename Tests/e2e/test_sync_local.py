@@ -124,3 +124,19 @@ def test_the_agent_serving_the_sync_export_keeps_marked_items_here_too(pair, rem
     desktop.ok(["sync"])
     assert services(desktop) == {"shared": "pw0", "plain.example": "plain-secret"}
     assert_never_on_remote(remote, laptop, item_id(laptop, "vpn.work"), b"vpn-only-here")
+
+
+def test_sync_init_through_the_agent_leaves_marked_items_out(kc_bin, tmp_path, remote):
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.add_generic("vpn.work", "me", "vpn-only-here", "--this-device-only")
+    laptop.add_generic("shared", "me", "pw0")
+    with_runtime_folder(laptop)
+    try:
+        unlock(laptop)
+        laptop.ok(["sync", "init", "--remote", remote], unset=NO_SOURCE)
+    finally:
+        stop_agents(laptop)
+    desktop.ok(["sync", "clone", remote])
+    assert services(desktop) == {"shared": "pw0"}
+    assert_never_on_remote(remote, laptop, item_id(laptop, "vpn.work"), b"vpn-only-here")
