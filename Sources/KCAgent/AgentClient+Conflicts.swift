@@ -13,7 +13,7 @@ extension AgentClient {
             return [writer.frame(kind: RequestKind.conflicts.rawValue)]
         } read: { (frame) throws(AgentError) in
             guard frame.kind == ReplyKind.conflicts.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            return try ListStream.receive(startingWith: frame, on: self.replyChannel!) { (reader) throws(AgentError) in try reader.conflict() }
+            return try ConflictWire.receive(startingWith: frame, on: self.replyChannel!)
         }
     }
 }

@@ -92,7 +92,7 @@ struct ItemRequests {
             if revealing && conflicts.contains(where: \.asksAgain) { try verify(password) }
             if revealing { touch() }
             try Self.sendWarnings(of: keychain, on: channel)
-            try ListStream.send(conflicts, kind: .conflicts, on: channel) { $0.conflict($1, revealing: revealing) }
+            try ConflictWire.send(conflicts, revealing: revealing, on: channel)
         case .status, .unlock, .lock, .shutdown, .merge, .syncExport, .syncImport, .copySummary:
             throw AgentError.protocolError(.badValue)
         }

@@ -8,6 +8,7 @@ import KCFormat
 import KCSync
 import KCVault
 import KCSystem
+import Keychain
 @testable import KCAgent
 
 /// The sync requests' encodings: copies over frames in 1 MiB chunks, merge failures as data.
@@ -24,6 +25,27 @@ final class SyncWireTests: XCTestCase {
         sender.start()
         let copies = try CopyStream.receive(nil, kind: RequestKind.merge.rawValue, parts: 2, on: receiving)
         XCTAssertEqual(copies, [big, small])
+    }
+
+    func testAConflictLargerThanAFrameCrossesVersionByVersion() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+        let receiving = Channel(socket: FileDescriptor(rawValue: fds[0])), sending = Channel(socket: FileDescriptor(rawValue: fds[1]))
+        defer { receiving.socket.close(); sending.socket.close() }
+        func version(_ byte: UInt8) -> ItemConflict.Version {
+            let item = Item(id: Array(repeating: 9, count: 16), attributes: ItemAttributes(.generic, [.service: "s"]), created: 1, modified: 2,
+                            secret: SecureBytes(copying: [UInt8](repeating: byte, count: 8 << 20)))
+            return ItemConflict.Version(device: Array(repeating: byte, count: 16), written: Int64(byte), item: item)
+        }
+        let conflicts = [ItemConflict(itemID: Array(repeating: 9, count: 16), winner: version(1), others: [version(2), version(3)]),
+                         ItemConflict(itemID: Array(repeating: 8, count: 16), winner: ItemConflict.Version(device: Array(repeating: 4, count: 16), written: 4, item: nil), others: [version(5)])]
+        let sender = Thread { try? ConflictWire.send(conflicts, revealing: true, on: sending) }
+        sender.start()
+        let received = try ConflictWire.receive(startingWith: try receiving.receiveRequired(), on: receiving)
+        XCTAssertEqual(received.map(\.itemID), conflicts.map(\.itemID))
+        XCTAssertEqual(received.map { $0.others.map(\.written) }, [[2, 3], [5]])
+        XCTAssertNil(received[1].winner.item, "a deletion")
+        XCTAssertEqual(received[0].others[1].item?.secret.copyBytes(), [UInt8](repeating: 3, count: 8 << 20))
     }
 
     func testEveryMergeFailureRoundTrips() throws {

@@ -245,3 +245,4 @@ def test_the_agent_s_sync_reports_lost_marks_and_clocks_ahead(pair):
     assert "edited on two machines at once" in received.stderr
     assert "kc: warning: 1 item lost its require-password mark" in received.stderr, received.stderr
     assert re.search(r"kc: warning: records from device [0-9a-f]+ are stamped [12] h \d+ min ahead", received.stderr), received.stderr
+
