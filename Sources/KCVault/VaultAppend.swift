@@ -59,7 +59,7 @@ extension Vault {
             let sequence = log.nextSequence + UInt64(written.count)
             let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
-            let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0) }
+            let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0, allowsVersion2: header.allowsVersion2Content) }
             written.append(VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext))
             bytes += sealed
             progress?(.sealingRecords, index + 1, pending.count)

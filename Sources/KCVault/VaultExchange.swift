@@ -34,8 +34,30 @@ extension Vault {
     /// file. The new bytes are appended when they start with the current file and keep its key,
     /// else they replace it as a rewrite does (staged, verified with their key, renamed over,
     /// writers waiting for the lock follow it); then the rollback anchor is raised. `body`
-    /// throwing leaves the file untouched.
+    /// throwing leaves the file untouched. A file installed under another key is followed by an
+    /// earlier-key record holding the key it replaced, unless it keeps that key already (the
+    /// rotation it lost to was concurrent with one made here): see `keep(earlierKey:)`.
     public func exchange(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> Installation {
+        let (installed, replacedKey) = try install(body)
+        if let replacedKey { try keep(earlierKey: replacedKey) }
+        return installed
+    }
+
+    /// Appends an earlier-key record holding `old` (this device's next record), unless the vault
+    /// keeps it already or it is the current key: so the vault holds every key its copies were
+    /// sealed under, and a copy sealed under `old` (this machine's commits before the sync) opens
+    /// with the vault's keys on every machine.
+    func keep(earlierKey old: SecureBytes) throws {
+        try append { records in
+            let kept = records.contains { $0.payload.kind == .earlierKey && ($0.secureField(.earlierKey)?.isEqual(to: old) ?? false) }
+            guard header.allowsVersion2Content, !kept, !old.isEqual(to: key) else { return [] }
+            return [Vault.earlierKeyRecord(old)]
+        }
+    }
+
+    /// `exchange` under the lock; also returns the key the file was sealed under when the
+    /// installed file has another.
+    private func install(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> (Installation, SecureBytes?) {
         try lockForWriting()
         defer { file.unlock() }
         file.removeAbandonedFiles()
@@ -44,8 +66,9 @@ extension Vault {
             throw VaultError.io(operation: .read, path: path, errno: error)
         }
         guard let (result, resultKey) = try body(Lease(bytes: current, key: key, anchor: try anchorVector)), result != current else {
-            return .unchanged
+            return (.unchanged, nil)
         }
+        let previousKey = key
         let header = try VaultHeader.decode(result)
         guard header.vaultID == self.header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
         let installed: Installation
@@ -74,6 +97,6 @@ extension Vault {
         }
         try catchUp()
         advanceAnchor()
-        return installed
+        return (installed, previousKey.isEqual(to: key) ? nil : previousKey)
     }
 }

@@ -105,6 +105,30 @@ final class KeyChangeMergeTests: XCTestCase {
         XCTAssertTrue(records.last!.payload.timestamp > records[records.count - 2].payload.timestamp)
     }
 
+    func testInstallingTheNewerOfTwoConcurrentRotationsKeepsTheOlderKey() throws {
+        let (world, laptop, desktop) = try twoMachines()
+        try laptop.keychain.changePassword(to: world.secret("laptop's"), rotateKey: true)
+        usleep(5_000)
+        try desktop.keychain.changePassword(to: world.secret("desktop's"), rotateKey: true)
+        let laptopKey = try key(laptop.bytes, world.secret("laptop's")), desktopKey = try key(desktop.bytes, world.secret("desktop's"))
+        let theirs = desktop.bytes
+        _ = try laptop.keychain.exchange { lease in
+            let keys = VaultKeys(lease.key)
+            keys.add(desktopKey)
+            let result = try VaultMerge.merge(ours: lease.bytes, theirs: theirs, keys: keys)
+            XCTAssertTrue(result.key.isEqual(to: desktopKey), "the newer rotation's key")
+            return (result.bytes, result.key)
+        }
+        let records = try VaultImage(bytes: laptop.bytes, key: desktopKey).records
+        XCTAssertEqual(records.last?.payload.kind, .earlierKey)
+        XCTAssertTrue(records.last?.secureField(.earlierKey)?.isEqual(to: laptopKey) ?? false, "the laptop's own key, which no record held")
+        XCTAssertEqual(records.filter { $0.payload.kind == .earlierKey }.count, 3, "the first key (kept by both rotations) and the laptop's")
+        // A plain exchange under the same key adds nothing.
+        let count = records.count
+        _ = try laptop.keychain.exchange { _ in nil }
+        XCTAssertEqual(try VaultImage(bytes: laptop.bytes, key: desktopKey).records.count, count)
+    }
+
     func testCompactionKeepsPasswordChangesAndEarlierKeys() throws {
         let (world, laptop, _) = try twoMachines()
         try laptop.keychain.changePassword(to: world.secret("new"), rotateKey: true)
