@@ -6,6 +6,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pexpect
 import pytest
 
 from agentsupport import NO_SOURCE, agent_pids, alive, status, stop_agents, unlock, wait_until, with_runtime_folder
@@ -233,3 +234,47 @@ def test_a_sync_right_after_a_rotation_here_does_without_the_locked_agent(pair):
     laptop.ok(["sync"])
     assert wait_until(lambda: not alive(agent))
     assert services(laptop) == {"shared": "pw0"}
+
+
+def test_the_password_set_on_another_machine_is_asked_on_the_terminal(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    desktop.add_generic("desktop-only", "me", "pw-desktop")
+    child = desktop.spawn(["sync"])   # the desktop's own password from its file, the other one asked
+    child.expect_exact("Master password set on another machine: ")
+    child.sendline(NEW)
+    child.expect_exact("the vault key was replaced on another machine")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    use_password(desktop, NEW)
+    assert services(desktop) == {"shared": "pw0", "desktop-only": "pw-desktop"}
+
+
+def test_a_git_pull_by_hand_after_a_rotation_elsewhere_is_finished_by_sync_continue(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.add_generic("laptop-only", "me", "pw-laptop")
+    laptop.ok(["sync"])
+    desktop.add_generic("desktop-only", "me", "pw-desktop")
+    folder = sync_folder(desktop)
+    desktop.ok(["--vault", str(folder / "login.kc"), "--accept-rollback", "add", "generic", "-s", "copy-only", "-a", "me",
+                "--password-stdin"], input="pw-copy")
+    identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
+    git(folder, *identity, "commit", "-qam", "kc sync")
+    # The driver, given the desktop's password, cannot open the laptop's copy: git stops the merge.
+    result = subprocess.run(["git", "-C", str(folder), *identity, "pull", "-q", "--no-rebase", "--no-edit"],
+                            capture_output=True, text=True, timeout=60,
+                            env={**desktop.environment(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"})
+    assert result.returncode != 0
+    assert "sealed under a vault key this machine does not have" in result.stderr + result.stdout
+    assert (folder / ".git" / "MERGE_HEAD").exists()
+    desktop.ok(["--accept-rollback", "sync", "--continue", "--new-password-file", new_password_file(desktop)])
+    use_password(desktop, NEW)
+    laptop.ok(["sync"])
+    expected = {"shared": "pw0", "laptop-only": "pw-laptop", "desktop-only": "pw-desktop", "copy-only": "pw-copy"}
+    assert services(desktop) == expected
+    assert services(laptop) == expected
