@@ -43,6 +43,8 @@ extension WireWriter {
         case .badResolvedVersionsLength(let length): u8(12); i64(Int64(length))
         case .badKeyFieldLength(let tag, let length): u8(14); u8(tag); i64(Int64(length))
         case .missingField(let tag): u8(15); u8(tag)
+        case .badPage: u8(16)
+        case .batchFieldInPage: u8(17)
         }
     }
 
@@ -123,6 +125,8 @@ extension WireReader {
         case 12: return .badResolvedVersionsLength(try int())
         case 14: return .badKeyFieldLength(tag: try u8(), length: try int())
         case 15: return .missingField(tag: try u8())
+        case 16: return .badPage
+        case 17: return .batchFieldInPage
         default: throw AgentError.protocolError(.badValue)
         }
     }

@@ -58,4 +58,9 @@ public enum PayloadProblem: Equatable, Sendable {
     case badKeyFieldLength(tag: UInt8, length: Int)
     /// A password change without its header field, or an earlier-key record without its key.
     case missingField(tag: UInt8)
+    /// A page whose record count and payload lengths do not fill its plaintext exactly (or a
+    /// count of zero, or an entry shorter than a payload's fixed part).
+    case badPage
+    /// A record in a page carries a batch field (a page is one whole write by itself).
+    case batchFieldInPage
 }

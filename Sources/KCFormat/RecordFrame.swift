@@ -1,6 +1,6 @@
-/// The clear-text frame in front of every sealed record (Docs/FORMAT.md, "Records").
+/// The clear-text frame in front of every sealed record or page (Docs/FORMAT.md, "Records", "Pages").
 ///
-///     0  u32  body length L (nonce + ciphertext + tag)
+///     0  u32  body length L (nonce + ciphertext + tag); bit 31 set: a page (version 2 only)
 ///     4  u64  sequence number (1 for the first record)
 ///    12  u32  CRC-32C of bytes 0..<12
 ///    16  L    body: 24-byte nonce, then ciphertext and 16-byte tag
@@ -13,17 +13,25 @@ public struct RecordFrame: Equatable, Sendable {
     /// Largest body kc writes or reads (16 MiB).
     public static let maximumBodyLength = 16 << 20
 
+    /// The body length (bit 31 of the length field left out).
     public var bodyLength: UInt32
+    /// For a page, its first record's sequence number.
     public var sequence: UInt64
+    /// True when bit 31 of the length field is set: the body is a page of several records.
+    public var isPage: Bool
 
-    public init(bodyLength: UInt32, sequence: UInt64) {
+    public init(bodyLength: UInt32, sequence: UInt64, isPage: Bool = false) {
         self.bodyLength = bodyLength
         self.sequence = sequence
+        self.isPage = isPage
     }
+
+    /// The length field as stored: the body length, with bit 31 set for a page.
+    public var lengthField: UInt32 { bodyLength | (isPage ? RecordPage.flag : 0) }
 
     public func encoded() -> [UInt8] {
         var w = ByteWriter(capacity: Self.length)
-        w.u32(bodyLength)
+        w.u32(lengthField)
         w.u64(sequence)
         w.u32(CRC32C.checksum(w.bytes))
         return w.bytes
@@ -87,12 +95,13 @@ extension RecordFrame {
     /// - no record that could be read follows it: no later frame checks, fits in the file and
     ///   has no lost sector in its body. A record written whole has none, so the tail holds no
     ///   record that reached the disk whole.
+    /// `allowsPages`: the file is of format version 2, where a page is a record that could be read too.
     public static func startsZeroFilledTail(_ file: UnsafeRawBufferPointer, at offset: Int, recordEnd: Int?,
-                                            fileOffset: Int = 0) -> Bool {
+                                            fileOffset: Int = 0, allowsPages: Bool = false) -> Bool {
         let damaged = recordEnd.map { (offset + length)..<$0 } ?? offset..<(offset + length)
         guard hasLostSector(file, meeting: damaged, from: offset, fileOffset: fileOffset) else { return false }
         return !((recordEnd ?? offset + 1)..<file.count).contains { later in
-            guard let end = self.recordEnd(file, at: later) else { return false }
+            guard let end = self.recordEnd(file, at: later, allowsPages: allowsPages) else { return false }
             return !hasLostSector(file, meeting: (later + length)..<end, from: later, fileOffset: fileOffset)
         }
     }
@@ -112,36 +121,45 @@ extension RecordFrame {
     }
 
     /// True when a frame at `offset` of `file` checks (its checksum and length) and its record
-    /// fits in the file, whatever its sequence number: a record could be read there.
-    public static func holdsRecord(_ file: UnsafeRawBufferPointer, at offset: Int) -> Bool {
-        recordEnd(file, at: offset) != nil
+    /// fits in the file, whatever its sequence number: a record (or, with `allowsPages`, a page)
+    /// could be read there.
+    public static func holdsRecord(_ file: UnsafeRawBufferPointer, at offset: Int, allowsPages: Bool = false) -> Bool {
+        recordEnd(file, at: offset, allowsPages: allowsPages) != nil
     }
 
     /// Where the record whose frame is at `offset` ends, when that frame checks and the record fits.
-    private static func recordEnd(_ file: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+    private static func recordEnd(_ file: UnsafeRawBufferPointer, at offset: Int, allowsPages: Bool) -> Int? {
         guard offset >= 0, file.count - offset >= length else { return nil }
         let (frame, checks) = read(UnsafeRawBufferPointer(rebasing: file[offset...]))
         let end = offset + length + Int(frame.bodyLength)
-        return checks && frame.hasPossibleLength && end <= file.count ? end : nil
+        return checks && frame.hasPossibleLength(allowsPages: allowsPages) && end <= file.count ? end : nil
     }
 
     /// The frame at the start of `tail` (at least `length` bytes) and whether its checksum is right.
     private static func read(_ tail: UnsafeRawBufferPointer) -> (frame: RecordFrame, checks: Bool) {
         var r = ByteReader(tail)
         // At least 16 bytes are there: these reads cannot fail.
-        let bodyLength = (try? r.u32()) ?? 0, sequence = (try? r.u64()) ?? 0, stored = (try? r.u32()) ?? 0
-        return (RecordFrame(bodyLength: bodyLength, sequence: sequence), CRC32C.checksum(tail[0..<12]) == stored)
+        let field = (try? r.u32()) ?? 0, sequence = (try? r.u64()) ?? 0, stored = (try? r.u32()) ?? 0
+        let frame = RecordFrame(bodyLength: field & ~RecordPage.flag, sequence: sequence, isPage: field & RecordPage.flag != 0)
+        return (frame, CRC32C.checksum(tail[0..<12]) == stored)
     }
 
-    private var hasPossibleLength: Bool { (RecordFrame.minimumBodyLength...RecordFrame.maximumBodyLength).contains(Int(bodyLength)) }
+    /// A record's length within the record bounds; a page's within the page bounds, and only
+    /// where pages are allowed (in a version-1 file, bit 31 makes the length impossible, as it
+    /// was before pages existed).
+    private func hasPossibleLength(allowsPages: Bool) -> Bool {
+        guard isPage else { return (RecordFrame.minimumBodyLength...RecordFrame.maximumBodyLength).contains(Int(bodyLength)) }
+        return allowsPages && (RecordPage.minimumBodyLength...RecordPage.maximumBodyLength).contains(Int(bodyLength))
+    }
 
     /// Reads the frame at `offset` of `file` and checks it against the expected sequence number.
     /// Corruption (bad checksum, impossible length, wrong sequence) throws; a torn tail does not.
     /// With `expectedSequence` nil (salvage), any sequence number is accepted.
     /// A frame whose checksum is wrong because zero fill reached it is a torn tail (see
     /// `startsZeroFilledTail`); sectors are counted in the vault file, where `file` starts at `fileOffset`.
+    /// `allowsPages`: the file is of format version 2, where a frame may hold a page.
     public static func scan(_ file: UnsafeRawBufferPointer, at offset: Int, expectedSequence: UInt64?,
-                            fileOffset: Int = 0) throws(FormatError) -> FrameScan {
+                            fileOffset: Int = 0, allowsPages: Bool = false) throws(FormatError) -> FrameScan {
         let remaining = file.count - offset
         if remaining == 0 { return .end }
         let tail = UnsafeRawBufferPointer(rebasing: file[offset...])
@@ -149,10 +167,10 @@ extension RecordFrame {
         if tail.allSatisfy({ $0 == 0 }) { return .tornTail }   // zero fill left by a crash before fsync
         let (frame, checks) = read(tail)
         guard checks else {
-            if startsZeroFilledTail(file, at: offset, recordEnd: nil, fileOffset: fileOffset) { return .tornTail }
+            if startsZeroFilledTail(file, at: offset, recordEnd: nil, fileOffset: fileOffset, allowsPages: allowsPages) { return .tornTail }
             throw .badFrameChecksum(offset: offset)
         }
-        guard frame.hasPossibleLength else { throw .badRecordLength(offset: offset, length: frame.bodyLength) }
+        guard frame.hasPossibleLength(allowsPages: allowsPages) else { throw .badRecordLength(offset: offset, length: frame.lengthField) }
         if let expectedSequence, frame.sequence != expectedSequence {
             throw .badSequence(offset: offset, expected: expectedSequence, found: frame.sequence)
         }

@@ -118,7 +118,7 @@ public struct VaultInspection {
         }
         let trailing = notKept(after: start, before: fileSize, claiming: next..<UInt64.max)
         if !trailing.isEmpty {
-            let known = trailing.allSatisfy { $0.sequence != nil }
+            let known = trailing.allSatisfy { $0.sequence != nil && !$0.isPage }   // a page holds an unknown number
             losses.append(Self.loss(before: fileSize, sequences: known ? next...(next + UInt64(trailing.count) - 1) : nil, found: trailing))
         }
         return losses
@@ -128,11 +128,15 @@ public struct VaultInspection {
     private struct NotKept {
         var sequence: UInt64?
         var kind: RecordKind?
+        var isPage = false
     }
 
     private func notKept(after start: Int, before end: Int, claiming sequences: Range<UInt64>) -> [NotKept] {
         let unread = unreadable.filter { $0.offset > start && $0.offset < end && ($0.frame.map { sequences.contains($0.sequence) } ?? true) }
-            .map { NotKept(sequence: $0.frame?.sequence, kind: $0.frame == nil ? nil : $0.hasSizeOfDeletion ? .delete : .put) }
+            .map { unread -> NotKept in
+                guard let frame = unread.frame, !frame.isPage else { return NotKept(sequence: unread.frame?.sequence, kind: nil, isPage: true) }
+                return NotKept(sequence: frame.sequence, kind: unread.hasSizeOfDeletion ? .delete : .put)
+            }
         let dropped = droppedFromBatches.filter { $0.offset > start && $0.offset < end && sequences.contains($0.sequence) }
             .map { NotKept(sequence: $0.sequence, kind: $0.payload.kind) }
         return unread + dropped
@@ -234,15 +238,16 @@ extension Vault {
         var result = VaultInspection(header: header)
         result.fileSize = bytes.count
         let seal = RecordSeal(header: header, key: key)
+        let allowsPages = header.allowsVersion2Content
         var order = LogOrder()
         bytes.withUnsafeBytes { raw in
             var offset = VaultHeader.length
             while offset < raw.count {
                 let scan: FrameScan
-                do throws(FormatError) { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil) } catch {
+                do throws(FormatError) { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil, allowsPages: allowsPages) } catch {
                     result.problems.append(.init(offset: offset, kind: .badFrame(error)))
                     if untilFirstProblem { return }
-                    guard let next = nextPlausibleFrame(raw, after: offset) else {
+                    guard let next = nextPlausibleFrame(raw, after: offset, allowsPages: allowsPages) else {
                         result.problems.append(.init(offset: offset, kind: .unreadableToEnd(bytes: raw.count - offset)))
                         result.unreadable.append(.init(offset: offset, length: raw.count - offset, frame: nil))
                         return
@@ -259,21 +264,24 @@ extension Vault {
                 case .record(let frame, let body):
                     let previousTag = RecordSeal.storedPreviousTag(of: raw, frameAt: offset)
                     do throws(RecordSeal.Failure) {
-                        let record = try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)
-                        if let reason = order.reasonToLeaveOut(record, previousTag: previousTag) {
-                            result.replays.append(.init(record: record, reason: reason))
+                        // A page is kept or left out whole, as its first record decides.
+                        let records = try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)
+                        if let reason = order.reasonToLeaveOut(records[0], previousTag: previousTag) {
+                            result.replays += records.map { .init(record: $0, reason: reason) }
                             result.problems.append(.init(offset: offset, kind: .leftOut(sequence: frame.sequence, reason)))
                             if untilFirstProblem { return }
                         } else {
-                            if let gap = order.gap(before: record), !result.unreadable.contains(where: { $0.offset > (result.goodRecords.last?.offset ?? 0) }) {
+                            if let gap = order.gap(before: records[0]), !result.unreadable.contains(where: { $0.offset > (result.goodRecords.last?.offset ?? 0) }) {
                                 result.problems.append(.init(offset: offset, kind: .missing((gap + 1)...(frame.sequence - 1), before: frame.sequence)))
                                 if untilFirstProblem { return }
                             }
-                            order.keep(record, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
-                            result.goodRecords.append(record)
+                            let tag = RecordSeal.tag(of: raw, endingAt: body.upperBound)
+                            for record in records { order.keep(record, tag: tag) }
+                            result.goodRecords += records
                         }
                     } catch {
-                        if case .authentication = error, RecordFrame.startsZeroFilledTail(raw, at: offset, recordEnd: body.upperBound) {
+                        if case .authentication = error,
+                           RecordFrame.startsZeroFilledTail(raw, at: offset, recordEnd: body.upperBound, allowsPages: allowsPages) {
                             result.tornTail = (offset, raw.count - offset)   // zero fill: never acknowledged
                             return
                         }
@@ -295,10 +303,10 @@ extension Vault {
     }
 
     /// The next offset after `offset` where a frame with a valid checksum and length starts.
-    private static func nextPlausibleFrame(_ raw: UnsafeRawBufferPointer, after offset: Int) -> Int? {
+    private static func nextPlausibleFrame(_ raw: UnsafeRawBufferPointer, after offset: Int, allowsPages: Bool) -> Int? {
         var candidate = offset + 1
         while candidate + RecordFrame.length <= raw.count {
-            if RecordFrame.holdsRecord(raw, at: candidate) { return candidate }
+            if RecordFrame.holdsRecord(raw, at: candidate, allowsPages: allowsPages) { return candidate }
             candidate += 1
         }
         return nil

@@ -15,12 +15,14 @@ extension Vault {
         var offset = log.endOffset
         /// Where the tag before `offset` ends in `raw`: nil while it is `log.lastTag` (read before).
         var chainTagEnd: Int?
+        let allowsPages = header.allowsVersion2Content
         let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
             Result {
                 while true {
                     let scan: FrameScan
                     do {
-                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(batch.count), fileOffset: base)
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(batch.count), fileOffset: base,
+                                                  allowsPages: allowsPages)
                     } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
                     switch scan {
                     case .end, .tornTail:
@@ -29,13 +31,14 @@ extension Vault {
                         }
                         return
                     case .record(let frame, let body):
-                        let record: VaultRecord
+                        let opened: [VaultRecord]
                         let knownDevice = (batch.last ?? log.records.last)?.payload.recordID.device ?? []
                         do {
-                            record = try openRecord(raw, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd,
-                                                    knownDevice: knownDevice)
+                            opened = try openRecords(raw, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd,
+                                                     knownDevice: knownDevice)
                         } catch VaultError.recordAuthenticationFailed
-                            where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base) {
+                            where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base,
+                                                                   allowsPages: allowsPages) {
                             log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))   // zero fill: never acknowledged
                             return
                         }
@@ -46,14 +49,17 @@ extension Vault {
                         } else {
                             progress?(.readingRecords, body.upperBound, raw.count)
                         }
-                        let remaining = record.batchRemaining
-                        if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
-                            throw VaultError.brokenBatch(sequence: frame.sequence, offset: record.offset)
-                        }
-                        batch.append(record)
-                        if remaining ?? 0 == 0 {
-                            log.commit(batch, end: offset, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
-                            batch = []
+                        // A record, or each record of a page in turn (a page holds no batch field).
+                        for record in opened {
+                            let remaining = record.batchRemaining
+                            if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
+                                throw VaultError.brokenBatch(sequence: record.sequence, offset: record.offset)
+                            }
+                            batch.append(record)
+                            if remaining ?? 0 == 0 {
+                                log.commit(batch, end: offset, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
+                                batch = []
+                            }
                         }
                     }
                 }
@@ -83,17 +89,22 @@ extension Vault {
         }
     }
 
-    /// Opens a record of `raw` whose previous tag is the 16 bytes of `raw` ending at `previousTagEnd`,
-    /// or the last tag of the log when nil.
-    private func openRecord(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                            previousTagEnd: Int?, knownDevice: [UInt8]) throws -> VaultRecord {
+    /// Opens a record, or the records of a page, of `raw` whose previous tag is the 16 bytes of
+    /// `raw` ending at `previousTagEnd`, or the last tag of the log when nil.
+    private func openRecords(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                             previousTagEnd: Int?, knownDevice: [UInt8]) throws -> [VaultRecord] {
         do throws(RecordSeal.Failure) {
             let seal = recordSeal
             guard let end = previousTagEnd else {
-                return try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: log.lastTag, knownDevice: knownDevice)
+                let opened = log.lastTag.withUnsafeBytes { tag in
+                    Result { () throws(RecordSeal.Failure) in
+                        try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
+                    }
+                }
+                return try opened.get()
             }
             let previousTag = UnsafeRawBufferPointer(rebasing: raw[(end - RecordFrame.tagLength)..<end])
-            return try seal.open(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
+            return try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
         } catch {
             switch error {
             case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)

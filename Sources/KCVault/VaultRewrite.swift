@@ -106,10 +106,14 @@ extension Vault {
         return (before, records.count)
     }
 
-    /// A complete vault file: the header, then each payload sealed in order with a fresh chain.
+    /// A complete vault file: the header, then each payload sealed in order with a fresh chain, in
+    /// pages when the header's version allows them (Docs/FORMAT.md, "Pages").
     static func sealedFile(header: VaultHeader, key: SecureBytes, payloads: [SecureBytes], progress: VaultProgress? = nil) -> [UInt8] {
-        header.encoded() + RecordSeal(header: header, key: key).sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag,
-                                                                                    progress: progress)
+        let seal = RecordSeal(header: header, key: key)
+        let records = header.allowsVersion2Content
+            ? seal.sealPages(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag, progress: progress)
+            : seal.sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag, progress: progress)
+        return header.encoded() + records
     }
 
     /// Safe replacement of the file at `path` (the caller holds the current file's exclusive

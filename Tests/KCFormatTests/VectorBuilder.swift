@@ -132,8 +132,10 @@ struct VectorVault {
     let vaultID: [UInt8]
     let vaultKey: SecureBytes
     var header: VaultHeader
-    /// Complete records (frame, nonce, ciphertext and tag), in file order.
+    /// Complete records or pages (frame, nonce, ciphertext and tag), in file order.
     var records: [[UInt8]] = []
+    /// Records held by pages beyond one each: `records.count + pageExtra` records in all.
+    var pageExtra = 0
 
     /// The fast KDF every vector uses (libsodium's minimums), so tests stay quick.
     static let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
@@ -164,11 +166,33 @@ struct VectorVault {
     /// `sequence` and `previousTag` can be overridden to build tampered files that still authenticate.
     func seal(_ plaintext: [UInt8], sequence: UInt64? = nil, previousTag: [UInt8]? = nil, nonceLabel: String) -> [UInt8] {
         let frame = RecordFrame(bodyLength: UInt32(24 + plaintext.count + 16),
-                                sequence: sequence ?? UInt64(records.count + 1)).encoded()
+                                sequence: sequence ?? UInt64(records.count + pageExtra + 1)).encoded()
         let nonce = FixedBytes.make("\(label)/\(nonceLabel)", count: 24)
         let ad = RecordFrame.associatedData(vaultID: vaultID, frame: frame, previousTag: previousTag ?? self.previousTag)
         let sealed = plaintext.withUnsafeBytes { Crypto.seal($0, key: vaultKey, nonce: nonce, associatedData: ad) }
         return frame + nonce + sealed
+    }
+
+    /// A page (Docs/FORMAT.md, "Pages") sealing `plaintext` (the page plaintext: count, then
+    /// length-prefixed payloads), its first record numbered `sequence` (default: the next one).
+    func sealPage(_ plaintext: [UInt8], sequence: UInt64? = nil, previousTag: [UInt8]? = nil, nonceLabel: String) -> [UInt8] {
+        let frame = RecordFrame(bodyLength: UInt32(24 + plaintext.count + 16),
+                                sequence: sequence ?? UInt64(records.count + pageExtra + 1), isPage: true).encoded()
+        let nonce = FixedBytes.make("\(label)/\(nonceLabel)", count: 24)
+        let ad = Array("kc page v1".utf8) + vaultID + frame + (previousTag ?? self.previousTag)
+        let sealed = plaintext.withUnsafeBytes { Crypto.seal($0, key: vaultKey, nonce: nonce, associatedData: ad) }
+        return frame + nonce + sealed
+    }
+
+    /// The page plaintext of `payloads`: u32 count (`count`, when given, else theirs), then each as u32 length || payload.
+    static func pagePlaintext(_ payloads: [PayloadSpec], count: UInt32? = nil) -> [UInt8] {
+        payloads.reduce(le32(count ?? UInt32(payloads.count))) { $0 + le32(UInt32($1.encoded().count)) + $1.encoded() }
+    }
+
+    /// Appends one page holding `payloads` as the next records.
+    mutating func appendPage(_ payloads: [PayloadSpec]) {
+        records.append(sealPage(Self.pagePlaintext(payloads), nonceLabel: "page-nonce-\(records.count + 1)"))
+        pageExtra += payloads.count - 1
     }
 
     mutating func append(_ payload: PayloadSpec) {

@@ -25,7 +25,7 @@ struct TestVector {
 enum VectorCatalog {
     static func all() throws -> [TestVector] {
         try valid() + truncated() + zeroFill() + header() + records() + payloads() + batches() + items() + version2()
-            + resolvedVersions() + keyChanges()
+            + resolvedVersions() + keyChanges() + pages()
     }
 
     // MARK: The standard vault: 5 records, 2 live items
@@ -58,14 +58,16 @@ enum VectorCatalog {
     /// put github, put ftp, update github (base 1), put old, delete old (base 4).
     static func standard(label: String = "standard", version: UInt16 = 1) throws -> VectorVault {
         var v = try VectorVault(label: label, version: version)
-        v.append(put(github, counter: 1))
-        v.append(put(ftp, counter: 2))
-        v.append(put(githubUpdated, counter: 3, base: 1))
-        v.append(put(old, counter: 4))
-        v.append(PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 5,
-                             timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 4))
+        for payload in standardPayloads { v.append(payload) }
         return v
     }
+
+    /// The standard vault's five payloads, in order.
+    static let standardPayloads = [
+        put(github, counter: 1), put(ftp, counter: 2), put(githubUpdated, counter: 3, base: 1), put(old, counter: 4),
+        PayloadSpec(kind: RecordKind.delete.rawValue, itemID: old.id, device: Fixture.device, counter: 5,
+                    timestamp: Fixture.hlc(Fixture.epoch + 5000), baseDevice: Fixture.device, baseCounter: 4),
+    ]
 
     static func valid() throws -> [TestVector] {
         let empty = try VectorVault(label: "empty")

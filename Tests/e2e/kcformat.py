@@ -21,6 +21,8 @@ HEADER_LENGTH = 140
 HEADER_CHECKSUM_OFFSET = 136
 FRAME_LENGTH = 16
 READABLE_VERSIONS = (1, 2)
+PAGE_FLAG = 1 << 31          # bit 31 of a frame's length field: a page (format version 2 only)
+PAGE_MAX_BODY = 64 << 10
 
 
 def _crc32c_table() -> list[int]:
@@ -57,7 +59,8 @@ def header_checksum_ok(data: bytes) -> bool:
 class Frame:
     offset: int      # start of the frame
     end: int         # end of the body
-    sequence: int
+    sequence: int    # for a page, its first record's
+    is_page: bool = False
 
     @property
     def body(self) -> tuple[int, int]:
@@ -69,12 +72,14 @@ def frames(data: bytes) -> list[Frame]:
     out = []
     offset = HEADER_LENGTH
     while offset + FRAME_LENGTH <= len(data):
-        length, sequence, crc = struct.unpack_from("<IQI", data, offset)
+        field, sequence, crc = struct.unpack_from("<IQI", data, offset)
         assert crc == crc32c(data[offset:offset + 12]), f"bad frame checksum at {offset}"
+        is_page, length = bool(field & PAGE_FLAG), field & ~PAGE_FLAG
+        assert not is_page or (header_version(data) >= 2 and length <= PAGE_MAX_BODY), f"impossible length at {offset}"
         end = offset + FRAME_LENGTH + length
         if end > len(data):
             break
-        out.append(Frame(offset, end, sequence))
+        out.append(Frame(offset, end, sequence, is_page))
         offset = end
     return out
 
@@ -222,8 +227,24 @@ def parse_payload(plain: bytes) -> Payload:
     return Payload(plain[1], plain[2:18], fields, offsets)
 
 
+def page_entries(plain: bytes) -> list[bytes]:
+    """The payloads of a decrypted page: u32 count (at least 1), then count times u32 length (at least 74)
+    and the payload, filling the page exactly (FORMAT.md, "Pages")."""
+    count, pos, out = struct.unpack_from("<I", plain, 0)[0], 4, []
+    assert count >= 1, "malformed page: count 0"
+    for _ in range(count):
+        assert pos + 4 <= len(plain), "malformed page: entry header past the end"
+        length = struct.unpack_from("<I", plain, pos)[0]
+        assert length >= 74 and pos + 4 + length <= len(plain), "malformed page: entry length"
+        out.append(plain[pos + 4:pos + 4 + length])
+        pos += 4 + length
+    assert pos == len(plain), "malformed page: bytes after the last entry"
+    return out
+
+
 def records(data: bytes, password: bytes) -> list[tuple[Frame, bytes]]:
-    """Every complete record of an intact vault, authenticated and decrypted: (frame, payload)."""
+    """Every complete record of an intact vault, authenticated and decrypted: (frame, payload); the
+    records of a page each with the page's frame."""
     assert header_version(data) in READABLE_VERSIONS, f"unsupported version {header_version(data)}"
     ops, memory = header_kdf(data)
     key = aead_open(data[88:136], derive_key(password, data[48:64], ops, memory), data[64:88], data[:88])
@@ -231,10 +252,16 @@ def records(data: bytes, password: bytes) -> list[tuple[Frame, bytes]]:
     out, previous = [], bytes(16)
     for frame in frames(data):
         body = data[frame.offset + FRAME_LENGTH:frame.end]
-        ad = b"kc record v1" + data[12:28] + data[frame.offset:frame.offset + FRAME_LENGTH] + previous
+        domain = b"kc page v1" if frame.is_page else b"kc record v1"
+        ad = domain + data[12:28] + data[frame.offset:frame.offset + FRAME_LENGTH] + previous
         plain = aead_open(body[24:], key, body[:24], ad)
         assert plain is not None, f"record at {frame.offset} does not authenticate"
-        out.append((frame, plain))
+        if frame.is_page:
+            for payload in page_entries(plain):
+                assert 17 not in parse_payload(payload).fields, "a record of a page carries a batch field"
+                out.append((frame, payload))
+        else:
+            out.append((frame, plain))
         previous = body[-16:]
     return out
 

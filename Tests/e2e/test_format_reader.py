@@ -63,3 +63,15 @@ def test_the_this_device_only_vectors_are_among_them():
             "item-this-device-only-two", "item-this-device-only-two-bytes"} <= names
     marked = next(v for v in OPENS if v.name == "item-this-device-only")
     assert [item.get("thisDeviceOnly") for item in items(marked.data, marked.fields["password"].encode())] == [True, True, None]
+
+
+def test_the_page_vectors_are_read_by_the_independent_reader():
+    """Pages (FORMAT.md, "Pages"): the valid page vectors open here too, and the malformed ones are refused."""
+    names = {v.name for v in OPENS}
+    assert {"valid-page", "valid-pages-and-records", "valid-pages-two"} <= names
+    by_name = {v.name: v for v in ALL}
+    for name in ("page-count-mismatch", "page-count-zero", "page-trailing-bytes", "page-batch-field",
+                 "page-in-version-1", "page-flag-cleared", "page-tampered"):
+        vector = by_name[name]
+        with pytest.raises(AssertionError):
+            items(vector.data, vector.fields["password"].encode())

@@ -39,6 +39,8 @@ enum FormatWording {
             return "resolved-versions field of \(length) bytes, expected a non-zero multiple of \(RecordPayload.idLength + 8)"
         case .badKeyFieldLength(let tag, let length): return "field \(tag) of \(length) bytes, expected \(tag == FieldTag.header.rawValue ? VaultHeader.length : 32)"
         case .missingField(let tag): return "field \(tag) is missing"
+        case .badPage: return "its record count and lengths do not fill the page"
+        case .batchFieldInPage: return "a record of a page carries a batch field"
         }
     }
 

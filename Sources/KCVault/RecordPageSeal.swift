@@ -1,0 +1,111 @@
+import KCCrypto
+import KCFormat
+
+/// Sealing and opening pages (Docs/FORMAT.md, "Pages"): the records of a rewritten version-2 file
+/// sealed many to a frame, so a reader opens one AEAD per page rather than per record.
+extension RecordSeal {
+    /// Each payload in order from `firstSequence`, chained from `previousTag`, packed into pages of
+    /// at most `RecordPage.maximumBodyLength`; a payload too large for a page of its own is
+    /// sealed as a record. Every page gets a fresh random nonce. `progress` is told of each record.
+    func sealPages(_ payloads: [SecureBytes], firstSequence: UInt64, previousTag: [UInt8], progress: VaultProgress? = nil) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var tag = previousTag
+        var sequence = firstSequence
+        var start = 0
+        func emit(_ sealed: [UInt8], records: Int) {
+            bytes += sealed
+            tag = Array(sealed.suffix(RecordFrame.tagLength))
+            sequence += UInt64(records)
+            start += records
+            progress?(.sealingRecords, start, payloads.count)
+        }
+        while start < payloads.count {
+            var end = start, length = RecordPage.countLength
+            while end < payloads.count, length + RecordPage.entryHeaderLength + payloads[end].count <= RecordPage.maximumPlaintextLength {
+                length += RecordPage.entryHeaderLength + payloads[end].count
+                end += 1
+            }
+            if end == start {
+                emit(seal(payloads[start], sequence: sequence, previousTag: tag), records: 1)
+            } else {
+                emit(sealPage(payloads[start..<end], plaintextLength: length, sequence: sequence, previousTag: tag), records: end - start)
+            }
+        }
+        return bytes
+    }
+
+    /// Frame, nonce and sealed plaintext of one page holding `payloads` (`plaintextLength` bytes
+    /// of page plaintext), its first record numbered `sequence`.
+    private func sealPage(_ payloads: ArraySlice<SecureBytes>, plaintextLength: Int, sequence: UInt64, previousTag: [UInt8]) -> [UInt8] {
+        let plaintext = SecureBytes(count: plaintextLength)
+        plaintext.withUnsafeMutableBytes { out in
+            out.storeBytes(of: UInt32(payloads.count).littleEndian, as: UInt32.self)
+            var at = RecordPage.countLength
+            for payload in payloads {
+                out.storeBytes(of: UInt32(payload.count).littleEndian, toByteOffset: at, as: UInt32.self)
+                at += RecordPage.entryHeaderLength
+                payload.withUnsafeBytes { (out.baseAddress! + at).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+                at += payload.count
+            }
+        }
+        let bodyLength = RecordFrame.nonceLength + plaintextLength + RecordFrame.tagLength
+        let frame = RecordFrame(bodyLength: UInt32(bodyLength), sequence: sequence, isPage: true).encoded()
+        let nonce = Crypto.randomBytes(RecordFrame.nonceLength)
+        let ad = RecordPage.associatedData(vaultID: vaultID, frame: frame, previousTag: previousTag)
+        return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
+    }
+
+    /// Authenticates the page `frame` at `offset` whose body is `body` of `file` and parses every
+    /// record in it: all of them, or a failure (a page is read whole or not at all). The records
+    /// have sequence numbers from the frame's on and the page's offset. `previousTag` is the tag
+    /// before the page. A record carrying a batch field is malformed (`batchFieldInPage`).
+    func openPage(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                  previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> [VaultRecord] {
+        let nonceEnd = body.lowerBound + RecordFrame.nonceLength
+        let frameBytes = Array(file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
+        let ad = RecordPage.associatedData(vaultID: vaultID, frame: frameBytes, previousTag: Array(previousTag))
+        let plain: SecureBytes
+        do {
+            plain = try ad.withUnsafeBytes { ad in
+                try Crypto.open(UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound]), key: key,
+                                nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
+            }
+        } catch { throw .authentication }
+        let parsed = plain.withUnsafeBytes { raw in
+            Result { () throws(FormatError) -> [VaultRecord] in
+                let entries = try RecordPage.entries(raw)
+                var records: [VaultRecord] = []
+                records.reserveCapacity(entries.count)
+                var device = knownDevice
+                for (index, entry) in entries.enumerated() {
+                    let payload = try RecordPayload.decode(UnsafeRawBufferPointer(rebasing: raw[entry]), knownDevice: device,
+                                                           allowsVersion2: allowsVersion2)
+                    if payload.field(.batchRemaining) != nil { throw .badPayload(.batchFieldInPage) }
+                    device = payload.recordID.device
+                    records.append(VaultRecord(offset: offset, sequence: frame.sequence + UInt64(index), payload: payload,
+                                               plaintext: plain.slice(entry)))
+                }
+                return records
+            }
+        }
+        do throws(FormatError) { return try parsed.get() } catch { throw .payload(error) }
+    }
+
+    /// The records of the record or page `frame`: `open` or `openPage`.
+    func openRecords(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                     previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> [VaultRecord] {
+        if frame.isPage {
+            return try openPage(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
+        }
+        return [try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)]
+    }
+
+    /// `openRecords` with the previous tag in an array.
+    func openRecords(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                     previousTag: [UInt8]) throws(Failure) -> [VaultRecord] {
+        let opened = previousTag.withUnsafeBytes { tag in
+            Result { () throws(Failure) in try self.openRecords(file, frame: frame, offset: offset, body: body, previousTag: tag) }
+        }
+        return try opened.get()
+    }
+}
