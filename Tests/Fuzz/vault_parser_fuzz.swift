@@ -5,7 +5,9 @@
 // Invariants checked on every input (a violation traps, which libFuzzer reports as a crash):
 // - a decoded header is within the KDF bounds and re-encodes to exactly the bytes it came from;
 // - the frame scan only returns bodies inside the input, of the frame's length, in sequence order,
-//   reports the end only at the end of the input, and always makes progress;
+//   reports the end only at the end of the input, and always makes progress; a page frame only
+//   where pages are allowed (a version-2 header, or no header) and within the page bounds;
+// - a page's entries lie inside it, in order, each at least a payload's fixed part, filling it;
 // - a decoded payload's fields lie inside the payload, in order, after the fixed part, and its fixed
 //   part re-encodes to the same bytes; no tag but the frontier appears twice.
 
@@ -14,13 +16,17 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let raw = UnsafeRawBufferPointer(start: data, count: size)
     let bytes = Array(raw)
     var start = 0
+    var allowsPages = true
     if let header = try? VaultHeader.decode(bytes) {
         precondition(header.kdf.isWithinBounds, "header outside the KDF bounds accepted")
         precondition(header.encoded() == Array(bytes.prefix(VaultHeader.length)), "header does not re-encode to its bytes")
         start = VaultHeader.length
+        allowsPages = header.allowsVersion2Content
     }
     // The record area: after a valid header, else the whole input (so the scan sees arbitrary bytes).
-    scanRecords(raw, from: start)
+    scanRecords(raw, from: start, allowsPages: allowsPages)
+    // The whole input as a decrypted page.
+    checkPage(raw)
     // The whole input as a decrypted payload.
     checkPayload(raw)
     // Again with every checksum made valid, so that mutations reach the checks behind the CRCs
@@ -30,11 +36,13 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if fixed != bytes {
         fixed.withUnsafeBytes { fixedRaw in
             var fixedStart = 0
+            var fixedAllowsPages = true
             if let header = try? VaultHeader.decode(fixed) {
                 precondition(header.kdf.isWithinBounds && header.encoded() == Array(fixed.prefix(VaultHeader.length)))
                 fixedStart = VaultHeader.length
+                fixedAllowsPages = header.allowsVersion2Content
             }
-            scanRecords(fixedRaw, from: fixedStart)
+            scanRecords(fixedRaw, from: fixedStart, allowsPages: fixedAllowsPages)
         }
     }
     return 0
@@ -51,17 +59,17 @@ func fixChecksums(_ bytes: inout [UInt8]) {
     while bytes.count - offset >= RecordFrame.length {
         let crc = CRC32C.checksum(bytes[offset..<(offset + 12)])
         for i in 0..<4 { bytes[offset + 12 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
-        let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3]) << 24
+        let length = Int(bytes[offset]) | Int(bytes[offset + 1]) << 8 | Int(bytes[offset + 2]) << 16 | Int(bytes[offset + 3] & 0x7f) << 24
         offset += RecordFrame.length + length
     }
 }
 
-func scanRecords(_ raw: UnsafeRawBufferPointer, from start: Int) {
+func scanRecords(_ raw: UnsafeRawBufferPointer, from start: Int, allowsPages: Bool) {
     var offset = start
     var sequence: UInt64 = 1
     while true {
         let scan: FrameScan
-        do { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: sequence) } catch { return }
+        do { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: sequence, allowsPages: allowsPages) } catch { return }
         switch scan {
         case .end:
             precondition(offset == raw.count, "end reported before the end of the input")
@@ -73,15 +81,39 @@ func scanRecords(_ raw: UnsafeRawBufferPointer, from start: Int) {
             precondition(frame.sequence == sequence, "record out of sequence accepted")
             precondition(body.lowerBound == offset + RecordFrame.length && body.upperBound <= raw.count, "body outside the input")
             precondition(body.count == Int(frame.bodyLength), "body length differs from the frame")
-            precondition(body.count >= RecordFrame.minimumBodyLength && body.count <= RecordFrame.maximumBodyLength)
-            // What lies between nonce and tag stands in for a decrypted payload.
+            // What lies between nonce and tag stands in for a decrypted payload, or page.
             let inner = (body.lowerBound + RecordFrame.nonceLength)..<(body.upperBound - RecordFrame.tagLength)
-            checkPayload(UnsafeRawBufferPointer(rebasing: raw[inner]))
+            var records = 1
+            if frame.isPage {
+                precondition(allowsPages, "a page accepted where pages are not allowed")
+                precondition(body.count >= RecordPage.minimumBodyLength && body.count <= RecordPage.maximumBodyLength)
+                records = checkPage(UnsafeRawBufferPointer(rebasing: raw[inner])) ?? 1
+            } else {
+                precondition(body.count >= RecordFrame.minimumBodyLength && body.count <= RecordFrame.maximumBodyLength)
+                checkPayload(UnsafeRawBufferPointer(rebasing: raw[inner]))
+            }
             precondition(body.upperBound > offset, "no progress")
             offset = body.upperBound
-            sequence += 1
+            sequence += UInt64(records)
         }
     }
+}
+
+/// Checks the entries of `plain` read as a decrypted page, and each entry as a payload; returns
+/// their number (nil when the page is refused).
+@discardableResult
+func checkPage(_ plain: UnsafeRawBufferPointer) -> Int? {
+    guard let entries = try? RecordPage.entries(plain) else { return nil }
+    precondition(!entries.isEmpty, "an empty page accepted")
+    var position = RecordPage.countLength
+    for entry in entries {
+        precondition(entry.lowerBound == position + RecordPage.entryHeaderLength, "entry not where its length ends")
+        precondition(entry.count >= RecordPayload.fixedLength, "entry shorter than a payload's fixed part")
+        checkPayload(UnsafeRawBufferPointer(rebasing: plain[entry]))
+        position = entry.upperBound
+    }
+    precondition(position == plain.count, "bytes after the last entry")
+    return entries.count
 }
 
 func checkPayload(_ plain: UnsafeRawBufferPointer) {
