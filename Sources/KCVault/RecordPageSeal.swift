@@ -97,7 +97,7 @@ extension RecordSeal {
         if frame.isPage {
             return try openPage(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
         }
-        return [try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)]
+        return [try self.open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)]
     }
 
     /// `openRecords` with the previous tag in an array.
