@@ -260,8 +260,11 @@ def test_structural_tampering(tmp_path, reference):
         header_cases[f"{name} changed, checksum recomputed"] = patch_header(bytes(b))
     header_cases["KDF passes 1 -> 2, checksum recomputed"] = patch_header(data, ops=2)
     header_cases["KDF memory 8 KiB -> 16 KiB, checksum recomputed"] = patch_header(data, memory=16 << 10)
-    b = bytearray(data); b[8] = 2
-    header_cases["format version 2, checksum recomputed"] = patch_header(bytes(b))
+    assert data[8] == 2, "kc writes format version 2"
+    b = bytearray(data); b[8] = 1
+    header_cases["format version 2 -> 1 (authenticated), checksum recomputed"] = patch_header(bytes(b))
+    b = bytearray(data); b[8] = 3
+    header_cases["format version 3, checksum recomputed"] = patch_header(bytes(b))
     b = bytearray(data); b[28] = 9
     header_cases["unknown KDF, checksum recomputed"] = patch_header(bytes(b))
     b = bytearray(data); b[29] = 1
