@@ -278,3 +278,17 @@ def test_a_git_pull_by_hand_after_a_rotation_elsewhere_is_finished_by_sync_conti
     expected = {"shared": "pw0", "laptop-only": "pw-laptop", "desktop-only": "pw-desktop", "copy-only": "pw-copy"}
     assert services(desktop) == expected
     assert services(laptop) == expected
+
+
+def test_sync_status_after_a_rotation_elsewhere_says_what_to_do(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.ok(["sync"])
+    git(sync_folder(desktop), "fetch", "-q", "origin")
+    before = desktop.vault_path.read_bytes()
+    result = desktop.run(["sync", "status"])
+    assert_failure(result, "errSecDecode")
+    assert "sealed under a vault key this machine does not have" in result.stderr
+    assert "--new-password-file" in result.hint
+    assert desktop.vault_path.read_bytes() == before

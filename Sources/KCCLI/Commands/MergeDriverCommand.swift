@@ -141,7 +141,8 @@ enum MergeDriver {
         case .keyNotKnown(let side, _):
             return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
                                  + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",
-                                 hint: "'kc sync' finishes the merge, asking for the master password set on that machine")
+                                 hint: "'kc sync' (or 'kc sync --continue' after a git pull by hand) merges it with the master password set there "
+                                 + "(asked on the terminal, or --new-password-fd N / --new-password-file PATH)")
         case .resultNotVerified:
             return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
         case .tooLarge(let side, let size):

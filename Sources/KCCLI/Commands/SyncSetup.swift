@@ -161,6 +161,8 @@ struct SyncSetup {
             case .write(let failure):
                 return KeychainError(.io, "could not write \(failure.path): \(failure.errno) (\(failure.step))")
             }
+        case let merge as MergeError:
+            return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
         case let vault as VaultError:
             return KeychainError(vault)
         default:

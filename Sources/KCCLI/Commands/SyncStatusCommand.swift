@@ -46,10 +46,12 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
         }
     } else if let keychain {
         live = CopySummary(records: try keychain.records)
+        var failure: MergeError?
         _ = try keychain.exchange { lease in
-            if let upstream { remote = try SyncSetup.worded { try LeaseKeys(lease).summary(of: upstream) } }
+            do throws(MergeError) { if let upstream { remote = try LeaseKeys(lease).summary(of: upstream) } } catch { failure = error }
             return nil
         }
+        if let failure { throw SyncSetup.wording(failure) }
     }
     let liveIDs = Set(live.items.keys), remoteIDs = Set(remote.items.keys)
     let out = context.output
