@@ -65,12 +65,7 @@ public enum VaultMerge {
     public static func merge(ours: [UInt8], theirs: [UInt8], keys: VaultKeys) throws(MergeError) -> Result {
         try checkSize(ours.count, of: .ours)
         try checkSize(theirs.count, of: .theirs)
-        let ourHeader: VaultHeader, theirHeader: VaultHeader
-        do { ourHeader = try VaultImage.header(of: ours) } catch { throw .unreadable(.ours, error) }
-        do { theirHeader = try VaultImage.header(of: theirs) } catch { throw .unreadable(.theirs, error) }
-        guard ourHeader.vaultID == theirHeader.vaultID else {
-            throw .differentVaults(ours: ourHeader.vaultID, theirs: theirHeader.vaultID)
-        }
+        let ourHeader = try header(ofSameVault: ours, theirs)
         let (our, their) = try keys.open(ours: ours, theirs: theirs)
         let ourImage = our.image
         let plan = try MergePlan(ours: ourImage.records, theirs: their.image.records)
@@ -90,6 +85,18 @@ public enum VaultMerge {
         let oursIDs = Set(ourImage.records.map(\.payload.recordID))
         return Result(bytes: bytes, records: result.records, keepsOurs: keepsOurs, key: key, header: header,
                       added: plan.kept.map(\.payload.recordID).filter { !oursIDs.contains($0) }, dropped: plan.dropped)
+    }
+
+    /// Our copy's header, once both copies' headers read (else `unreadable`) and name the same
+    /// vault (else `differentVaults`); no key is needed.
+    public static func header(ofSameVault ours: [UInt8], _ theirs: [UInt8]) throws(MergeError) -> VaultHeader {
+        let ourHeader: VaultHeader, theirHeader: VaultHeader
+        do { ourHeader = try VaultImage.header(of: ours) } catch { throw .unreadable(.ours, error) }
+        do { theirHeader = try VaultImage.header(of: theirs) } catch { throw .unreadable(.theirs, error) }
+        guard ourHeader.vaultID == theirHeader.vaultID else {
+            throw .differentVaults(ours: ourHeader.vaultID, theirs: theirHeader.vaultID)
+        }
+        return ourHeader
     }
 
     /// The header of the newest password change among `kept` (merge order) and the key of the

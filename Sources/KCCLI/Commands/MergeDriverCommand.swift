@@ -60,12 +60,14 @@ enum MergeDriver {
     /// the result.
     static func merge(ours: String, theirs: String, context: Context) throws(KeychainError) -> MergeSummary {
         let ourBytes = try read(ours, side: .ours, ours: ours, theirs: theirs), theirBytes = try read(theirs, side: .theirs, ours: ours, theirs: theirs)
+        // Copies of two vaults are refused as such before an agent or a password is asked: an
+        // agent then declines copies only when they are of another vault than its own.
+        let header: VaultHeader
+        do { header = try VaultMerge.header(ofSameVault: ourBytes, theirBytes) } catch { throw wording(error, ours: ours, theirs: theirs) }
         let summary: MergeSummary
         if let merged = try mergedByAgent(ourBytes, theirBytes, context: context, ours: ours, theirs: theirs) {
             summary = merged
         } else {
-            let header: VaultHeader
-            do { header = try VaultImage.header(of: ourBytes) } catch { throw wording(.unreadable(.ours, error), ours: ours, theirs: theirs) }
             let key = try vaultKey(for: header, context: context)
             do { summary = MergeSummary(try VaultMerge.merge(ours: ourBytes, theirs: theirBytes, key: key)) } catch {
                 throw wording(error, ours: ours, theirs: theirs)
