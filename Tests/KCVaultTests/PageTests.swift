@@ -126,4 +126,21 @@ final class PageTests: VaultFolderTestCase {
         XCTAssertNil(inspection.losses[0].sequences, "a page holds an unknown number of records")
         XCTAssertTrue(inspection.losses[0].mayBeVersion && inspection.losses[0].mayBeDeletion)
     }
+
+    /// Opening reads the file in pieces (`Vault.readPiece`): pages that straddle a piece boundary
+    /// are read whole, with every record, in order.
+    func testACompactedVaultLargerThanSeveralPiecesOpensWithEveryRecord() throws {
+        let vault = try create()
+        try fill(vault, items: 700, secretLength: 30_000)   // about two records to a page
+        try vault.compact()
+        let bytes = fileBytes()
+        XCTAssertGreaterThan(bytes.count, 2 * Vault.readPiece)
+        let all = frames(bytes)
+        XCTAssertTrue(all.allSatisfy(\.frame.isPage))
+        XCTAssertTrue(all.contains { $0.offset < Vault.readPiece && $0.offset + 16 + Int($0.frame.bodyLength) > Vault.readPiece },
+                      "a page straddles the first piece boundary")
+        let reopened = try open()
+        XCTAssertEqual(reopened.records.map(\.sequence), (1...701).map { UInt64($0) })
+        XCTAssertEqual(reopened.records.dropLast().map { $0.bytes(.secret)?.count }, Array(repeating: 30_000, count: 700))
+    }
 }
