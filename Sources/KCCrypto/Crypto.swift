@@ -118,22 +118,28 @@ public enum Crypto {
     /// vault file read whole), without copying it, into secure memory.
     public static func open(_ sealed: UnsafeRawBufferPointer, key: SecureBytes, nonce: UnsafeRawBufferPointer,
                             associatedData: UnsafeRawBufferPointer) throws -> SecureBytes {
-        ensureInitialized()
-        precondition(key.count == keyLength && nonce.count == nonceLength)
         guard sealed.count >= tagLength else { throw Failure.authenticationFailed }
         let plain = SecureBytes(uninitializedCount: sealed.count - tagLength)   // decryption writes every byte
+        try plain.withUnsafeMutableBytes { try open(sealed, into: $0, key: key, nonce: nonce, associatedData: associatedData) }
+        return plain
+    }
+
+    /// `open` into the first `sealed.count - tagLength` bytes of `plain` (secure memory the caller
+    /// reuses from record to record); throws when they do not fit.
+    public static func open(_ sealed: UnsafeRawBufferPointer, into plain: UnsafeMutableRawBufferPointer, key: SecureBytes,
+                            nonce: UnsafeRawBufferPointer, associatedData: UnsafeRawBufferPointer) throws {
+        ensureInitialized()
+        precondition(key.count == keyLength && nonce.count == nonceLength)
+        guard sealed.count >= tagLength, plain.count >= sealed.count - tagLength else { throw Failure.authenticationFailed }
         var produced: UInt64 = 0
-        let rc = plain.withUnsafeMutableBytes { m in
-            key.withUnsafeBytes { k in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(
-                    m.count > 0 ? m.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil, &produced, nil,
-                    sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
-                    associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
-                    nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            }
+        let rc = key.withUnsafeBytes { k in
+            crypto_aead_xchacha20poly1305_ietf_decrypt(
+                sealed.count > tagLength ? plain.baseAddress!.assumingMemoryBound(to: UInt8.self) : nil, &produced, nil,
+                sealed.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt64(sealed.count),
+                associatedData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(associatedData.count),
+                nonce.baseAddress!.assumingMemoryBound(to: UInt8.self), k.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
         guard rc == 0 else { throw Failure.authenticationFailed }
-        return plain
     }
 
 }

@@ -47,6 +47,12 @@ public final class SecureBytes: @unchecked Sendable {
         for b in bytes { typed[i] = b; i += 1 }
     }
 
+    /// Copies `bytes` into secure memory (one `memcpy`).
+    public convenience init(copying bytes: UnsafeRawBufferPointer) {
+        self.init(uninitializedCount: bytes.count)
+        if !bytes.isEmpty { memcpy(pointer, bytes.baseAddress!, bytes.count) }
+    }
+
     /// `count` random bytes from the operating system's generator.
     public static func random(count: Int) -> SecureBytes {
         let result = SecureBytes(count: count)

@@ -57,6 +57,12 @@ public struct ItemFields: Equatable, Sendable {
     /// (the same `decode` applies), without copying or allocating anything, and returns the item's
     /// class. A reader checks every put this way and decodes only the items a query needs.
     public static func check(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> ItemClass {
+        try payload.withView(over: plaintext) { view in Result { () throws(ItemFormatError) in try check(view) } }.get()
+    }
+
+    /// `check` of a payload read in place.
+    public static func check(_ payload: PayloadView) throws(ItemFormatError) -> ItemClass {
+        let plaintext = payload.bytes
         guard let classRange = payload.field(.itemClass) else { throw .missingClass }
         guard classRange.count == 1, let itemClass = ItemClass(rawValue: plaintext[classRange.lowerBound]) else {
             throw .badClass(Array(plaintext[classRange]))
@@ -70,11 +76,11 @@ public struct ItemFields: Equatable, Sendable {
         if notUTF8 != 0, let tag = stringTags(of: itemClass).first(where: { notUTF8 & 1 << $0.rawValue != 0 }) {
             throw .notUTF8(tag: tag.rawValue)
         }
-        if itemClass == .internet { _ = try port(payload, plaintext: plaintext) }
-        _ = try date(.created, payload, plaintext: plaintext)
-        _ = try date(.modified, payload, plaintext: plaintext)
-        _ = try requirePassword(payload, plaintext: plaintext)
-        _ = try thisDeviceOnly(payload, plaintext: plaintext)
+        if itemClass == .internet { _ = try port(payload) }
+        _ = try date(.created, payload)
+        _ = try date(.modified, payload)
+        _ = try requirePassword(payload)
+        _ = try thisDeviceOnly(payload)
         return itemClass
     }
 
@@ -85,6 +91,12 @@ public struct ItemFields: Equatable, Sendable {
 
     /// Decodes the fields of a put that `check` found to be an item of `itemClass`.
     public static func decode(checked payload: RecordPayload, of itemClass: ItemClass, plaintext: UnsafeRawBufferPointer) -> ItemFields {
+        payload.withView(over: plaintext) { decode(checked: $0, of: itemClass) }
+    }
+
+    /// `decode(checked:of:plaintext:)` of a payload read in place.
+    public static func decode(checked payload: PayloadView, of itemClass: ItemClass) -> ItemFields {
+        let plaintext = payload.bytes
         let tags = stringTags(of: itemClass)
         var strings: [FieldTag: String] = [:]
         strings.reserveCapacity(tags.count)   // one allocation, not one per growth
@@ -92,28 +104,38 @@ public struct ItemFields: Equatable, Sendable {
             guard let range = payload.field(tag) else { continue }
             strings[tag] = String(decoding: UnsafeRawBufferPointer(rebasing: plaintext[range]), as: UTF8.self)
         }
-        let port = itemClass == .internet ? (try? port(payload, plaintext: plaintext)) ?? nil : nil
-        let created = (try? date(.created, payload, plaintext: plaintext)) ?? nil ?? 0
-        let modified = (try? date(.modified, payload, plaintext: plaintext)) ?? nil ?? created
+        let port = itemClass == .internet ? (try? port(payload)) ?? nil : nil
+        let created = (try? date(.created, payload)) ?? nil ?? 0
+        let modified = (try? date(.modified, payload)) ?? nil ?? created
         return ItemFields(itemClass: itemClass, strings: strings, port: port, created: created, modified: modified,
                           secret: payload.field(.secret),
-                          requirePassword: (try? requirePassword(payload, plaintext: plaintext)) ?? false,
-                          thisDeviceOnly: (try? thisDeviceOnly(payload, plaintext: plaintext)) ?? false)
+                          requirePassword: (try? requirePassword(payload)) ?? false,
+                          thisDeviceOnly: (try? thisDeviceOnly(payload)) ?? false)
     }
 
     /// The require-password mark: exactly one byte holding 1 when present (both classes).
     public static func requirePassword(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Bool {
-        try mark(.requirePassword, payload, plaintext: plaintext, bad: ItemFormatError.badRequirePassword)
+        try payload.withView(over: plaintext) { view in Result { () throws(ItemFormatError) in try requirePassword(view) } }.get()
+    }
+
+    /// `requirePassword` of a payload read in place.
+    public static func requirePassword(_ payload: PayloadView) throws(ItemFormatError) -> Bool {
+        try mark(.requirePassword, payload, bad: ItemFormatError.badRequirePassword)
     }
 
     /// The this-device-only mark: exactly one byte holding 1 when present (both classes).
     public static func thisDeviceOnly(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Bool {
-        try mark(.thisDeviceOnly, payload, plaintext: plaintext, bad: ItemFormatError.badThisDeviceOnly)
+        try payload.withView(over: plaintext) { view in Result { () throws(ItemFormatError) in try thisDeviceOnly(view) } }.get()
+    }
+
+    /// `thisDeviceOnly` of a payload read in place.
+    public static func thisDeviceOnly(_ payload: PayloadView) throws(ItemFormatError) -> Bool {
+        try mark(.thisDeviceOnly, payload, bad: ItemFormatError.badThisDeviceOnly)
     }
 
     /// A mark field: false when absent, true when it is the one byte 1, else `bad` of its bytes.
-    private static func mark(_ tag: FieldTag, _ payload: RecordPayload, plaintext: UnsafeRawBufferPointer,
-                             bad: ([UInt8]) -> ItemFormatError) throws(ItemFormatError) -> Bool {
+    private static func mark(_ tag: FieldTag, _ payload: PayloadView, bad: ([UInt8]) -> ItemFormatError) throws(ItemFormatError) -> Bool {
+        let plaintext = payload.bytes
         guard let range = payload.field(tag) else { return false }
         guard range.count == 1, plaintext[range.lowerBound] == 1 else { throw bad(Array(plaintext[range])) }
         return true
@@ -121,6 +143,12 @@ public struct ItemFields: Equatable, Sendable {
 
     /// The port field of an internet item (little-endian, at most 8 bytes, at most 65535).
     public static func port(_ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> UInt16? {
+        try payload.withView(over: plaintext) { view in Result { () throws(ItemFormatError) in try port(view) } }.get()
+    }
+
+    /// `port` of a payload read in place.
+    public static func port(_ payload: PayloadView) throws(ItemFormatError) -> UInt16? {
+        let plaintext = payload.bytes
         guard let range = payload.field(.port) else { return nil }
         guard range.count <= 8 else { throw .badLength(tag: FieldTag.port.rawValue, length: range.count) }
         let number = littleEndian(plaintext[range])
@@ -129,7 +157,8 @@ public struct ItemFields: Equatable, Sendable {
     }
 
     /// A date field: 8 bytes, milliseconds since 1970.
-    private static func date(_ tag: FieldTag, _ payload: RecordPayload, plaintext: UnsafeRawBufferPointer) throws(ItemFormatError) -> Int64? {
+    private static func date(_ tag: FieldTag, _ payload: PayloadView) throws(ItemFormatError) -> Int64? {
+        let plaintext = payload.bytes
         guard let range = payload.field(tag) else { return nil }
         guard range.count == 8 else { throw .badLength(tag: tag.rawValue, length: range.count) }
         return Int64(littleEndian: plaintext.loadUnaligned(fromByteOffset: range.lowerBound, as: Int64.self))
@@ -141,7 +170,21 @@ public struct ItemFields: Equatable, Sendable {
         return value
     }
 
+    /// ASCII (nearly every attribute is) or else valid UTF-8.
     private static func isUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil
+        bytes.isASCII || (try? UTF8Span(validating: bytes.assumingMemoryBound(to: UInt8.self).span)) != nil
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    /// True when every byte is below 0x80 (read a word at a time).
+    public var isASCII: Bool {
+        var at = 0, high: UInt64 = 0
+        while at + 8 <= count {
+            high |= loadUnaligned(fromByteOffset: at, as: UInt64.self)
+            at += 8
+        }
+        while at < count { high |= UInt64(self[at]); at += 1 }
+        return high & 0x8080_8080_8080_8080 == 0
     }
 }

@@ -144,82 +144,25 @@ public struct RecordPayload: Equatable, Sendable {
     /// unknown kinds, as in version 1.
     public static func decode(_ plain: UnsafeRawBufferPointer, knownDevice: [UInt8] = [],
                               allowsVersion2: Bool = false) throws(FormatError) -> RecordPayload {
-        guard plain.count >= fixedLength else { throw .badPayload(.shorterThanFixedPart) }
-        // The fixed part is read with whole-word loads: a vault's every record goes through here.
-        func u64(_ at: Int) -> UInt64 { UInt64(littleEndian: plain.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
-        func isZeroID(_ at: Int) -> Bool { u64(at) | u64(at + 8) == 0 }
-        let version = plain[0]
-        guard version == Self.version else { throw .badPayload(.unsupportedVersion(version)) }
-        let rawKind = plain[1]
-        guard let kind = RecordKind(rawValue: rawKind), allowsVersion2 || !RecordKind.version2Kinds.contains(kind) else {
-            throw .badPayload(.unknownKind(rawKind))
-        }
-        let itemID = 2, device = 18, counter = u64(34), timestamp = u64(42), baseDevice = 50, baseCounter = u64(66)
-        guard counter > 0 else { throw .badPayload(.zeroCounter) }
-        guard !isZeroID(device) else { throw .badPayload(.zeroDevice) }
-        guard (baseCounter == 0) == isZeroID(baseDevice) else { throw .badPayload(.halfSetBase) }
-        guard kind.isItemRecord != isZeroID(itemID) else { throw .badPayload(.itemIDDoesNotFitKind) }
-        var fields: [PayloadField] = []
-        fields.reserveCapacity(fieldCount(plain, from: fixedLength))   // exactly: a vault holds one array per record
-        var seen: (low: UInt128, high: UInt128) = (0, 0)   // one bit per tag: no allocation per record
-        var at = fixedLength
-        while at < plain.count {
-            guard plain.count - at >= fieldHeaderLength else { throw .badPayload(.truncatedFieldHeader) }
-            let tag = plain[at]
-            let length = Int(UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: at + 1, as: UInt32.self)))
-            at += fieldHeaderLength
-            guard length <= plain.count - at else { throw .badPayload(.fieldRunsPast(tag: tag)) }
-            if tag != FieldTag.frontier.rawValue {
-                let bit: UInt128 = 1 << (tag & 127)
-                let already = tag < 128 ? seen.low & bit : seen.high & bit
-                guard already == 0 else { throw .badPayload(.repeatedField(tag: tag)) }
-                if tag < 128 { seen.low |= bit } else { seen.high |= bit }
-            }
-            if tag == FieldTag.batchRemaining.rawValue && length != batchValueLength {
-                throw .badPayload(.badBatchLength(length))
-            }
-            if tag == FieldTag.frontier.rawValue && length != idLength + 8 {
-                throw .badPayload(.badFrontierLength(length))
-            }
-            if tag == FieldTag.resolvedVersions.rawValue && (length == 0 || length % (idLength + 8) != 0) {
-                throw .badPayload(.badResolvedVersionsLength(length))
-            }
-            if let expected = keyFieldLengths[tag], length != expected {
-                throw .badPayload(.badKeyFieldLength(tag: tag, length: length))
-            }
-            fields.append(PayloadField(tag: tag, range: at..<(at + length)))
-            at += length
-        }
-        if let required = requiredField[kind], !fields.contains(where: { $0.tag == required.rawValue }) {
-            throw .badPayload(.missingField(tag: required.rawValue))
-        }
-        func id(_ at: Int) -> Range<Int> { at..<(at + idLength) }
+        var scratch: [PayloadField] = []
+        return try decode(PayloadView(validating: plain, fields: &scratch, allowsVersion2: allowsVersion2), knownDevice: knownDevice)
+    }
+
+    /// The payload `view` shows, with arrays of its own.
+    public static func decode(_ view: PayloadView, knownDevice: [UInt8] = []) -> RecordPayload {
+        let plain = view.bytes
         func deviceID(_ at: Int) -> [UInt8] {
             let known = knownDevice.count == idLength && knownDevice.withUnsafeBytes { k in
                 k.loadUnaligned(as: UInt64.self) == plain.loadUnaligned(fromByteOffset: at, as: UInt64.self)
                     && k.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == plain.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self)
             }
-            return known ? knownDevice : Array(plain[id(at)])
+            return known ? knownDevice : Array(plain[at..<(at + idLength)])
         }
-        let base = baseCounter == 0 ? nil : RecordID(device: deviceID(baseDevice), counter: baseCounter)
-        return RecordPayload(kind: kind, itemID: Array(plain[id(itemID)]), recordID: RecordID(device: deviceID(device), counter: counter),
-                             timestamp: timestamp, base: base, fields: fields)
-    }
-
-    /// Fixed lengths of the key fields, whatever the record's kind: a header (65) and a key (66).
-    private static let keyFieldLengths: [UInt8: Int] = [FieldTag.header.rawValue: VaultHeader.length, FieldTag.earlierKey.rawValue: 32]
-    /// The field a kind cannot do without.
-    private static let requiredField: [RecordKind: FieldTag] = [.passwordChange: .header, .earlierKey: .earlierKey]
-
-    /// How many field headers follow `offset` before the payload ends or stops making sense
-    /// (`decode` then throws).
-    private static func fieldCount(_ plain: UnsafeRawBufferPointer, from offset: Int) -> Int {
-        var count = 0, at = offset
-        while plain.count - at >= fieldHeaderLength {
-            at += fieldHeaderLength + Int(UInt32(littleEndian: plain.loadUnaligned(fromByteOffset: at + 1, as: UInt32.self)))
-            count += 1
-        }
-        return count
+        let baseCounter = view.baseCounter
+        let base = baseCounter == 0 ? nil : RecordID(device: deviceID(PayloadView.baseDeviceOffset), counter: baseCounter)
+        return RecordPayload(kind: view.kind, itemID: Array(plain[PayloadView.itemIDOffset..<(PayloadView.itemIDOffset + idLength)]),
+                             recordID: RecordID(device: deviceID(PayloadView.deviceOffset), counter: view.counter),
+                             timestamp: view.timestamp, base: base, fields: Array(view.fields))
     }
 
     public func field(_ tag: FieldTag) -> Range<Int>? {

@@ -2,15 +2,18 @@ import KCFormat
 
 /// The authenticated records read so far and where the chain stands: the end of the last
 /// complete record, its tag (the previous tag of the next record), and an incomplete final
-/// record left by an interrupted write.
+/// record left by an interrupted write. A vault read through a `RecordFold` keeps no records:
+/// only their count, version vector and latest clock value.
 struct RecordLog {
     private(set) var records: [VaultRecord] = []
-    /// The version vector of `records`, kept up to date as records are read or written.
+    /// How many records the log holds (those in `records`, or those a fold took).
+    private(set) var count = 0
+    /// The version vector of the log's records, kept up to date as records are read or written.
     private(set) var versionVector = VersionVector()
     /// Changes whenever the log is emptied to be read again from the start, so caches built on
     /// `records` know to start over.
     private(set) var generation = 0
-    /// The highest clock value among `records`.
+    /// The highest clock value among the log's records.
     private(set) var latestTimestamp: UInt64 = 0
     /// End of the last complete record.
     private(set) var endOffset = VaultHeader.length
@@ -19,13 +22,15 @@ struct RecordLog {
     var tornTail: (offset: Int, length: Int)?
 
     /// The sequence number the next record gets.
-    var nextSequence: UInt64 { UInt64(records.count + 1) }
+    var nextSequence: UInt64 { UInt64(count + 1) }
 
-    /// Adds whole records (a complete batch) that end at `end` with tag `tag`.
-    mutating func commit(_ batch: [VaultRecord], end: Int, tag: [UInt8]) {
-        records.append(contentsOf: batch)
-        versionVector.include(contentsOf: batch)
-        latestTimestamp = batch.reduce(latestTimestamp) { max($0, $1.payload.timestamp) }
+    /// Adds a complete batch that ends at `end` with tag `tag`: `tally` counts its records, `kept`
+    /// holds them unless a fold took them.
+    mutating func commit(_ tally: BatchTally, kept: [VaultRecord], end: Int, tag: [UInt8]) {
+        records.append(contentsOf: kept)
+        count += tally.count
+        for raise in tally.raises { versionVector.raise(raise.device.bytes, to: raise.counter) }
+        latestTimestamp = max(latestTimestamp, tally.latestTimestamp)
         endOffset = end
         lastTag = tag
     }
@@ -47,4 +52,52 @@ struct RecordLog {
 
     private init(generation: Int) { self.generation = generation }
     init() {}
+}
+
+/// What the records of one append add to the log's count, version vector and clock, gathered
+/// from each record in place as it is read.
+struct BatchTally {
+    private(set) var count = 0
+    private(set) var latestTimestamp: UInt64 = 0
+    /// Raises of the version vector: one per run of records of one device, and one per frontier
+    /// entry of a compaction marker.
+    private(set) var raises: [(device: DeviceWords, counter: UInt64)] = []
+
+    mutating func add(_ payload: PayloadView) {
+        count += 1
+        latestTimestamp = max(latestTimestamp, payload.timestamp)
+        raise(DeviceWords(payload.deviceWords), to: payload.counter)
+        guard payload.kind == .compaction else { return }
+        for field in payload.fields where field.tag == FieldTag.frontier.rawValue {
+            let at = field.range.lowerBound   // checked to be 24 bytes long when the payload was read
+            let device = DeviceWords((UInt64(bigEndian: payload.bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)),
+                                      UInt64(bigEndian: payload.bytes.loadUnaligned(fromByteOffset: at + 8, as: UInt64.self))))
+            raise(device, to: UInt64(littleEndian: payload.bytes.loadUnaligned(fromByteOffset: at + 16, as: UInt64.self)))
+        }
+    }
+
+    private mutating func raise(_ device: DeviceWords, to counter: UInt64) {
+        if let last = raises.last, last.device == device {
+            raises[raises.count - 1].counter = max(last.counter, counter)
+        } else {
+            raises.append((device, counter))
+        }
+    }
+}
+
+/// A 16-byte device id as two words, first bytes first.
+struct DeviceWords: Equatable {
+    let high: UInt64
+    let low: UInt64
+
+    init(_ words: (high: UInt64, low: UInt64)) { (high, low) = words }
+
+    var bytes: [UInt8] {
+        var result = [UInt8](repeating: 0, count: RecordPayload.idLength)
+        result.withUnsafeMutableBytes {
+            $0.storeBytes(of: high.bigEndian, as: UInt64.self)
+            $0.storeBytes(of: low.bigEndian, toByteOffset: 8, as: UInt64.self)
+        }
+        return result
+    }
 }

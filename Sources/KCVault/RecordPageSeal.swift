@@ -55,49 +55,72 @@ extension RecordSeal {
         return frame + nonce + Crypto.seal(plaintext, key: key, nonce: nonce, associatedData: ad)
     }
 
-    /// Authenticates the page `frame` at `offset` whose body is `body` of `file` and parses every
-    /// record in it: all of them, or a failure (a page is read whole or not at all). The records
-    /// have sequence numbers from the frame's on and the page's offset. `previousTag` is the tag
-    /// before the page. A record carrying a batch field is malformed (`batchFieldInPage`).
+    /// Authenticates the page `frame` at `offset` whose body is `body` of `file`, decrypting it into
+    /// `scratch`, and hands each record in it to `take` in order, read in place (`OpenedRecord`),
+    /// with sequence numbers from the frame's on and the page's offset. A page is read whole or
+    /// not at all: a reader counts its records only once this returns (a failure on a later
+    /// record throws after earlier ones were taken). `previousTag` is the tag before the page. A
+    /// record carrying a batch field is malformed (`batchFieldInPage`). Throws `Failure` for the
+    /// page, or what `take` throws.
     func openPage(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                  previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> [VaultRecord] {
+                  previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch, _ take: (OpenedRecord) throws -> Void) throws {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
         let frameBytes = Array(file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
         let ad = RecordPage.associatedData(vaultID: vaultID, frame: frameBytes, previousTag: Array(previousTag))
-        let plain: SecureBytes
+        let sealed = UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound])
+        guard sealed.count >= RecordFrame.tagLength else { throw Failure.authentication }
+        let plain = scratch.plaintext(holding: sealed.count - RecordFrame.tagLength)
+        let raw: UnsafeRawBufferPointer
         do {
-            plain = try ad.withUnsafeBytes { ad in
-                try Crypto.open(UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound]), key: key,
-                                nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
-            }
-        } catch { throw .authentication }
-        let parsed = plain.withUnsafeBytes { raw in
-            Result { () throws(FormatError) -> [VaultRecord] in
-                let entries = try RecordPage.entries(raw)
-                var records: [VaultRecord] = []
-                records.reserveCapacity(entries.count)
-                var device = knownDevice
-                for (index, entry) in entries.enumerated() {
-                    let payload = try RecordPayload.decode(UnsafeRawBufferPointer(rebasing: raw[entry]), knownDevice: device,
-                                                           allowsVersion2: allowsVersion2)
-                    if payload.field(.batchRemaining) != nil { throw .badPayload(.batchFieldInPage) }
-                    device = payload.recordID.device
-                    records.append(VaultRecord(offset: offset, sequence: frame.sequence + UInt64(index), payload: payload,
-                                               plaintext: plain.slice(entry)))
+            raw = try plain.withUnsafeMutableBytes { buffer in
+                try ad.withUnsafeBytes { ad in
+                    try Crypto.open(sealed, into: buffer, key: key,
+                                    nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
                 }
-                return records
+                return UnsafeRawBufferPointer(rebasing: buffer[0..<(sealed.count - RecordFrame.tagLength)])
             }
+        } catch { throw Failure.authentication }
+        let entries: [Range<Int>]
+        do throws(FormatError) { entries = try RecordPage.entries(raw) } catch { throw Failure.payload(error) }
+        for (index, entry) in entries.enumerated() {
+            let payload: PayloadView
+            do throws(FormatError) {
+                payload = try PayloadView(validating: UnsafeRawBufferPointer(rebasing: raw[entry]), fields: &scratch.fields,
+                                          allowsVersion2: allowsVersion2)
+                if payload.field(.batchRemaining) != nil { throw .badPayload(.batchFieldInPage) }
+            } catch { throw Failure.payload(error) }
+            try take(OpenedRecord(offset: offset, sequence: frame.sequence + UInt64(index), payload: payload))
         }
-        do throws(FormatError) { return try parsed.get() } catch { throw .payload(error) }
     }
 
-    /// The records of the record or page `frame`: `open` or `openPage`.
+    /// The record or page `frame`, each of its records handed to `take` (`open` or `openPage`).
+    func openFrame(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                   previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch, _ take: (OpenedRecord) throws -> Void) throws {
+        if frame.isPage {
+            try openPage(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch, take)
+        } else {
+            try take(try self.open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch))
+        }
+    }
+
+    /// The records of the record or page `frame`, each in a record of its own (a device id equal
+    /// to the previous record's, or to `knownDevice` for the first, shares its storage).
     func openRecords(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
                      previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> [VaultRecord] {
-        if frame.isPage {
-            return try openPage(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
+        let scratch = ReadScratch()
+        var records: [VaultRecord] = []
+        do {
+            try withExtendedLifetime(scratch) {   // each record lies in it until copied out
+                try openFrame(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch) { record in
+                    records.append(record.kept(knownDevice: records.last?.payload.recordID.device ?? knownDevice))
+                }
+            }
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            preconditionFailure("keeping records throws nothing of its own")
         }
-        return [try self.open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)]
+        return records
     }
 
     /// `openRecords` with the previous tag in an array.

@@ -50,26 +50,37 @@ struct RecordSeal {
     }
 
     /// Authenticates and parses the record `frame` at `offset` whose body is `body` of `file` (its
-    /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`).
-    /// Reads the nonce and ciphertext in place and builds the associated data on the stack: the
-    /// only allocations per record are its plaintext and its parsed payload. `previousTag` is the
-    /// tag before it (16 bytes, usually the end of the previous record in `file`).
-    /// A device id equal to `knownDevice` shares its storage (`RecordPayload.decode`).
+    /// frame is the `RecordFrame.length` bytes before the body, as checked by `RecordFrame.scan`),
+    /// decrypting it into `scratch`: the record is valid until `scratch` is used again. Reads the
+    /// nonce and ciphertext in place and builds the associated data on the stack: nothing is
+    /// allocated per record. `previousTag` is the tag before it (16 bytes, usually the end of the
+    /// previous record in `file`).
     func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-              previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
+              previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch) throws(Failure) -> OpenedRecord {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
         let frameBytes = UnsafeRawBufferPointer(rebasing: file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
-        let plain: SecureBytes
+        let sealed = UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound])
+        guard sealed.count >= RecordFrame.tagLength else { throw .authentication }
+        let plain = scratch.plaintext(holding: sealed.count - RecordFrame.tagLength)
+        let bytes: UnsafeRawBufferPointer
         do {
-            plain = try RecordFrame.withAssociatedData(vaultID: vaultID, frame: frameBytes, previousTag: previousTag) { ad in
-                try Crypto.open(UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound]), key: key,
-                                nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
+            bytes = try plain.withUnsafeMutableBytes { buffer in
+                try RecordFrame.withAssociatedData(vaultID: vaultID, frame: frameBytes, previousTag: previousTag) { ad in
+                    try Crypto.open(sealed, into: buffer, key: key,
+                                    nonce: UnsafeRawBufferPointer(rebasing: file[body.lowerBound..<nonceEnd]), associatedData: ad)
+                }
+                return UnsafeRawBufferPointer(rebasing: buffer[0..<(sealed.count - RecordFrame.tagLength)])
             }
         } catch { throw .authentication }
-        do {
-            let payload = try plain.withUnsafeBytes { try RecordPayload.decode($0, knownDevice: knownDevice, allowsVersion2: allowsVersion2) }
-            return VaultRecord(offset: offset, sequence: frame.sequence, payload: payload, plaintext: plain)
-        } catch { throw .payload(error as? FormatError ?? .truncated) }
+        do throws(FormatError) {
+            return OpenedRecord(offset: offset, sequence: frame.sequence, payload: try PayloadView(validating: bytes, fields: &scratch.fields, allowsVersion2: allowsVersion2))
+        } catch { throw .payload(error) }
+    }
+
+    /// `open` into a record of its own. A device id equal to `knownDevice` shares its storage.
+    func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+              previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
+        try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: ReadScratch()).kept(knownDevice: knownDevice)
     }
 
     /// `open` with the previous tag in an array.

@@ -20,6 +20,10 @@ public final class Vault {
     var password: SecureBytes?
     let file: VaultFile
     var log = RecordLog()
+    /// What takes the records as they are read, when they are not kept (see `RecordFold`).
+    var fold: RecordFold?
+    /// The buffers each record is decrypted and parsed into while reading.
+    let scratch = ReadScratch()
     var anchors: AnchorPolicy
     /// Set after following a replacement: an authentication failure then means a re-keyed vault.
     var keyMayHaveChanged = false
@@ -118,7 +122,13 @@ public final class Vault {
     func adopt(_ newDescriptor: FileDescriptor, identity newIdentity: FileStatus, header newHeader: VaultHeader) {
         file.replace(with: newDescriptor, identity: newIdentity)
         header = newHeader
+        resetLog()
+    }
+
+    /// Forgets every record read (and what the fold made of them), to read the file from the start.
+    func resetLog() {
         log.reset()
+        fold?.reset()
     }
 
     /// The anchor's vector for this vault (empty when missing or damaged).

@@ -46,6 +46,7 @@ extension Vault {
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []
         var tag = log.lastTag
+        var tally = BatchTally()
         for (index, var record) in pending.enumerated() {
             if pending.count > 1 {
                 // Mark the batch, so a reader never shows part of it (see FieldTag.batchRemaining).
@@ -60,7 +61,9 @@ extension Vault {
             let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
             let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0, allowsVersion2: header.allowsVersion2Content) }
-            written.append(VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext))
+            let record = VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext)
+            plaintext.withUnsafeBytes { raw in payload.withView(over: raw) { tally.add($0) } }
+            written.append(record)
             bytes += sealed
             progress?(.sealingRecords, index + 1, pending.count)
         }
@@ -73,7 +76,17 @@ extension Vault {
             try? descriptor.sync()
             throw VaultError.io(operation: .write, path: path, errno: error)
         }
-        log.commit(written, end: endOffset + bytes.count, tag: tag)
+        if let fold {
+            // The fold takes the records written as it takes those read (they are items this
+            // process just made: a fold finds nothing wrong with them, and the write is done).
+            for record in written {
+                record.plaintext.withUnsafeBytes { raw in
+                    record.payload.withView(over: raw) { try? fold.take(OpenedRecord(offset: record.offset, sequence: record.sequence, payload: $0)) }
+                }
+            }
+            try? fold.commitBatch()
+        }
+        log.commit(tally, kept: fold == nil ? written : [], end: endOffset + bytes.count, tag: tag)
         advanceAnchor()   // the write is durable: a failure to store the anchor is a warning
         return written
     }

@@ -5,37 +5,55 @@ import KCSystem
 /// Reading: replaying records, catching up with other writers, following a replaced file.
 extension Vault {
     /// Authenticates and parses the records in `bytes` (which start at file offset `base`) from
-    /// `endOffset` on, appending them to `records`. Stops at the end or at a torn tail; throws on
-    /// any corruption. The records of a multi-record append count only once all of them are read:
-    /// an incomplete final batch is a torn tail, so a reader sees the old state or the new one.
-    /// `fileSize`, when given, is what progress reports count up to (else `bytes` alone).
+    /// `endOffset` on, adding them to the log (kept, or taken by `fold`). Stops at the end or at a
+    /// torn tail; throws on any corruption. The records of a multi-record append count only once
+    /// all of them are read: an incomplete final batch is a torn tail, so a reader sees the old
+    /// state or the new one. `fileSize`, when given, is what progress reports count up to (else
+    /// `bytes` alone).
     func replay(_ bytes: [UInt8], base: Int = 0, fileSize: Int? = nil) throws {
         log.tornTail = nil
-        var batch: [VaultRecord] = []
+        var tally = BatchTally()
+        var kept: [VaultRecord] = []
+        /// The batch field of the last record read, while it leaves a multi-record append open.
+        var openBatch: UInt64?
         var offset = log.endOffset
         /// Where the tag before `offset` ends in `raw`: nil while it is `log.lastTag` (read before).
         var chainTagEnd: Int?
+        defer { if tally.count > 0 { fold?.discardBatch() } }
+        let seal = recordSeal
         let allowsPages = header.allowsVersion2Content
         let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
             Result {
                 while true {
                     let scan: FrameScan
                     do {
-                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(batch.count), fileOffset: base,
+                        scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(tally.count), fileOffset: base,
                                                   allowsPages: allowsPages)
                     } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
                     switch scan {
                     case .end, .tornTail:
-                        if scan == .tornTail || !batch.isEmpty {
+                        if scan == .tornTail || tally.count > 0 {
                             log.tornTail = (log.endOffset, raw.count - (log.endOffset - base))
                         }
                         return
                     case .record(let frame, let body):
-                        let opened: [VaultRecord]
-                        let knownDevice = (batch.last ?? log.records.last)?.payload.recordID.device ?? []
+                        // A record, or each record of a page in turn (a page holds no batch field):
+                        // they count once the frame is read whole and closes any open append.
+                        let take = { (record: OpenedRecord) throws in
+                            let remaining = Self.batchRemaining(record.payload)
+                            if let expected = openBatch, remaining != expected - 1 {
+                                throw VaultError.brokenBatch(sequence: record.sequence, offset: record.offset)
+                            }
+                            openBatch = (remaining ?? 0) > 0 ? remaining : nil
+                            tally.add(record.payload)
+                            if let fold = self.fold {
+                                try fold.take(record)
+                            } else {
+                                kept.append(record.kept(knownDevice: (kept.last ?? self.log.records.last)?.payload.recordID.device ?? []))
+                            }
+                        }
                         do {
-                            opened = try openRecords(raw, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd,
-                                                     knownDevice: knownDevice)
+                            try openFrame(raw, seal, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd, take)
                         } catch VaultError.recordAuthenticationFailed
                             where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base,
                                                                    allowsPages: allowsPages) {
@@ -49,23 +67,23 @@ extension Vault {
                         } else {
                             progress?(.readingRecords, body.upperBound, raw.count)
                         }
-                        // A record, or each record of a page in turn (a page holds no batch field).
-                        for record in opened {
-                            let remaining = record.batchRemaining
-                            if let expected = batch.last?.batchRemaining, remaining != expected - 1 {
-                                throw VaultError.brokenBatch(sequence: record.sequence, offset: record.offset)
-                            }
-                            batch.append(record)
-                            if remaining ?? 0 == 0 {
-                                log.commit(batch, end: offset, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
-                                batch = []
-                            }
+                        if openBatch == nil {
+                            try fold?.commitBatch()
+                            log.commit(tally, kept: kept, end: offset, tag: RecordSeal.tag(of: raw, endingAt: body.upperBound))
+                            tally = BatchTally()
+                            kept = []
                         }
                     }
                 }
             }
         }
         try result.get()
+    }
+
+    /// For a record of a multi-record append: how many records of it follow (nil: not in a batch).
+    static func batchRemaining(_ payload: PayloadView) -> UInt64? {
+        guard let range = payload.field(.batchRemaining) else { return nil }   // 4 bytes, checked when read
+        return UInt64(UInt32(littleEndian: payload.bytes.loadUnaligned(fromByteOffset: range.lowerBound, as: UInt32.self)))
     }
 
     /// Opening reads the file in pieces of this size (more when one append is larger), so a
@@ -89,23 +107,21 @@ extension Vault {
         }
     }
 
-    /// Opens a record, or the records of a page, of `raw` whose previous tag is the 16 bytes of
-    /// `raw` ending at `previousTagEnd`, or the last tag of the log when nil.
-    private func openRecords(_ raw: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                             previousTagEnd: Int?, knownDevice: [UInt8]) throws -> [VaultRecord] {
-        do throws(RecordSeal.Failure) {
-            let seal = recordSeal
+    /// Opens the record or page `frame` of `raw` into the vault's scratch buffers, handing each of
+    /// its records to `take`; its previous tag is the 16 bytes of `raw` ending at `previousTagEnd`,
+    /// or the last tag of the log when nil.
+    private func openFrame(_ raw: UnsafeRawBufferPointer, _ seal: RecordSeal, frame: RecordFrame, offset: Int, body: Range<Int>,
+                           previousTagEnd: Int?, _ take: (OpenedRecord) throws -> Void) throws {
+        do {
             guard let end = previousTagEnd else {
-                let opened = log.lastTag.withUnsafeBytes { tag in
-                    Result { () throws(RecordSeal.Failure) in
-                        try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
-                    }
+                try log.lastTag.withUnsafeBytes { tag in
+                    try seal.openFrame(raw, frame: frame, offset: offset, body: body, previousTag: tag, into: scratch, take)
                 }
-                return try opened.get()
+                return
             }
             let previousTag = UnsafeRawBufferPointer(rebasing: raw[(end - RecordFrame.tagLength)..<end])
-            return try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, knownDevice: knownDevice)
-        } catch {
+            try seal.openFrame(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch, take)
+        } catch let error as RecordSeal.Failure {
             switch error {
             case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
             case .payload(let reason): throw VaultError.badRecordPayload(sequence: frame.sequence, offset: offset, reason)
@@ -200,7 +216,7 @@ extension Vault {
         }
         header = newHeader
         key = newKey
-        log.reset()
+        resetLog()
         do { try replay(bytes) } catch VaultError.recordAuthenticationFailed {
             throw VaultError.replacedByAnotherVault(path: path)
         }
