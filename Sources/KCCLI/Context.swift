@@ -86,18 +86,21 @@ public final class Context {
     /// The items of the vault, for the commands that only read and write items (find, add, list,
     /// import, export, ...): the unlocked agent of this vault when one answers, else the vault
     /// opened here with the master password (`openKeychain`). Commands that need the vault key
-    /// itself (check, repair, compact, passwd, history) call `openKeychain` instead.
-    public func openItemStore() throws(KeychainError) -> any ItemStore {
+    /// itself (check, repair, compact, passwd, history) call `openKeychain` instead. A command
+    /// that asks one question (find, add) names it: the vault opened here then reads its records
+    /// for that question alone (see `ItemScan`).
+    public func openItemStore(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> any ItemStore {
         if let agent = try agentItemStore() { return agent }
-        return try openKeychain()
+        return try openKeychain(for: question)
     }
 
     /// Opens the vault, asking for the master password only once the vault is known to exist.
-    public func openKeychain() throws(KeychainError) -> Keychain {
+    public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
         let path = try vaultPath
         let keychain: Keychain
         do {
-            keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress) { () throws(KeychainError) -> SecureBytes in
+            keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress,
+                                         scan: question.map(ItemScan.init)) { () throws(KeychainError) -> SecureBytes in
                 try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
             }
         } catch {

@@ -60,8 +60,10 @@ public final class Vault {
     /// Opens the vault at `path`. `password` is called only after the file is found, checked
     /// and its header parsed, so a missing or damaged vault never prompts.
     /// `progress` is told how far the reading of the records has come, and kept (`progress`).
+    /// With `fold`, the records are handed to it and not kept (`records` stays empty) until
+    /// `keepRecords` is called.
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
-                            acceptRollback: Bool = false, progress: VaultProgress? = nil,
+                            acceptRollback: Bool = false, progress: VaultProgress? = nil, fold: RecordFold? = nil,
                             password: () throws -> SecureBytes) throws -> Vault {
         var asked: SecureBytes?
         let remembered = { () throws -> SecureBytes in
@@ -75,16 +77,16 @@ public final class Vault {
         // replace the file meanwhile. Start again then, with the same password (asked only once).
         for _ in 0..<3 {
             do {
-                return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, password: remembered)
+                return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, fold: fold, password: remembered)
             } catch VaultError.replacedByAnotherVault {
                 continue
             }
         }
-        return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, password: remembered)
+        return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, fold: fold, password: remembered)
     }
 
     private static func openOnce(at path: String, lockTimeout: Double?, anchors: AnchorPolicy, progress: VaultProgress?,
-                                 password: () throws -> SecureBytes) throws -> Vault {
+                                 fold: RecordFold?, password: () throws -> SecureBytes) throws -> Vault {
         let (descriptor, identity, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout, limit: readPiece)
         let file = VaultFile(path: path, lockTimeout: lockTimeout, descriptor: descriptor, identity: identity)
         let secret = try password()
@@ -92,6 +94,8 @@ public final class Vault {
         let vault = Vault(header: header, key: key, file: file, anchors: anchors)
         vault.password = secret
         vault.progress = progress
+        fold?.reset()   // a previous attempt may have read another file
+        vault.fold = fold
         try vault.replay(bytes, fileSize: identity.size)
         if bytes.count == readPiece { vault.replayRest(fileSize: identity.size) }
         // Catch up with what other processes wrote meanwhile (they may have raised the rollback
@@ -122,6 +126,14 @@ public final class Vault {
     func adopt(_ newDescriptor: FileDescriptor, identity newIdentity: FileStatus, header newHeader: VaultHeader) {
         file.replace(with: newDescriptor, identity: newIdentity)
         header = newHeader
+        resetLog()
+    }
+
+    /// Keeps the records from now on, after a fold took them: the next read (`refresh`, or the
+    /// catching up of a write) reads the file again from the start.
+    public func keepRecords() {
+        guard fold != nil else { return }
+        fold = nil
         resetLog()
     }
 

@@ -141,7 +141,7 @@ public struct Item: Sendable {
 }
 
 /// SecItemCopyMatching-style query: class, attribute filters, case folding, match limit.
-public struct Query: Sendable {
+public struct Query: Equatable, Sendable {
     /// Nil matches both classes.
     public var itemClass: ItemClass?
     /// Every given attribute must match (exactly, or case-insensitively with `ignoreCase`).

@@ -27,6 +27,8 @@ public final class Keychain {
     private var index = LiveIndex()
     /// Set by `indexLookups`: the live index keeps a service and server lookup.
     private var indexesLookups = false
+    /// What the keychain was opened to answer, folded while reading, until it is asked (`takeScan`).
+    private var scan: ItemScan?
 
     init(vault: Vault) { self.vault = vault }
 
@@ -69,15 +71,29 @@ public final class Keychain {
     /// Opens the vault at `path`. The vault's existence and header are checked before
     /// `password` is called, so a missing or damaged vault never prompts. `progress` is told how
     /// far reads and writes of many records come, as long as the keychain is open.
-    public static func open(at path: String, options: OpenOptions, progress: VaultProgress? = nil,
+    /// With `scan`, the records are read once for that one question (a `find` or an `add`, see
+    /// `ItemScan`) and not kept: the first operation, when it is that question, is answered from
+    /// it; anything else reads the vault again.
+    public static func open(at path: String, options: OpenOptions, progress: VaultProgress? = nil, scan: ItemScan? = nil,
                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
-                                       acceptRollback: options.acceptRollback, progress: progress) {
+                                       acceptRollback: options.acceptRollback, progress: progress, fold: scan) {
                 try password()
             }
-            return Keychain(vault: vault)
+            let keychain = Keychain(vault: vault)
+            keychain.scan = scan
+            return keychain
         } catch { throw KeychainError(error) }
+    }
+
+    /// The scan the keychain was opened with, when it answers `wanted`; either way the vault
+    /// keeps its records once the caller is done (`vault.keepRecords`), and the scan is not asked again.
+    private func takeScan(_ wanted: ItemScan.Wanted) -> ItemScan? {
+        guard let scan else { return nil }
+        self.scan = nil
+        guard scan.wanted == wanted else { vault.keepRecords(); return nil }
+        return scan
     }
 
     /// Non-fatal findings of the last read or write (a torn tail, a rollback, an anchor that could
@@ -114,6 +130,14 @@ public final class Keychain {
 
     /// `find(anyOf:)`, the items' secrets left empty unless `revealing`.
     public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
+        if let scan = takeScan(.matchingAny(queries)) {
+            defer { vault.keepRecords() }
+            do { try vault.refresh() } catch { throw KeychainError(error) }
+            let found = try scan.found()
+            let matches = queries.contains(where: \.matchAll) ? found : Array(found.prefix(1))
+            if matches.isEmpty { throw KeychainError(.itemNotFound) }
+            return matches.map { $0.item(revealing: revealing) }
+        }
         let live = try live()
         let matching = { (stored: StoredItem) in queries.contains { stored.matches($0) } }
         let matches: [Item]
@@ -136,9 +160,9 @@ public final class Keychain {
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
         try attributes.validate()
         var stored: Item?
-        try write { (live: inout LiveIndex) throws(KeychainError) in
+        let decide = { (existing: StoredItem?) throws(KeychainError) -> [PendingRecord] in
             let now = Self.now()
-            if let existing = live.entry(withPrimaryKeyOf: attributes) {
+            if let existing {
                 guard updateExisting else { throw KeychainError(.duplicateItem) }
                 var item = existing.item
                 for (attribute, value) in attributes.values { item.attributes[attribute] = value }
@@ -152,6 +176,20 @@ public final class Keychain {
             let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: attributes, created: now, modified: now, secret: secret)
             stored = item
             return [Self.put(item, base: nil)]
+        }
+        let scan = takeScan(.primaryKey(of: attributes))
+        if let scan, !updateExisting {
+            // Under the lock, the scan takes what other processes appended since it was read.
+            defer { vault.keepRecords() }
+            try append { () throws(KeychainError) in try decide(try scan.found().first) }
+        } else {
+            if scan != nil {
+                // An update of an existing item names the versions it resolves, found among every
+                // record: read them all again (before the lock, as every write does).
+                vault.keepRecords()
+                _ = try live()
+            }
+            try write { (live: inout LiveIndex) throws(KeychainError) in try decide(live.entry(withPrimaryKeyOf: attributes)) }
         }
         return stored!
     }
@@ -325,11 +363,16 @@ public final class Keychain {
         // time grow with the vault, and 16 concurrent writers of a 3,000-item vault time out.)
         try index.update(from: vault)
         if indexingPrimaryKeys { index.indexPrimaryKeys() }
+        try append { () throws(KeychainError) in
+            try self.index.update(from: self.vault)
+            return try decide(&self.index)
+        }
+    }
+
+    /// `vault.append` of what `decide` returns, under the lock, caught up.
+    private func append(_ decide: () throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         do {
-            try vault.append { records in
-                try self.index.update(from: self.vault)
-                return Self.resolvingConflicts(try decide(&self.index), in: records)
-            }
+            try vault.append { records in Self.resolvingConflicts(try decide(), in: records) }
         } catch let error as KeychainError {
             throw error
         } catch {

@@ -180,6 +180,13 @@ struct ItemKey: Hashable {
     let high: UInt64
     let low: UInt64
 
+    init(high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+    }
+
+    init(_ words: (high: UInt64, low: UInt64)) { (high, low) = words }
+
     init(_ bytes: [UInt8]) {
         var high: UInt64 = 0, low: UInt64 = 0
         for i in 0..<8 { high = high << 8 | UInt64(bytes[i]) }

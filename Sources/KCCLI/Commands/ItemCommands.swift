@@ -16,9 +16,10 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     attributes.requirePassword = invocation.flag("require-password")
     attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
-    let store = try context.openItemStore()
+    let updateExisting = invocation.flag("update-existing")
+    let store = try context.openItemStore(for: updateExisting ? nil : .primaryKey(of: attributes))
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    try store.add(attributes, secret: secret, updateExisting: invocation.flag("update-existing"))
+    try store.add(attributes, secret: secret, updateExisting: updateExisting)
     printGenerated(secret, invocation, context)
     return 0
 }
@@ -28,7 +29,7 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
     let clip = try findClipRequest(invocation, context)
-    let store = try context.openItemStore()
+    let store = try context.openItemStore(for: .matchingAny(queries))
     let items = try matches(json: json, context) { () throws(KeychainError) in
         try store.find(anyOf: queries, revealing: withSecrets)
     }

@@ -1,0 +1,185 @@
+import KCFormat
+import KCVault
+
+/// The cold path's reading of a vault (no agent): one pass over the records that keeps none of
+/// them, deciding each item's state by the replay rules (Docs/FORMAT.md, "Replay semantics": an
+/// item's last record in the merge order wins, wherever it lies; a tombstone deletes; compaction
+/// markers change no item) from a few words per item, and copying out only the put records of
+/// the items it was asked about: those matching any of some queries (`find`), or having the
+/// primary key of a new item (`add`). A `Keychain` opened with a scan answers that one question
+/// from it, and reads the vault again, keeping its records, for anything else.
+public final class ItemScan: RecordFold {
+    /// The items a scan keeps.
+    public enum Wanted: Equatable, Sendable {
+        /// Those matching any of the queries.
+        case matchingAny([Query])
+        /// The one with the class and primary key of these attributes.
+        case primaryKey(of: ItemAttributes)
+    }
+
+    public let wanted: Wanted
+    private let keyAttributes: [Attribute]
+
+    /// An item id's place in creation order (first appearance in the log): the record of the item
+    /// that comes last in the merge order so far, and the kept put when it is live and wanted.
+    private struct Slot {
+        var order: MergeKey
+        var live: Bool
+        var kept: StoredItem?
+    }
+
+    /// What one record of the batch being read does, until the batch is complete.
+    private struct Taken {
+        let id: ItemKey
+        let order: MergeKey
+        let kind: RecordKind
+        /// A put that is not an item: a read fails on it unless an earlier tombstone wins.
+        let problem: NotAnItem?
+        let kept: StoredItem?
+    }
+
+    private var slots: [Slot] = []
+    private var positions = ItemTable()
+    private var batch: [Taken] = []
+    /// The first put that is not an item and counts (`LiveIndex` refuses the log on it).
+    private var failure: KeychainError?
+
+    public init(_ wanted: Wanted) {
+        self.wanted = wanted
+        if case .primaryKey(let attributes) = wanted { keyAttributes = Attribute.primaryKey(for: attributes.itemClass) } else { keyAttributes = [] }
+    }
+
+    /// The live items wanted, in creation order; errSecDecode when a put that counts is not an item.
+    func found() throws(KeychainError) -> [StoredItem] {
+        if let failure { throw failure }
+        return slots.compactMap { $0.live ? $0.kept : nil }
+    }
+
+    public func take(_ record: OpenedRecord) throws {
+        let payload = record.payload
+        guard payload.kind != .compaction else { return }
+        let id = ItemKey(payload.itemIDWords)
+        let order = MergeKey(payload)
+        guard payload.kind == .put else {
+            batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, kept: nil))
+            return
+        }
+        let fieldsClass: ItemFields.ItemClass
+        do throws(ItemFormatError) { fieldsClass = try ItemFields.check(payload) } catch {
+            let problem = NotAnItem(sequence: record.sequence, offset: record.offset, problem: error)
+            batch.append(Taken(id: id, order: order, kind: .put, problem: problem, kept: nil))
+            return
+        }
+        let kept = isWanted(payload, fieldsClass) ? StoredItem(record: record.kept(), fieldsClass: fieldsClass) : nil
+        batch.append(Taken(id: id, order: order, kind: .put, problem: nil, kept: kept))
+    }
+
+    private func isWanted(_ payload: PayloadView, _ fieldsClass: ItemFields.ItemClass) -> Bool {
+        switch wanted {
+        case .matchingAny(let queries): return queries.contains { payload.matches($0, fieldsClass: fieldsClass) }
+        case .primaryKey(let attributes): return payload.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes, fieldsClass: fieldsClass)
+        }
+    }
+
+    /// Applies the batch's records in file order, by the rules `LiveIndex` applies them.
+    public func commitBatch() {
+        defer { batch.removeAll(keepingCapacity: true) }
+        guard failure == nil else { return }
+        for taken in batch {
+            let position = positions[taken.id]
+            if let position, taken.order.comesBefore(slots[position].order) {
+                // An earlier version or tombstone changes nothing; a put that is not an item is
+                // still an error when it loses only to a live version (as `LiveIndex` reads it).
+                if let problem = taken.problem, slots[position].live { return fail(problem) }
+                continue
+            }
+            if let problem = taken.problem { return fail(problem) }
+            let slot = Slot(order: taken.order, live: taken.kind == .put, kept: taken.kept)
+            if let position { slots[position] = slot } else {
+                positions[taken.id] = slots.count
+                slots.append(slot)
+            }
+        }
+    }
+
+    private func fail(_ problem: NotAnItem) {
+        failure = KeychainError(.decode, .notAnItem(problem))
+    }
+
+    public func discardBatch() { batch.removeAll(keepingCapacity: true) }
+
+    public func reset() {
+        slots = []
+        positions = ItemTable()
+        batch = []
+        failure = nil
+    }
+}
+
+/// A record's place in the merge order (`RecordPayload.comesBefore`) as four words.
+struct MergeKey {
+    let timestamp: UInt64
+    let device: (high: UInt64, low: UInt64)
+    let counter: UInt64
+
+    init(_ payload: PayloadView) {
+        timestamp = payload.timestamp
+        device = payload.deviceWords
+        counter = payload.counter
+    }
+
+    func comesBefore(_ other: MergeKey) -> Bool {
+        if timestamp != other.timestamp { return timestamp < other.timestamp }
+        if device != other.device { return device < other.device }
+        return counter < other.counter
+    }
+}
+
+/// Item ids to positions, in flat arrays (open addressing): the ids are random, so their low
+/// word, mixed, is their hash; no per-id object, no hashing of bytes.
+struct ItemTable {
+    private var highs: [UInt64] = []
+    private var lows: [UInt64] = []
+    /// -1: empty.
+    private var values: [Int32] = []
+    private var count = 0
+
+    subscript(id: ItemKey) -> Int? {
+        get {
+            guard !values.isEmpty else { return nil }
+            var at = bucket(id)
+            while values[at] >= 0 {
+                if highs[at] == id.high && lows[at] == id.low { return Int(values[at]) }
+                at = (at + 1) & (values.count - 1)
+            }
+            return nil
+        }
+        set {
+            guard let newValue else { preconditionFailure("ItemTable never forgets an id") }
+            if (count + 1) * 2 > values.count { grow() }
+            var at = bucket(id)
+            while values[at] >= 0 {
+                if highs[at] == id.high && lows[at] == id.low { values[at] = Int32(newValue); return }
+                at = (at + 1) & (values.count - 1)
+            }
+            highs[at] = id.high
+            lows[at] = id.low
+            values[at] = Int32(newValue)
+            count += 1
+        }
+    }
+
+    private func bucket(_ id: ItemKey) -> Int {
+        Int(truncatingIfNeeded: ((id.low ^ id.high) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (values.count - 1)
+    }
+
+    private mutating func grow() {
+        let old = (highs, lows, values)
+        let capacity = max(1024, values.count * 2)
+        highs = [UInt64](repeating: 0, count: capacity)
+        lows = [UInt64](repeating: 0, count: capacity)
+        values = [Int32](repeating: -1, count: capacity)
+        count = 0
+        for at in old.2.indices where old.2[at] >= 0 { self[ItemKey(high: old.0[at], low: old.1[at])] = Int(old.2[at]) }
+    }
+}
