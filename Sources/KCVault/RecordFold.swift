@@ -34,8 +34,9 @@ public protocol RecordFold: AnyObject {
 
 /// The reader's reused buffers: secure memory each record is decrypted into, and its fields.
 final class ReadScratch {
-    private(set) var plaintext = SecureBytes(count: 0)
-    var fields: [PayloadField] = []
+    // Used once per record read: no dynamic exclusivity check (a vault is never read by two threads).
+    @exclusivity(unchecked) private(set) var plaintext = SecureBytes(count: 0)
+    @exclusivity(unchecked) var fields: [PayloadField] = []
 
     init() { fields.reserveCapacity(32) }
 

@@ -38,9 +38,10 @@ public final class ItemScan: RecordFold {
         let kept: StoredItem?
     }
 
-    private var slots: [Slot] = []
-    private var positions = ItemTable()
-    private var batch: [Taken] = []
+    // Read and written once per record: no dynamic exclusivity check (the class is never shared).
+    @exclusivity(unchecked) private var slots: [Slot] = []
+    @exclusivity(unchecked) private var positions = ItemTable()
+    @exclusivity(unchecked) private var batch: [Taken] = []
     /// The first put that is not an item and counts (`LiveIndex` refuses the log on it).
     private var failure: KeychainError?
 
@@ -135,51 +136,55 @@ struct MergeKey {
     }
 }
 
-/// Item ids to positions, in flat arrays (open addressing): the ids are random, so their low
-/// word, mixed, is their hash; no per-id object, no hashing of bytes.
+/// Item ids to positions, in one flat array (open addressing): the ids are random, so their
+/// words, mixed, are their hash; no per-id object, no hashing of bytes, one cache line per look-up.
 struct ItemTable {
-    private var highs: [UInt64] = []
-    private var lows: [UInt64] = []
-    /// -1: empty.
-    private var values: [Int32] = []
+    private struct Entry {
+        var high: UInt64
+        var low: UInt64
+        /// -1: empty.
+        var value: Int32
+    }
+
+    private var entries: [Entry] = []
     private var count = 0
 
     subscript(id: ItemKey) -> Int? {
         get {
-            guard !values.isEmpty else { return nil }
-            var at = bucket(id)
-            while values[at] >= 0 {
-                if highs[at] == id.high && lows[at] == id.low { return Int(values[at]) }
-                at = (at + 1) & (values.count - 1)
+            guard !entries.isEmpty else { return nil }
+            return entries.withUnsafeBufferPointer { table in
+                var at = Self.bucket(id, table.count)
+                while table[at].value >= 0 {
+                    if table[at].high == id.high && table[at].low == id.low { return Int(table[at].value) }
+                    at = (at + 1) & (table.count - 1)
+                }
+                return nil
             }
-            return nil
         }
         set {
             guard let newValue else { preconditionFailure("ItemTable never forgets an id") }
-            if (count + 1) * 2 > values.count { grow() }
-            var at = bucket(id)
-            while values[at] >= 0 {
-                if highs[at] == id.high && lows[at] == id.low { values[at] = Int32(newValue); return }
-                at = (at + 1) & (values.count - 1)
+            if (count + 1) * 2 > entries.count { grow() }
+            let added = entries.withUnsafeMutableBufferPointer { table in
+                var at = Self.bucket(id, table.count)
+                while table[at].value >= 0 {
+                    if table[at].high == id.high && table[at].low == id.low { table[at].value = Int32(newValue); return false }
+                    at = (at + 1) & (table.count - 1)
+                }
+                table[at] = Entry(high: id.high, low: id.low, value: Int32(newValue))
+                return true
             }
-            highs[at] = id.high
-            lows[at] = id.low
-            values[at] = Int32(newValue)
-            count += 1
+            if added { count += 1 }
         }
     }
 
-    private func bucket(_ id: ItemKey) -> Int {
-        Int(truncatingIfNeeded: ((id.low ^ id.high) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (values.count - 1)
+    private static func bucket(_ id: ItemKey, _ capacity: Int) -> Int {
+        Int(truncatingIfNeeded: ((id.low ^ id.high) &* 0x9E37_79B9_7F4A_7C15) >> 32) & (capacity - 1)
     }
 
     private mutating func grow() {
-        let old = (highs, lows, values)
-        let capacity = max(1024, values.count * 2)
-        highs = [UInt64](repeating: 0, count: capacity)
-        lows = [UInt64](repeating: 0, count: capacity)
-        values = [Int32](repeating: -1, count: capacity)
+        let old = entries
+        entries = [Entry](repeating: Entry(high: 0, low: 0, value: -1), count: max(1024, entries.count * 2))
         count = 0
-        for at in old.2.indices where old.2[at] >= 0 { self[ItemKey(high: old.0[at], low: old.1[at])] = Int(old.2[at]) }
+        for entry in old where entry.value >= 0 { self[ItemKey(high: entry.high, low: entry.low)] = Int(entry.value) }
     }
 }

@@ -270,7 +270,6 @@ public final class Keychain {
             let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             let now = Self.now()
             var result: [PendingRecord] = []
-            var after = live.all.map(\.item)
             for match in matches {
                 var item = match.item
                 for (attribute, value) in changes { item.attributes[attribute] = value }
@@ -279,14 +278,17 @@ public final class Keychain {
                 if let requirePassword { item.attributes.requirePassword = requirePassword }
                 if let thisDeviceOnly { item.attributes.thisDeviceOnly = thisDeviceOnly }
                 item.modified = now
-                if let index = after.firstIndex(where: { $0.id == item.id }) { after[index] = item }
                 updated.append(item)
                 result += Self.records(replacing: match, with: item)
             }
+            // No two items may then share a primary key: compare each updated item with the
+            // others updated, and in place with the items left as they are (none is decoded).
+            let changed = Set(matches.map { ItemKey($0.item.id) })
+            if updated.count > 8 { live.indexPrimaryKeys() }   // many at once: index every key rather than compare each
             for item in updated {
-                if after.contains(where: { $0.id != item.id && $0.attributes.hasSamePrimaryKey(as: item.attributes) }) {
-                    throw KeychainError(.duplicateItem, .primaryKeyCollision)
-                }
+                let collides = updated.contains { $0.id != item.id && $0.attributes.hasSamePrimaryKey(as: item.attributes) }
+                    || live.entry(withPrimaryKeyOf: item.attributes, skipping: { changed.contains(ItemKey($0.record.payload.itemID)) }) != nil
+                if collides { throw KeychainError(.duplicateItem, .primaryKeyCollision) }
             }
             return result
         }

@@ -141,8 +141,9 @@ struct LiveIndex {
         byPrimaryKey = keys
     }
 
-    /// The live entry whose primary key equals that of `attributes`.
-    func entry(withPrimaryKeyOf attributes: ItemAttributes) -> Entry? {
+    /// The live entry whose primary key equals that of `attributes`, other than those `skipping`
+    /// names. Compared in place: no item is decoded.
+    func entry(withPrimaryKeyOf attributes: ItemAttributes, skipping: (Entry) -> Bool = { _ in false }) -> Entry? {
         guard let byPrimaryKey else {
             let keyAttributes = Attribute.primaryKey(for: attributes.itemClass)
             // An item of the same primary key has the same service or server: the lookup, when
@@ -150,16 +151,17 @@ struct LiveIndex {
             let named: Attribute = attributes.itemClass == .generic ? .service : .server
             if let value = attributes[named], let candidates = lookup?.candidates(Query(filters: [named: value])) {
                 for position in candidates.sorted() {
-                    if case .live(let stored) = slots[position], stored.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) {
+                    if case .live(let stored) = slots[position], stored.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes),
+                       !skipping(stored) {
                         return stored
                     }
                 }
                 return nil
             }
-            return first { $0.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) }
+            return first { $0.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) && !skipping($0) }
         }
         guard let id = byPrimaryKey[PrimaryKey(attributes)], let position = positions[id],
-              case .live(let stored) = slots[position] else { return nil }
+              case .live(let stored) = slots[position], !skipping(stored) else { return nil }
         return stored
     }
 }
