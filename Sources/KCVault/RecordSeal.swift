@@ -80,7 +80,10 @@ struct RecordSeal {
     /// `open` into a record of its own. A device id equal to `knownDevice` shares its storage.
     func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
               previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
-        try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: ReadScratch()).kept(knownDevice: knownDevice)
+        let scratch = ReadScratch()
+        return try withExtendedLifetime(scratch) { () throws(Failure) in   // the record lies in it until copied out
+            try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch).kept(knownDevice: knownDevice)
+        }
     }
 
     /// `open` with the previous tag in an array.

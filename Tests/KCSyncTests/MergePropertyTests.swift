@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import KCTestSupport
 import KCCrypto
 import KCFormat
 import KCSync
