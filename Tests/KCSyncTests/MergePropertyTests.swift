@@ -1,6 +1,5 @@
 import Foundation
 import XCTest
-import KCTestSupport
 import KCCrypto
 import KCFormat
 import KCSync

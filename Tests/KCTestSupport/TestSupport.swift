@@ -28,16 +28,3 @@ extension KDFParameters {
     /// the key costs microseconds. The end-to-end tests use the same (`FAST_KDF` in kcharness.py).
     public static let fastTest = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
 }
-
-/// A small deterministic random generator (SplitMix64): a case is replayed from its seed.
-public struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
