@@ -79,20 +79,9 @@ extension PayloadView {
         var wanted = wanted
         return wanted.withUTF8 { w in
             if w.count == actual.count && (w.isEmpty || memcmp(w.baseAddress!, actual.baseAddress!, w.count) == 0) { return true }
-            if isASCII(UnsafeRawBufferPointer(w)) && isASCII(actual) { return false }
+            if UnsafeRawBufferPointer(w).isASCII && actual.isASCII { return false }
             return String(decoding: actual, as: UTF8.self) == String(decoding: w, as: UTF8.self)
         }
-    }
-
-    /// True when every byte is below 0x80 (read a word at a time).
-    private static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var at = 0, high: UInt64 = 0
-        while at + 8 <= bytes.count {
-            high |= bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
-            at += 8
-        }
-        while at < bytes.count { high |= UInt64(bytes[at]); at += 1 }
-        return high & 0x8080_8080_8080_8080 == 0
     }
 }
 
