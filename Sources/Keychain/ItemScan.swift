@@ -58,7 +58,7 @@ public final class ItemScan: RecordFold {
 
     public func take(_ record: OpenedRecord) throws {
         let payload = record.payload
-        guard payload.kind != .compaction else { return }
+        guard payload.kind.isItemRecord else { return }   // compaction markers and key records change no item
         let id = ItemKey(payload.itemIDWords)
         let order = MergeKey(payload)
         guard payload.kind == .put else {
