@@ -77,26 +77,6 @@ struct RecordSeal {
         } catch { throw .payload(error) }
     }
 
-    /// `open` into a record of its own. A device id equal to `knownDevice` shares its storage.
-    func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-              previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
-        let scratch = ReadScratch()
-        return try withExtendedLifetime(scratch) { () throws(Failure) in   // the record lies in it until copied out
-            try open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch).kept(knownDevice: knownDevice)
-        }
-    }
-
-    /// `open` with the previous tag in an array.
-    func open(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-              previousTag: [UInt8], knownDevice: [UInt8] = []) throws(Failure) -> VaultRecord {
-        let opened = previousTag.withUnsafeBytes { tag in
-            Result { () throws(Failure) in
-                try self.open(file, frame: frame, offset: offset, body: body, previousTag: tag, knownDevice: knownDevice)
-            }
-        }
-        return try opened.get()
-    }
-
     /// The tag of the record whose body ends at `end` of `file`.
     static func tag(of file: UnsafeRawBufferPointer, endingAt end: Int) -> [UInt8] {
         Array(file[(end - RecordFrame.tagLength)..<end])

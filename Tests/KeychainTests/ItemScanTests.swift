@@ -10,8 +10,8 @@ import KCTestSupport
 /// record kept, then replayed) answers, on random vaults written record by record: items edited
 /// and deleted by several devices with clocks out of file order and equal (the merge order's ties),
 /// tombstones, compaction markers, multi-record appends (one left incomplete: a torn tail), puts
-/// that are not items, both classes, case variants, require-password items, every attribute filter,
-/// match limits.
+/// that are not items, compacted vaults (pages), both classes, case variants, require-password
+/// items, every attribute filter, match limits.
 final class ItemScanTests: XCTestCase {
     var folder = ""
     var path: String { folder + "/vault/login.kc" }
@@ -30,10 +30,15 @@ final class ItemScanTests: XCTestCase {
     static let ports = ["443", "8080"]
 
     func testScanFindsWhatTheReplayFinds() throws {
-        var found = 0, failed = 0
+        var found = 0, failed = 0, paged = 0
         for seed in UInt64(1)...40 {
             var random = Draws(seed: seed)
             try writeRandomVault(&random, withPutsThatAreNotItems: seed % 4 == 0)
+            if seed % 4 == 1 {
+                // A compacted vault: its records sealed many to a page (format version 2).
+                _ = try Keychain.open(at: path, options: options()) { self.password }.compact()
+                paged += 1
+            }
             for _ in 0..<12 {
                 let queries = randomQueries(&random)
                 let expected = outcome { () throws(KeychainError) in
@@ -64,6 +69,7 @@ final class ItemScanTests: XCTestCase {
         // The cases are not all alike: many find items, some fail on a put that is not an item.
         XCTAssertGreaterThan(found, 40)
         XCTAssertGreaterThan(failed, 5)
+        XCTAssertEqual(paged, 10)
     }
 
     /// A scanned keychain asked another question, or asked again, reads the vault again and answers it.
