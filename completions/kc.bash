@@ -49,9 +49,10 @@ _kc_value_options() {
         'lock') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'sync') echo '--new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout' ;;
-        'sync init') echo '--remote --vault --keychain --master-password-fd --lock-timeout' ;;
-        'sync clone') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync init') echo '--remote --device-name --vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync clone') echo '--device-name --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync reset-device') echo '--device-name --vault --keychain --master-password-fd --lock-timeout' ;;
         'conflicts') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'conflicts resolve') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'conflicts resolve generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --keep --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -87,7 +88,7 @@ _kc() {
         fi
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'list'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'sync reset-device'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) break ;;
         esac
     done
@@ -423,10 +424,12 @@ _kc() {
         'sync:--master-password-fd') return ;;
         'sync:--lock-timeout') return ;;
         'sync init:--remote') return ;;
+        'sync init:--device-name') return ;;
         'sync init:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'sync init:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'sync init:--master-password-fd') return ;;
         'sync init:--lock-timeout') return ;;
+        'sync clone:--device-name') return ;;
         'sync clone:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'sync clone:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'sync clone:--master-password-fd') return ;;
@@ -435,6 +438,11 @@ _kc() {
         'sync status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'sync status:--master-password-fd') return ;;
         'sync status:--lock-timeout') return ;;
+        'sync reset-device:--device-name') return ;;
+        'sync reset-device:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync reset-device:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync reset-device:--master-password-fd') return ;;
+        'sync reset-device:--lock-timeout') return ;;
         'conflicts:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'conflicts:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'conflicts:--master-password-fd') return ;;
@@ -535,10 +543,11 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync') candidates='init clone status --continue --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync init') candidates='--remote --repair --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync clone') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone status reset-device --continue --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync init') candidates='--remote --repair --device-name --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync clone') candidates='--device-name --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync reset-device') candidates='--device-name --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'conflicts') candidates='resolve -w --password --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'conflicts resolve') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'conflicts resolve generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic --keep --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

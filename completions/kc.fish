@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import pass' 'import chrome-csv' 'import firefox-csv' 'unlock' 'lock' 'status' 'sync' 'sync init' 'sync clone' 'sync status' 'conflicts' 'conflicts resolve' 'conflicts resolve generic' 'conflicts resolve internet' 'git-credential' 'security' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import pass' 'import chrome-csv' 'import firefox-csv' 'unlock' 'lock' 'status' 'sync' 'sync init' 'sync clone' 'sync status' 'sync reset-device' 'conflicts' 'conflicts resolve' 'conflicts resolve generic' 'conflicts resolve internet' 'git-credential' 'security' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -117,11 +117,13 @@ function __kc_valued --argument-names path
         case 'sync'
             printf '%s\n' '--new-password-fd' '--new-password-file' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'sync init'
-            printf '%s\n' '--remote' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+            printf '%s\n' '--remote' '--device-name' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'sync clone'
-            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+            printf '%s\n' '--device-name' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'sync status'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'sync reset-device'
+            printf '%s\n' '--device-name' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'conflicts'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'conflicts resolve'
@@ -770,6 +772,7 @@ complete -c kc -n '__kc_at '\''status'\''' -s h -l help -d 'Show help for kc or 
 complete -c kc -n '__kc_at '\''sync'\''' -a 'init' -d 'Make the vault'\''s sync copy, commit it and push it to a remote.'
 complete -c kc -n '__kc_at '\''sync'\''' -a 'clone' -d 'Fetch a synced vault and make it this machine'\''s vault.'
 complete -c kc -n '__kc_at '\''sync'\''' -a 'status' -d 'Show what is not yet sent or received, and the devices.'
+complete -c kc -n '__kc_at '\''sync'\''' -a 'reset-device' -d 'Give this machine a new device id (a copied state folder).'
 complete -c kc -n '__kc_at '\''sync'\''' -l continue -d 'Finish a merge git stopped in the sync copy, then sync.'
 complete -c kc -n '__kc_at '\''sync'\''' -l new-password-fd -x -d 'Read the master password set on another machine from descriptor N.'
 complete -c kc -n '__kc_at '\''sync'\''' -l new-password-file -r -F -d 'Read the master password set on another machine from PATH (mode 0600).'
@@ -782,6 +785,7 @@ complete -c kc -n '__kc_at '\''sync'\''' -l version -d 'Print the version and ex
 complete -c kc -n '__kc_at '\''sync'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''sync init'\''' -l remote -x -d 'The git remote to push to (required unless --repair).'
 complete -c kc -n '__kc_at '\''sync init'\''' -l repair -d 'Only write the driver'\''s settings again in the existing sync copy (after kc moved).'
+complete -c kc -n '__kc_at '\''sync init'\''' -l device-name -x -d 'Name this machine in the vault (1 to 64 bytes); kc sync status shows it.'
 complete -c kc -n '__kc_at '\''sync init'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''sync init'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''sync init'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
@@ -789,6 +793,7 @@ complete -c kc -n '__kc_at '\''sync init'\''' -l lock-timeout -x -d 'Wait at mos
 complete -c kc -n '__kc_at '\''sync init'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''sync init'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''sync init'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''sync clone'\''' -l device-name -x -d 'Name this machine in the vault (1 to 64 bytes); kc sync status shows it.'
 complete -c kc -n '__kc_at '\''sync clone'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''sync clone'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
 complete -c kc -n '__kc_at '\''sync clone'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
@@ -803,6 +808,14 @@ complete -c kc -n '__kc_at '\''sync status'\''' -l lock-timeout -x -d 'Wait at m
 complete -c kc -n '__kc_at '\''sync status'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
 complete -c kc -n '__kc_at '\''sync status'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''sync status'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l device-name -x -d 'Name this machine in the vault (1 to 64 bytes); kc sync status shows it.'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''sync reset-device'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''conflicts'\''' -a 'resolve' -d 'conflicts resolve commands'
 complete -c kc -n '__kc_at '\''conflicts'\''' -s w -l password -d 'Show each version'\''s secret too.'
 complete -c kc -n '__kc_at '\''conflicts'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'

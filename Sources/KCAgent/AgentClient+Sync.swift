@@ -61,12 +61,12 @@ extension AgentClient {
         return try syncRequest(CopyStream.frames([copy], kind: RequestKind.copySummary.rawValue)) { (frame) throws(AgentError) in
             guard frame.kind == ReplyKind.summary.rawValue, frame.more else { throw AgentError.protocolError(.unexpectedReply) }
             var reader = frame.reader
-            let vector = try reader.vector()
+            let vector = try reader.vector(), names = try reader.deviceNames()
             try reader.finish()
             let items = try ListStream.receive(startingWith: try self.replyChannel!.receiveRequired(), on: self.replyChannel!) {
                 (reader) throws(AgentError) in try reader.summaryItem()
             }
-            return CopySummary(vector: vector, items: Dictionary(items, uniquingKeysWith: { first, _ in first }))
+            return CopySummary(vector: vector, items: Dictionary(items, uniquingKeysWith: { first, _ in first }), names: names)
         }
     }
 

@@ -53,12 +53,13 @@ struct SyncRequests {
             let copy = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
             // An empty copy names the live vault (as this agent reads it now).
             let keys = try vaultKeys()
-            let summary = copy.isEmpty ? CopySummary(records: try keychain.records) : try keychain.withVaultKey { (_, vaultID) throws(MergeError) in
+            let summary = copy.isEmpty ? CopySummary(live: try keychain.records) : try keychain.withVaultKey { (_, vaultID) throws(MergeError) in
                 try Self.checkVault(of: copy, side: .theirs, is: vaultID)
                 return try CopySummary(copy: copy, keys: keys)
             }
             var writer = WireWriter()
             writer.vector(summary.vector)
+            writer.deviceNames(summary.names)
             try channel.send(writer.frame(kind: ReplyKind.summary.rawValue, more: true))
             try ListStream.send(summary.items.sorted { $0.key.counter < $1.key.counter }, kind: .summary, on: channel) {
                 $0.summaryItem($1.key, $1.value)

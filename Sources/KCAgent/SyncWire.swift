@@ -107,6 +107,15 @@ extension WireWriter {
         }
     }
 
+    /// A `CopySummary`'s device names (after its vector).
+    mutating func deviceNames(_ names: [[UInt8]: String]) {
+        u32(UInt32(names.count))
+        for (device, name) in names {
+            bytes(device)
+            string(name)
+        }
+    }
+
     mutating func summaryItem(_ record: RecordID, _ item: [UInt8]) {
         bytes(record.device)
         u64(record.counter)
@@ -176,6 +185,12 @@ extension WireReader {
         var counters: [[UInt8]: UInt64] = [:]
         for _ in 0..<(try count(minimumSize: 12)) { counters[try bytes()] = try u64() }
         return VersionVector(counters)
+    }
+
+    mutating func deviceNames() throws(AgentError) -> [[UInt8]: String] {
+        var names: [[UInt8]: String] = [:]
+        for _ in 0..<(try count(minimumSize: 8)) { names[try bytes()] = try string() }
+        return names
     }
 
     mutating func summaryItem() throws(AgentError) -> (RecordID, [UInt8]) {

@@ -26,9 +26,12 @@ public enum RecordKind: UInt8, Sendable {
     /// An earlier vault key kept across a key rotation (format version 2 only), so records and
     /// copies sealed under it can still be opened and merged.
     case earlierKey = 5
+    /// The name of the device that wrote it (format version 2 only): the newest such record of a
+    /// device, by merge order, names it (`kc sync status`).
+    case deviceName = 6
 
     /// The kinds only a format version 2 file may hold.
-    public static let version2Kinds: Set<RecordKind> = [.passwordChange, .earlierKey]
+    public static let version2Kinds: Set<RecordKind> = [.passwordChange, .earlierKey, .deviceName]
 
     /// True for the records of an item (put, tombstone); false for the vault's own records.
     public var isItemRecord: Bool { self == .put || self == .delete }
@@ -52,6 +55,8 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     /// that the writer had and supersedes too (each 24 bytes: device id, counter u64; Docs/SYNC.md,
     /// rule 5): an edit that ends a conflict names the versions it saw.
     case resolvedVersions = 20
+    /// A device's name (UTF-8, 1 to 64 bytes) in a device-name record (kind 6).
+    case deviceName = 21
     /// One frontier entry of a compaction marker: device id (16) + counter (u64).
     case frontier = 64
     /// A password change's header: the 140 header bytes it wrote.

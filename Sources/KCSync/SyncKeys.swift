@@ -21,14 +21,16 @@ public protocol SyncKeys {
 }
 
 /// The ids in a copy of the vault, without their content: its version vector and each record's id
-/// with its item id (empty for a compaction marker).
+/// with its item id (empty for a compaction marker); and the names its devices gave themselves.
 public struct CopySummary: Sendable, Equatable {
     public var vector: VersionVector
     public var items: [RecordID: [UInt8]]
+    public var names: [[UInt8]: String]
 
-    public init(vector: VersionVector, items: [RecordID: [UInt8]]) {
+    public init(vector: VersionVector, items: [RecordID: [UInt8]], names: [[UInt8]: String] = [:]) {
         self.vector = vector
         self.items = items
+        self.names = names
     }
 
     /// The summary of `copy`, read whole with one of `keys` (`side` names it in a failure).
@@ -39,7 +41,14 @@ public struct CopySummary: Sendable, Equatable {
     public init(records: [VaultRecord]) {
         var items: [RecordID: [UInt8]] = [:]
         for record in records { items[record.payload.recordID] = record.payload.kind.isItemRecord ? record.payload.itemID : [] }
-        self.init(vector: VersionVector(records: records), items: items)
+        self.init(vector: VersionVector(records: records), items: items, names: DeviceNames.of(records))
+    }
+
+    /// The summary of the live vault's `records` as the sync copy would receive them: those that
+    /// stay on this machine (`LocalRecords`) left out, so they never count as not yet sent.
+    public init(live records: [VaultRecord]) {
+        let staying = LocalRecords.staying(records)
+        self.init(records: staying.isEmpty ? records : records.filter { !staying.contains($0.payload.recordID) })
     }
 }
 

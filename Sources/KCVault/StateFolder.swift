@@ -44,6 +44,22 @@ public struct StateFolder: Sendable, Equatable {
         return try readDeviceID(file) ?? id
     }
 
+    /// Gives this machine a new random device id (its state folder was copied from another machine,
+    /// which must not be written as twice): published over `device-id` by a rename. Returns the
+    /// replaced id (nil when there was none) and the new one.
+    public func replaceDeviceID() throws(VaultError) -> (old: [UInt8]?, new: [UInt8]) {
+        let file = path + "/device-id"
+        let old = try readDeviceID(file)
+        let id = Crypto.randomBytes(RecordPayload.idLength)
+        try makeFolder(path)
+        do {
+            let staged = try StagedFile.write(Array((id.hexString + "\n").utf8), for: file)
+            defer { staged.descriptor.close() }
+            try staged.publishReplacing()
+        } catch { throw .stateFileNotWritten(error) }
+        return (old, id)
+    }
+
     /// This machine's device id when it has one (never creates it).
     public func existingDeviceID() throws(VaultError) -> [UInt8]? {
         try readDeviceID(path + "/device-id")

@@ -31,7 +31,7 @@ extension Vault {
                 case .delete:
                     if let known = lastTombstone[id], !known.comesBefore(record.payload) { continue }
                     lastTombstone[id] = record.payload
-                case .compaction, .passwordChange, .earlierKey: continue
+                case .compaction, .passwordChange, .earlierKey, .deviceName: continue
                 }
             }
             let deleted = Set(lastTombstone.filter { id, tombstone in
@@ -45,7 +45,7 @@ extension Vault {
                 case .put:
                     guard !deleted.contains(id), emitted.insert(id).inserted, let index = latest[id] else { continue }
                     kept.append(records[index].plaintextWithoutBatchMarker())
-                case .delete, .passwordChange, .earlierKey:
+                case .delete, .passwordChange, .earlierKey, .deviceName:
                     kept.append(record.plaintextWithoutBatchMarker())
                 case .compaction:
                     continue

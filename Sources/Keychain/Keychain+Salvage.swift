@@ -98,7 +98,7 @@ extension SalvageReport {
             switch record.payload.kind {
             case .put: latestAttributes[record.payload.itemID] = (try? ItemCodec.item(from: record))?.attributes
             case .delete: deleted.insert(record.payload.itemID)
-            case .compaction, .passwordChange, .earlierKey: break
+            case .compaction, .passwordChange, .earlierKey, .deviceName: break
             }
         }
         keptRecords = kept.count
@@ -122,7 +122,7 @@ extension SalvageReport {
                 effect = current == nil && deleted.contains(id) ? .versionOfDeletedItem
                     : current?.version == record.payload.recordID ? .none : .olderVersion
             case .delete: effect = current == nil ? .none : .deletion
-            case .compaction, .passwordChange, .earlierKey: effect = .none
+            case .compaction, .passwordChange, .earlierKey, .deviceName: effect = .none
             }
             let item = record.payload.kind == .put ? (try? ItemCodec.item(from: record))?.attributes : latestAttributes[id]
             return LeftOut(sequence: record.sequence, offset: record.offset, item: item, effect: effect)

@@ -92,7 +92,7 @@ struct LiveIndex {
                 positions[id] = slots.count
                 slots.append(.deleted(by: record.payload))
             }
-        case .compaction, .passwordChange, .earlierKey:
+        case .compaction, .passwordChange, .earlierKey, .deviceName:
             return
         }
     }

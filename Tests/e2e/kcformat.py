@@ -171,6 +171,7 @@ _STRING_TAGS = {2: "service", 3: "account", 4: "label", 5: "description", 6: "co
 _CLASS_TAGS = {"generic": (2, 3, 4, 5, 6, 7), "internet": (3, 4, 5, 6, 8, 9, 11, 12, 13)}
 PUT, DELETE, COMPACTION = 1, 2, 3
 PASSWORD_CHANGE, EARLIER_KEY = 4, 5      # version 2 only: no item's records, they change no item
+DEVICE_NAME, TAG_DEVICE_NAME = 6, 21     # version 2 only: a device's name (UTF-8), the newest per device names it
 TAG_HEADER, TAG_EARLIER_KEY = 65, 66     # the header a password change wrote (140 bytes), an earlier key (32)
 TAG_REQUIRE_PASSWORD = 18
 TAG_THIS_DEVICE_ONLY = 19
@@ -318,6 +319,9 @@ def items(data: bytes, password: bytes) -> list[dict]:
             assert version >= 2, f"key record: kind {payload.kind} is unknown in a version-1 file"
             assert payload.item_id == bytes(16), "key record: kinds 3-5 have no item id"
             assert (TAG_HEADER if payload.kind == PASSWORD_CHANGE else TAG_EARLIER_KEY) in payload.fields, "key record: its field is missing"
+        if payload.kind == DEVICE_NAME:
+            assert version >= 2, "device name: kind 6 is unknown in a version-1 file"
+            assert payload.item_id == bytes(16), "device name: kind 6 has no item id"
         if payload.kind not in (PUT, DELETE):
             continue
         key, current = merge_order(plain), state.get(payload.item_id)
@@ -332,3 +336,22 @@ def items(data: bytes, password: bytes) -> list[dict]:
         elif current is None or current[0] < key:
             state[payload.item_id] = (key, None)
     return [state[i][1] for i in order if state[i][1] is not None]
+
+
+def device_names(data: bytes, password: bytes) -> dict:
+    """Device id (hex) -> name: each device's newest device-name record in the merge order; a record
+    whose name field is missing, empty, longer than 64 bytes or not UTF-8 names nothing."""
+    newest = {}
+    for _, plain in records(data, password):
+        payload = parse_payload(plain)
+        value = payload.fields.get(TAG_DEVICE_NAME)
+        if payload.kind != DEVICE_NAME or value is None or not 1 <= len(value) <= 64:
+            continue
+        try:
+            name = value.decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        device, key = plain[18:34].hex(), merge_order(plain)
+        if device not in newest or newest[device][0] < key:
+            newest[device] = (key, name)
+    return {device: name for device, (_, name) in newest.items()}

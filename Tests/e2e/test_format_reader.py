@@ -75,3 +75,11 @@ def test_the_page_vectors_are_read_by_the_independent_reader():
         vector = by_name[name]
         with pytest.raises(AssertionError):
             items(vector.data, vector.fields["password"].encode())
+
+
+def test_the_device_name_vectors_are_among_them():
+    from kcformat import device_names
+    named = next(v for v in OPENS if v.name == "valid-device-name")
+    names = device_names(named.data, named.fields["password"].encode())
+    assert sorted(names.values()) == ["desk", "laptop two"], "the newest record of each device names it"
+    assert {"payload-device-name-in-version-1", "payload-device-name-with-item-id"} <= {v.name for v in ALL}

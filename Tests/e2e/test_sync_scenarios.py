@@ -113,6 +113,7 @@ def test_a_copied_device_id_is_refused_clearly(pair, kc_bin, tmp_path, remote):
     result = third.run(["sync"])
     assert_failure(result, "errSecDecode", EXIT_DECODE)
     assert "share device id" in result.stderr and result.stderr.count("kc: error:") == 1, result.stderr
+    assert "kc sync reset-device" in result.stderr, "the hint names the way out"
     assert third.vault_path.read_bytes() == before
     assert services(laptop) == {"shared": "pw0"}, "the remote never took the clash"
     laptop.ok(["sync"])

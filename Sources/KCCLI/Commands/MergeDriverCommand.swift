@@ -139,7 +139,7 @@ enum MergeDriver {
             return KeychainError(.param, "cannot merge two different vaults (\(a.hexString) and \(b.hexString)); nothing was written")
         case .sharedDeviceID(let device, let counter):
             return KeychainError(.decode, "two machines share device id \(device.hexString) (both wrote a different record \(counter)); nothing was written",
-                                 hint: "each machine needs its own kc state folder: a copied one makes their changes impossible to tell apart")
+                                 hint: "each machine needs its own device id: on the one whose kc state folder was copied from another, run 'kc sync reset-device' (Docs/SYNC.md, Device ids)")
         case .keyNotKnown(let side, _):
             return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
                                  + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",

@@ -11,7 +11,7 @@ import Keychain
 
 /// `kc sync`, `kc sync init`, `kc sync clone` (Docs/SYNC.md): one vault on several machines
 /// through git, each machine keeping a sync working copy beside its live vault.
-let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneCommand, syncStatusCommand]
+let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneCommand, syncStatusCommand, syncResetDeviceCommand]
 
 private let syncFolderText = """
 The sync copy of the vault NAME ($XDG_DATA_HOME/kc/NAME.kc) is the git repository \
@@ -74,10 +74,13 @@ let syncInitCommand = CommandSpec(
     --repair writes merge.kc.driver (this kc's absolute path), merge.kc.name and pull.rebase=false again in \
     the existing sync copy, and the attribute line in .git/info/attributes, for a 'git pull' run there by \
     hand after kc moved ('kc sync' passes the driver on git's command line and needs no repair). Nothing else is touched and no password is asked.
+
+    \(deviceNameHelp) With --device-name the master password is asked even when the agent is unlocked.
     """,
     options: [
         .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
         .flag("repair", help: "Only write the driver's settings again in the existing sync copy (after kc moved)."),
+        deviceNameOption,
     ],
     examples: ["kc sync init --remote git@example.com:me/vault.git"],
     handler: runSyncInit)
@@ -89,8 +92,11 @@ let syncCloneCommand = CommandSpec(
     installs it as the vault (the default keychain, or --keychain NAME). This machine writes with its own \
     device id (in its state folder). An existing vault is kept: when it is the same vault (the same vault \
     id), the two are merged and synced; another vault there is refused (errSecDuplicateKeychain).
+
+    \(deviceNameHelp)
     """,
     arguments: [ArgumentSpec("URL", help: "The git remote holding the vault.")],
+    options: [deviceNameOption],
     examples: ["kc sync clone git@example.com:me/vault.git"],
     handler: runSyncClone)
 
@@ -109,10 +115,12 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
-    if let agent = setup.unlockedAgent() {
+    let name = try deviceName(invocation)
+    if name == nil, let agent = setup.unlockedAgent() {
         try create(try SyncSetup.worded { try agent.liveVault() })
     } else {
-        let (keychain, _) = try setup.openVault()
+        let (keychain, password) = try setup.openVault()
+        if let name { try keychain.nameDevice(name, password: password) }
         _ = try SyncSetup.worded {
             try keychain.exchange { lease in
                 try create(try SyncSetup.worded { () throws -> [UInt8] in
@@ -129,13 +137,17 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
 func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let remote = invocation.arguments[0]
     let setup = try SyncSetup(context)
+    let name = try deviceName(invocation)
     let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
+    let status: Int32
     do throws(KeychainError) {
-        return try install(copy, remote: remote, setup, context)
+        status = try install(copy, remote: remote, setup, context)
     } catch {
         try? FileSystem.removeTree(setup.folder)   // the vault is untouched: the clone can be run again
         throw error
     }
+    if let name { try nameThisDevice(name, setup) }
+    return status
 }
 
 /// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).

@@ -45,7 +45,7 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
             } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
         }
     } else if let keychain {
-        live = CopySummary(records: try keychain.records)
+        live = CopySummary(live: try keychain.records)
         var failure: MergeError?
         _ = try keychain.exchange { lease in
             do throws(MergeError) { if let upstream { remote = try LeaseKeys(lease).summary(of: upstream) } } catch { failure = error }
@@ -62,9 +62,11 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     out.writeLine("records: \(liveIDs.subtracting(remoteIDs).count) not yet sent, \(remoteIDs.subtracting(liveIDs).count) not yet received")
     let this = try? StateFolder(context.stateDirectory).existingDeviceID()
     let vector = live.vector.joined(with: remote.vector)
+    let names = remote.names.merging(live.names) { _, here in here }
     out.writeLine("devices:")
     for (device, counter) in vector.counters.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-        out.writeLine("  \(device.hexString) \(counter)\(device == this ? " (this machine)" : "")")
+        let name = names[device].map { " \"" + Printable.text($0) + "\"" } ?? ""
+        out.writeLine("  \(device.hexString)\(name) \(counter)\(device == this ? " (this machine)" : "")")
     }
     return 0
 }

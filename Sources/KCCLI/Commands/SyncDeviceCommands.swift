@@ -1,0 +1,59 @@
+import KCCrypto
+import KCFormat
+import KCSync
+import KCVault
+import Keychain
+
+// Device names (`--device-name` of sync init and clone) and `kc sync reset-device`.
+
+/// `--device-name NAME` of sync init, sync clone and sync reset-device.
+let deviceNameOption = OptionSpec.value("device-name", valueName: "NAME",
+                                        help: "Name this machine in the vault (1 to 64 bytes); kc sync status shows it.")
+
+let deviceNameHelp = """
+--device-name NAME names this machine in the vault: a sealed record (never in git's metadata: commits \
+still say only 'kc sync') that the other machines receive with the next sync; 'kc sync status' shows \
+each device's newest name. A vault of format version 1 is converted to version 2 first.
+"""
+
+/// The checked `--device-name` value, or nil without the flag.
+func deviceName(_ invocation: ParsedInvocation) throws(KeychainError) -> String? {
+    guard let value = invocation.value("device-name") else { return nil }
+    guard let name = DeviceNames.checked(value) else {
+        throw usageError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
+    }
+    return name
+}
+
+let syncResetDeviceCommand = CommandSpec(
+    "sync reset-device", abstract: "Give this machine a new device id (a copied state folder).",
+    discussion: """
+    Every machine writes its records under a device id of its own, kept in its state folder \
+    ($XDG_STATE_HOME/kc/device-id). A state folder copied to another machine (a restored backup of the \
+    home folder, a cloned virtual machine) makes two machines write as one: 'kc sync' then refuses their \
+    records ("two machines share device id"). Run this on the copy, before it writes again: it makes a new \
+    random device id, so this machine's next records are its own. Records already written under the old \
+    id stay as they are (see Docs/SYNC.md, Device ids, for a copy that already wrote). Run it while no \
+    other kc command (or agent) of this machine is running.
+
+    \(deviceNameHelp)
+    """,
+    options: [deviceNameOption],
+    examples: ["kc sync reset-device --device-name laptop"],
+    handler: runSyncResetDevice)
+
+func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+    let name = try deviceName(invocation)
+    let replaced: (old: [UInt8]?, new: [UInt8])
+    do { replaced = try StateFolder(context.stateDirectory).replaceDeviceID() } catch { throw KeychainError(error) }
+    context.notice("this machine now writes as device \(replaced.new.hexString)"
+                   + (replaced.old.map { " (it was \($0.hexString))" } ?? ""))
+    if let name { try nameThisDevice(name, SyncSetup(context)) }
+    return 0
+}
+
+/// Opens the vault of `setup` with the master password and names this machine's device `name`.
+func nameThisDevice(_ name: String, _ setup: SyncSetup) throws(KeychainError) {
+    let (keychain, password) = try setup.openVault()
+    try keychain.nameDevice(name, password: password)
+}

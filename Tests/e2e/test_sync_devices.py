@@ -1,0 +1,91 @@
+"""Device names and `kc sync reset-device` with real git and a local bare repository (the fixtures of
+test_sync.py): names given at init and clone are shown by `kc sync status` on both machines, live only
+in sealed records (never in git's metadata), and a rename is a newer record; a machine whose state
+folder was copied is refused with a hint naming reset-device, which gives it a new device id."""
+import shutil
+
+from kcformat import parse_payload, records
+from kcharness import EXIT_PARAM, assert_failure
+from test_sync import git, machine, remote, services  # noqa: F401  (pytest fixtures)
+from test_sync_local import git_bytes
+
+KIND_DEVICE_NAME = 6
+
+
+def device_lines(kc) -> dict:
+    """device id -> the rest of its `kc sync status` line."""
+    status = kc.ok(["sync", "status"]).stdout
+    lines = [line.split(" ", 3)[2:] for line in status.splitlines() if line.startswith("  ")]
+    return {parts[0]: (parts[1] if len(parts) > 1 else "") for parts in lines}
+
+
+def names(kc) -> set:
+    status = kc.ok(["sync", "status"]).stdout
+    return {line.split()[1] for line in status.splitlines() if line.startswith("  ") and len(line.split()) >= 3}
+
+
+def named_pair(kc_bin, tmp_path, remote):
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    laptop.ok(["sync", "init", "--remote", remote, "--device-name", "laptop-one"])
+    desktop.ok(["sync", "clone", remote, "--device-name", "desk top"])
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+    return laptop, desktop
+
+
+def test_names_are_shown_on_both_machines_and_only_sealed(kc_bin, tmp_path, remote):
+    laptop, desktop = named_pair(kc_bin, tmp_path, remote)
+    for kc in (laptop, desktop):
+        status = kc.ok(["sync", "status"]).stdout
+        assert "\"laptop-one\"" in status and "\"desk top\"" in status, status
+    this = [line for line in laptop.ok(["sync", "status"]).stdout.splitlines() if line.endswith("(this machine)")]
+    assert len(this) == 1 and "\"laptop-one\"" in this[0]
+    metadata = git(remote, "log", "--all", "--format=%an %ae %cn %ce %B")
+    assert "laptop" not in metadata and "desk" not in metadata
+    blob = git_bytes(remote, "main:login.kc")
+    assert b"laptop-one" not in blob and b"desk top" not in blob, "the names are sealed"
+    kinds = [parse_payload(plain).kind for _, plain in records(blob, laptop.master_password.encode())]
+    assert kinds.count(KIND_DEVICE_NAME) == 2
+
+
+def test_a_rename_is_a_newer_record_and_wins(kc_bin, tmp_path, remote):
+    laptop, desktop = named_pair(kc_bin, tmp_path, remote)
+    laptop.ok(["sync", "reset-device", "--device-name", "laptop-two"])   # a new id, named
+    laptop.add_generic("after", "me", "x")
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    status = desktop.ok(["sync", "status"]).stdout
+    assert "\"laptop-two\"" in status and "\"laptop-one\"" in status, "the old id keeps its name; the new id has its own"
+    assert services(desktop)["after"] == "x"
+
+
+def test_a_bad_name_is_refused(kc_bin, tmp_path, remote):
+    laptop = machine(kc_bin, tmp_path, "laptop")
+    laptop.init()
+    result = laptop.run(["sync", "init", "--remote", remote, "--device-name", "x" * 65])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert "--device-name takes 1 to 64 bytes" in result.stderr
+
+
+def test_reset_device_lets_a_copied_state_folder_sync_as_its_own_device(kc_bin, tmp_path, remote):
+    """A copy that has not written yet (the clash itself: test_sync_scenarios.py): reset-device before its
+    first write, and it syncs as a device of its own, named."""
+    laptop, desktop = named_pair(kc_bin, tmp_path, remote)
+    desktop.add_generic("from-desktop", "me", "d1")
+    desktop.ok(["sync"])
+    fourth = machine(kc_bin, tmp_path, "fourth")
+    for part in ("data", "state"):
+        shutil.copytree(desktop.home / part, fourth.home / part, symlinks=True)
+    old = (fourth.home / "state" / "kc" / "device-id").read_text().strip()
+    notice = fourth.ok(["sync", "reset-device", "--device-name", "fourth"]).stderr
+    new = (fourth.home / "state" / "kc" / "device-id").read_text().strip()
+    assert new != old and f"now writes as device {new} (it was {old})" in notice
+    desktop.add_generic("after-copy", "me", "a1")   # under the id the copy had: no clash after the reset
+    desktop.ok(["sync"])
+    fourth.add_generic("from-fourth", "me", "f1")
+    fourth.ok(["sync"])
+    desktop.ok(["sync"])
+    assert services(desktop) == {"shared": "pw0", "from-desktop": "d1", "after-copy": "a1", "from-fourth": "f1"}
+    assert "\"fourth\"" in desktop.ok(["sync", "status"]).stdout
