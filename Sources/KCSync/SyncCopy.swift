@@ -139,9 +139,14 @@ public struct SyncCopy: Sendable {
     }
 
     /// The vault file at `revision` (e.g. the upstream branch), or nil when it has none; one beyond
-    /// `VaultMerge.maximumCopySize` is refused.
+    /// `VaultMerge.maximumCopySize` is refused before it is read (its size asked of git first: a
+    /// remote decides what a fetched blob holds).
     public func vaultBytes(at revision: String) throws -> [UInt8]? {
-        let outcome = try git.attempt(["show", revision + ":" + fileName])
+        let object = revision + ":" + fileName
+        let size = try git.attempt(["cat-file", "-s", object])
+        guard size.termination.succeeded else { return nil }
+        do { try VaultMerge.checkSize(Int(size.text) ?? Int.max, of: .theirs) } catch { throw Problem.merge(error) }
+        let outcome = try git.attempt(["show", object])
         guard outcome.termination.succeeded else { return nil }
         do { try VaultMerge.checkSize(outcome.output.count, of: .theirs) } catch { throw Problem.merge(error) }
         return outcome.output
