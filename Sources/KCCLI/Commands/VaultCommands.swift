@@ -55,7 +55,9 @@ let passwdCommand = CommandSpec(
     --rotate-key a new vault key is made as well and every record sealed again: use it when the old key \
     may have leaked (e.g. an old copy of the vault and its password were exposed), since without it the \
     old password still opens old copies of the file. The new password is asked twice on the terminal, or \
-    read from --new-password-fd N or --new-password-file PATH (mode 0600).
+    read from --new-password-fd N or --new-password-file PATH (mode 0600). On a synced vault the change \
+    reaches the other machines with their next 'kc sync' (see 'kc help sync'); old commits in git keep \
+    opening with the old password.
     """,
     options: [
         .flag("rotate-key", help: "Also replace the vault key and re-seal every record."),
