@@ -177,7 +177,9 @@ public struct ItemFields: Equatable, Sendable {
 }
 
 extension UnsafeRawBufferPointer {
-    /// True when every byte is below 0x80 (read a word at a time).
+    /// True when every byte is below 0x80 (read a word at a time). Inlinable: the item check and
+    /// the in-place comparisons ask it of every attribute read.
+    @inlinable
     public var isASCII: Bool {
         var at = 0, high: UInt64 = 0
         while at + 8 <= count {

@@ -25,7 +25,9 @@ public struct PayloadView {
         let version = plain[0]
         guard version == RecordPayload.version else { throw .badPayload(.unsupportedVersion(version)) }
         let rawKind = plain[1]
-        guard let kind = RecordKind(rawValue: rawKind), allowsVersion2 || !RecordKind.version2Kinds.contains(kind) else {
+        // (Kinds 1-3, nearly every record, are read without looking the kind up in a set.)
+        guard let kind = RecordKind(rawValue: rawKind), allowsVersion2 || kind.isItemRecord || kind == .compaction
+                || !RecordKind.version2Kinds.contains(kind) else {
             throw .badPayload(.unknownKind(rawKind))
         }
         guard u64(34) > 0 else { throw .badPayload(.zeroCounter) }
