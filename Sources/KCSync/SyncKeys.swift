@@ -88,7 +88,7 @@ public final class LeaseKeys: SyncKeys {
     public init(_ lease: Vault.Lease, unlock: @escaping (VaultHeader) -> SecureBytes? = { _ in nil }) {
         self.lease = lease
         keys = VaultKeys(lease.key, header: try? VaultImage.header(of: lease.bytes), unlock: unlock)
-        if let image = try? VaultImage(bytes: lease.bytes, key: lease.key) { keys.learn(from: image.records) }
+        keys.learnLater(from: lease.bytes)
     }
 
     /// The live vault's file as a sync copy may receive it: less the records that stay on this

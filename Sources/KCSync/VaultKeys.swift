@@ -43,15 +43,28 @@ public final class VaultKeys {
         let key: SecureBytes
     }
 
-    /// `bytes` read whole with the first known key that reads it, learning its earlier keys.
+    /// Copies to learn earlier keys from only when a copy opens with none of the known keys
+    /// (reading them costs a pass over their records).
+    private var laterSources: [[UInt8]] = []
+
+    /// Learns the earlier keys of `bytes` (a copy one of the known keys opens) the first time a
+    /// copy opens with none of them.
+    public func learnLater(from bytes: [UInt8]) { laterSources.append(bytes) }
+
+    /// `bytes` read whole with the first known key that reads it, learning its earlier keys
+    /// (and, when no known key reads it, those of the sources kept for later first).
     private func attempt(_ bytes: [UInt8]) -> Opened? {
-        for key in all {
-            guard let image = try? VaultImage(bytes: bytes, key: key) else { continue }
-            learn(from: image.records)
-            if !knownHeaders.contains(image.header) { knownHeaders.append(image.header) }
-            return Opened(image: image, key: key)
+        while true {
+            for key in all {
+                guard let image = try? VaultImage(bytes: bytes, key: key) else { continue }
+                learn(from: image.records)
+                if !knownHeaders.contains(image.header) { knownHeaders.append(image.header) }
+                return Opened(image: image, key: key)
+            }
+            guard !laterSources.isEmpty else { return nil }
+            let source = laterSources.removeFirst()
+            if let image = all.lazy.compactMap({ try? VaultImage(bytes: source, key: $0) }).first { learn(from: image.records) }
         }
-        return nil
     }
 
     /// Why `bytes` (the copy of `side`) opens with no known key: `keyNotKnown` when its first
