@@ -30,8 +30,8 @@ def named_pair(kc_bin, tmp_path, remote):
     laptop.add_generic("shared", "me", "pw0")
     laptop.ok(["sync", "init", "--remote", remote, "--device-name", "laptop-one"])
     desktop.ok(["sync", "clone", remote, "--device-name", "desk top"])
-    desktop.ok(["sync"])
-    laptop.ok(["sync"])
+    for kc in (laptop, desktop, laptop):   # each name goes out with its machine's next sync
+        kc.ok(["sync"])
     return laptop, desktop
 
 
@@ -59,6 +59,16 @@ def test_a_rename_is_a_newer_record_and_wins(kc_bin, tmp_path, remote):
     status = desktop.ok(["sync", "status"]).stdout
     assert "\"laptop-two\"" in status and "\"laptop-one\"" in status, "the old id keeps its name; the new id has its own"
     assert services(desktop)["after"] == "x"
+
+
+def test_an_init_that_fails_leaves_the_vault_unnamed_and_untouched(kc_bin, tmp_path):
+    laptop = machine(kc_bin, tmp_path, "laptop")
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    before = laptop.vault_path.read_bytes()
+    result = laptop.run(["sync", "init", "--remote", str(tmp_path / "nowhere.git"), "--device-name", "laptop"])
+    assert result.returncode != 0
+    assert laptop.vault_path.read_bytes() == before
 
 
 def test_a_bad_name_is_refused(kc_bin, tmp_path, remote):

@@ -120,7 +120,6 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         try create(try SyncSetup.worded { try agent.liveVault() })
     } else {
         let (keychain, password) = try setup.openVault()
-        if let name { try keychain.nameDevice(name, password: password) }
         _ = try SyncSetup.worded {
             try keychain.exchange { lease in
                 try create(try SyncSetup.worded { () throws -> [UInt8] in
@@ -129,6 +128,8 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
                 return nil
             }
         }
+        // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
+        if let name { try keychain.nameDevice(name, password: password) }
     }
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
     return 0
@@ -139,19 +140,17 @@ func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(Key
     let setup = try SyncSetup(context)
     let name = try deviceName(invocation)
     let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
-    let status: Int32
     do throws(KeychainError) {
-        status = try install(copy, remote: remote, setup, context)
+        return try install(copy, remote: remote, naming: name, setup, context)
     } catch {
         try? FileSystem.removeTree(setup.folder)   // the vault is untouched: the clone can be run again
         throw error
     }
-    if let name { try nameThisDevice(name, setup) }
-    return status
 }
 
 /// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).
-private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+/// `name`, when given, names this machine's device in the vault (before the sync of a same vault).
+private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
     let bytes = try SyncSetup.worded { try copy.vaultBytes() }
     let header: VaultHeader
     do throws(VaultImage.Problem) { header = try VaultImage.header(of: bytes) } catch {
@@ -163,6 +162,7 @@ private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ con
             throw KeychainError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
                                 hint: "clone it as another keychain: kc --keychain NAME sync clone URL")
         }
+        if let name { try nameThisDevice(name, setup) }
         return try syncRound(setup, context)
     }
     let password = try MasterPassword.obtain(context, prompt: "Master password for the vault at \(remote): ")
@@ -176,7 +176,8 @@ private func install(_ copy: SyncCopy, remote: String, _ setup: SyncSetup, _ con
         _ = try Vault.copy(at: copy.filePath, to: setup.path)
         _ = try StateFolder(context.stateDirectory).deviceID()
     } catch { throw KeychainError(error) }
-    _ = try Keychain.open(at: setup.path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
+    let keychain = try Keychain.open(at: setup.path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
+    if let name { try keychain.nameDevice(name, password: password) }
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
     return 0
 }
