@@ -20,7 +20,7 @@ extension Vault {
         /// Where the tag before `offset` ends in `raw`: nil while it is `log.lastTag` (read before).
         var chainTagEnd: Int?
         defer { if tally.count > 0 { fold?.discardBatch() } }
-        let seal = recordSeal
+        let seal = recordSeal, fold = fold
         let allowsPages = header.allowsVersion2Content
         let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
             Result {
@@ -46,7 +46,7 @@ extension Vault {
                             }
                             openBatch = (remaining ?? 0) > 0 ? remaining : nil
                             tally.add(record.payload)
-                            if let fold = self.fold {
+                            if let fold {
                                 try fold.take(record)
                             } else {
                                 kept.append(record.kept(knownDevice: (kept.last ?? self.log.records.last)?.payload.recordID.device ?? []))

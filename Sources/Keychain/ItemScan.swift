@@ -21,11 +21,12 @@ public final class ItemScan: RecordFold {
     private let keyAttributes: [Attribute]
 
     /// An item id's place in creation order (first appearance in the log): the record of the item
-    /// that comes last in the merge order so far, and the kept put when it is live and wanted.
+    /// that comes last in the merge order so far, and where its put is kept when it is live and
+    /// wanted (-1: not kept). Plain words: the arrays of them grow without touching references.
     private struct Slot {
         var order: MergeKey
         var live: Bool
-        var kept: StoredItem?
+        var kept: Int32
     }
 
     /// What one record of the batch being read does, until the batch is complete.
@@ -35,13 +36,16 @@ public final class ItemScan: RecordFold {
         let kind: RecordKind
         /// A put that is not an item: a read fails on it unless an earlier tombstone wins.
         let problem: NotAnItem?
-        let kept: StoredItem?
+        /// Where the put is kept when wanted (-1: not kept).
+        let kept: Int32
     }
 
     // Read and written once per record: no dynamic exclusivity check (the class is never shared).
     @exclusivity(unchecked) private var slots: [Slot] = []
     @exclusivity(unchecked) private var positions = ItemTable()
     @exclusivity(unchecked) private var batch: [Taken] = []
+    /// The wanted puts copied out, by `Slot.kept` (nil once another record of the item wins).
+    private var keptItems: [StoredItem?] = []
     /// The first put that is not an item and counts (`LiveIndex` refuses the log on it).
     private var failure: KeychainError?
 
@@ -53,7 +57,7 @@ public final class ItemScan: RecordFold {
     /// The live items wanted, in creation order; errSecDecode when a put that counts is not an item.
     func found() throws(KeychainError) -> [StoredItem] {
         if let failure { throw failure }
-        return slots.compactMap { $0.live ? $0.kept : nil }
+        return slots.compactMap { $0.live && $0.kept >= 0 ? keptItems[Int($0.kept)] : nil }
     }
 
     public func take(_ record: OpenedRecord) throws {
@@ -62,16 +66,20 @@ public final class ItemScan: RecordFold {
         let id = ItemKey(payload.itemIDWords)
         let order = MergeKey(payload)
         guard payload.kind == .put else {
-            batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, kept: nil))
+            batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, kept: -1))
             return
         }
         let fieldsClass: ItemFields.ItemClass
         do throws(ItemFormatError) { fieldsClass = try ItemFields.check(payload) } catch {
             let problem = NotAnItem(sequence: record.sequence, offset: record.offset, problem: error)
-            batch.append(Taken(id: id, order: order, kind: .put, problem: problem, kept: nil))
+            batch.append(Taken(id: id, order: order, kind: .put, problem: problem, kept: -1))
             return
         }
-        let kept = isWanted(payload, fieldsClass) ? StoredItem(record: record.kept(), fieldsClass: fieldsClass) : nil
+        var kept: Int32 = -1
+        if isWanted(payload, fieldsClass) {
+            kept = Int32(keptItems.count)
+            keptItems.append(StoredItem(record: record.kept(), fieldsClass: fieldsClass))
+        }
         batch.append(Taken(id: id, order: order, kind: .put, problem: nil, kept: kept))
     }
 
@@ -89,6 +97,7 @@ public final class ItemScan: RecordFold {
         for taken in batch {
             let position = positions[taken.id]
             if let position, taken.order.comesBefore(slots[position].order) {
+                forget(taken.kept)
                 // An earlier version or tombstone changes nothing; a put that is not an item is
                 // still an error when it loses only to a live version (as `LiveIndex` reads it).
                 if let problem = taken.problem, slots[position].live { return fail(problem) }
@@ -96,7 +105,10 @@ public final class ItemScan: RecordFold {
             }
             if let problem = taken.problem { return fail(problem) }
             let slot = Slot(order: taken.order, live: taken.kind == .put, kept: taken.kept)
-            if let position { slots[position] = slot } else {
+            if let position {
+                forget(slots[position].kept)
+                slots[position] = slot
+            } else {
                 positions[taken.id] = slots.count
                 slots.append(slot)
             }
@@ -107,12 +119,21 @@ public final class ItemScan: RecordFold {
         failure = KeychainError(.decode, .notAnItem(problem))
     }
 
-    public func discardBatch() { batch.removeAll(keepingCapacity: true) }
+    /// Lets go of a kept put that no longer counts.
+    private func forget(_ kept: Int32) {
+        if kept >= 0 { keptItems[Int(kept)] = nil }
+    }
+
+    public func discardBatch() {
+        for taken in batch { forget(taken.kept) }
+        batch.removeAll(keepingCapacity: true)
+    }
 
     public func reset() {
         slots = []
         positions = ItemTable()
         batch = []
+        keptItems = []
         failure = nil
     }
 }
