@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parent.parent / "bench" / "bench.py"
-KC_ROWS = ["version", "find", "find-moderate", "add", "list", "update", "delete", "check", "compact"]
+KC_ROWS = ["version", "find", "find-moderate", "add", "list", "update", "delete", "check", "compact", "find-compacted",
+           "add-compacted"]
 AGENT_ROWS = ["unlock", "unlocked-find", "unlocked-add", "unlocked-list"]
 
 
@@ -44,6 +45,8 @@ def test_bench_tiny_measures_every_row(tmp_path):
     assert rows["unlocked-find-beyond"]["10"]["median_ms"] == \
         rows["unlocked-find"]["10"]["median_ms"] - rows["version"]["10"]["median_ms"]
     assert rows["keyring-daemon"]["10"]["max_rss_kib"] > 0
+    assert rows["find-compacted-beyond-kdf"]["10"]["median_ms"] == \
+        rows["find-compacted"]["10"]["median_ms"] - rows["kdf"]["10"]["median_ms"]
     assert data["machine"]["nproc"] >= 1 and data["machine"]["loadavg_end"]
     sync = data["sync"]
     assert sync["merge"]["median_ms"] > 0 and sync["sync"]["median_ms"] > 0, sync
@@ -55,6 +58,7 @@ def test_bench_tiny_measures_every_row(tmp_path):
     table = (out / "latest.md").read_text()
     assert "| `kc merge-driver`: 10 + 10 new records (median) | " in table
     assert "repository after 4 syncs" in table
+    assert "| cold `kc find -w` after `kc compact`, beyond the KDF | " in table
     assert "| `pass show` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `secret-tool lookup` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `pass show` ÷ unlocked `kc find -w` (above 1: kc is faster) | " in table
