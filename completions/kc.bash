@@ -48,7 +48,7 @@ _kc_value_options() {
         'unlock') echo '--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout' ;;
         'lock') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
-        'sync') echo '--new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout' ;;
+        'sync') echo '--device-name --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync init') echo '--remote --device-name --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync clone') echo '--device-name --vault --keychain --master-password-fd --lock-timeout' ;;
         'sync status') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -417,6 +417,7 @@ _kc() {
         'status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
         'status:--master-password-fd') return ;;
         'status:--lock-timeout') return ;;
+        'sync:--device-name') return ;;
         'sync:--new-password-fd') return ;;
         'sync:--new-password-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'sync:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -543,7 +544,7 @@ _kc() {
         'unlock') candidates='--timeout --max-ttl --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'lock') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'status') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'sync') candidates='init clone status reset-device --continue --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
+        'sync') candidates='init clone status reset-device --continue --device-name --new-password-fd --new-password-file --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync init') candidates='--remote --repair --device-name --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync clone') candidates='--device-name --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'sync status') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;

@@ -99,3 +99,13 @@ def test_reset_device_lets_a_copied_state_folder_sync_as_its_own_device(kc_bin, 
     desktop.ok(["sync"])
     assert services(desktop) == {"shared": "pw0", "from-desktop": "d1", "after-copy": "a1", "from-fourth": "f1"}
     assert "\"fourth\"" in desktop.ok(["sync", "status"]).stdout
+
+
+def test_sync_with_a_device_name_renames_this_machine(kc_bin, tmp_path, remote):
+    laptop, desktop = named_pair(kc_bin, tmp_path, remote)
+    this = [line for line in laptop.ok(["sync", "status"]).stdout.splitlines() if line.endswith("(this machine)")][0].split()[0]
+    laptop.ok(["sync", "--device-name", "laptop-renamed"])
+    desktop.ok(["sync"])
+    status = desktop.ok(["sync", "status"]).stdout
+    line = next(line for line in status.splitlines() if line.strip().startswith(this))
+    assert "\"laptop-renamed\"" in line and "laptop-one" not in status, "the newer record of the same device names it"

@@ -52,15 +52,19 @@ let syncCommand = CommandSpec(
     is refused until 'kc sync --continue', which merges the vault file's two sides (git's stages :2: and :3:) \
     with the vault key, commits the merge, and goes on with the sync.
 
+    --device-name NAME renames this machine first (a newer device-name record, which this sync sends; the \
+    master password is asked for it even when the agent is unlocked). \(deviceNameHelp)
+
     \(syncFolderText)
     """,
     options: [
         .flag("continue", help: "Finish a merge git stopped in the sync copy, then sync."),
+        deviceNameOption,
         .value("new-password-fd", valueName: "N", help: "Read the master password set on another machine from descriptor N."),
         .value("new-password-file", valueName: "PATH", help: "Read the master password set on another machine from PATH (mode 0600).",
                completion: .file),
     ],
-    examples: ["kc sync", "kc sync --continue"],
+    examples: ["kc sync", "kc sync --continue", "kc sync --device-name laptop"],
     handler: runSync)
 
 let syncInitCommand = CommandSpec(
@@ -183,7 +187,12 @@ private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ s
 }
 
 func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    try syncRound(try SyncSetup(context), context, invocation: invocation)
+    let setup = try SyncSetup(context)
+    if let name = try deviceName(invocation) {
+        try setup.requireSyncCopy()
+        try nameThisDevice(name, setup)
+    }
+    return try syncRound(setup, context, invocation: invocation)
 }
 
 /// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
