@@ -23,13 +23,13 @@ public enum ItemVersions {
         }
     }
 
-    /// The heads of each item of `items` among `records` (a vault's), by item id (items without
-    /// records are left out): what an edit of one of them, on top of its current version, also
-    /// supersedes.
-    public static func heads(of items: Set<[UInt8]>, in records: [VaultRecord]) -> [[UInt8]: [VaultRecord]] {
+    /// The records of each item of `items` among `records` (a vault's), in their order, by item id
+    /// (items without records are left out): the versions an edit of one of them, on top of its
+    /// current version, was written after; their `heads` are those it also supersedes.
+    public static func records(of items: Set<[UInt8]>, in records: [VaultRecord]) -> [[UInt8]: [VaultRecord]] {
         var byItem: [[UInt8]: [VaultRecord]] = [:]
         for record in records where items.contains(record.payload.itemID) { byItem[record.payload.itemID, default: []].append(record) }
-        return byItem.mapValues(heads)
+        return byItem
     }
 }
 

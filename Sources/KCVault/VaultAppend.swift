@@ -56,7 +56,7 @@ extension Vault {
             }
             if record.basedOnPrevious, let previous = written.last { record.base = previous.payload.recordID }
             counter += 1
-            let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
+            let plaintext = record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next(after: record.notBefore))
             let sequence = log.nextSequence + UInt64(written.count)
             let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
@@ -121,6 +121,13 @@ public struct HybridLogicalClock {
 
     /// The next timestamp at the wall clock's time.
     public mutating func next() -> UInt64 { next(now: Self.wallMilliseconds()) }
+
+    /// The next timestamp, also after `floor` (the version a record replaces, stamped however far
+    /// ahead); the clock then continues after it.
+    public mutating func next(after floor: UInt64) -> UInt64 {
+        last = max(last, floor)
+        return next()
+    }
 
     /// The next timestamp at wall-clock time `now` (milliseconds): `max(now << 16, last + 1)`.
     /// Never wraps or traps: a clock started after `limit(now:)`'s reach stays where it is.

@@ -66,6 +66,9 @@ public struct PendingRecord {
     /// True when its base is the record written just before it by the same append (whose record
     /// id is only known then); `base` is then not used.
     public var basedOnPrevious = false
+    /// A timestamp the record is stamped after (the latest version of the item it replaces), even
+    /// beyond the bound of the writer's clock (`HybridLogicalClock.maximumLead`); 0 for none.
+    public var notBefore: UInt64 = 0
 
     public init(kind: RecordKind, itemID: [UInt8], base: RecordID?, fields: [(tag: UInt8, value: SecureBytes)] = []) {
         self.kind = kind

@@ -326,16 +326,21 @@ public final class Keychain {
 
     /// `pending` with each edit (a record with a base: its item's current version) also naming
     /// the item's other heads in `records` (`ItemVersions`) as versions it resolves: its writer
-    /// had them, so the edit ends the item's conflict (Docs/SYNC.md, rule 5).
+    /// had them, so the edit ends the item's conflict (Docs/SYNC.md, rule 5). Each edit is also
+    /// stamped after every version of its item held here (`notBefore`), however far ahead one is
+    /// stamped (Docs/SYNC.md, Clocks): the writer's edit comes after what it replaces.
     static func resolvingConflicts(_ pending: [PendingRecord], in records: [VaultRecord]) -> [PendingRecord] {
         let edited = Set(pending.filter { $0.base != nil }.map(\.itemID))
         guard !edited.isEmpty else { return pending }
-        let heads = ItemVersions.heads(of: edited, in: records)
+        let versions = ItemVersions.records(of: edited, in: records)
         return pending.map { record in
-            let others = (heads[record.itemID] ?? []).map(\.payload.recordID).filter { $0 != record.base }
-            guard record.base != nil, !others.isEmpty else { return record }
+            guard record.base != nil, let held = versions[record.itemID] else { return record }
             var resolving = record
-            resolving.fields.append((FieldTag.resolvedVersions.rawValue, SecureBytes(copying: RecordPayload.resolvedVersionsValue(others))))
+            resolving.notBefore = held.reduce(0) { max($0, $1.payload.timestamp) }
+            let others = ItemVersions.heads(held).map(\.payload.recordID).filter { $0 != record.base }
+            if !others.isEmpty {
+                resolving.fields.append((FieldTag.resolvedVersions.rawValue, SecureBytes(copying: RecordPayload.resolvedVersionsValue(others))))
+            }
             return resolving
         }
     }
