@@ -120,7 +120,7 @@ public enum Crypto {
                             associatedData: UnsafeRawBufferPointer) throws -> SecureBytes {
         guard sealed.count >= tagLength else { throw Failure.authenticationFailed }
         let plain = SecureBytes(uninitializedCount: sealed.count - tagLength)   // decryption writes every byte
-        try plain.withUnsafeMutableBytes { try open(sealed, into: $0, key: key, nonce: nonce, associatedData: associatedData) }
+        try plain.withUnsafeMutableBytes { try Self.open(sealed, into: $0, key: key, nonce: nonce, associatedData: associatedData) }
         return plain
     }
 
