@@ -54,12 +54,37 @@ public struct ItemStates {
         items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: MergeOrder.sorted($0)) }
     }
 
-    /// The items in conflict, sorted by item id.
+    /// The items in conflict, sorted by item id: edited concurrently (rule 5), or holding a primary
+    /// key that other live items have too (FORMAT.md, Replay semantics 5: their current versions
+    /// are the holder's other versions; the hidden items are not listed themselves).
     public var conflicts: [Conflict] {
-        items.values.compactMap { item -> Conflict? in
-            let others = item.concurrentVersions
+        let hiding = itemsHidden
+        let hidden = Set(hiding.values.joined().map(\.payload.itemID))
+        return items.values.compactMap { item -> Conflict? in
+            guard !hidden.contains(item.itemID) else { return nil }
+            let others = item.concurrentVersions + (hiding[item.itemID] ?? [])
             return others.isEmpty ? nil : Conflict(itemID: item.itemID, winner: item.winner, others: others)
         }.sorted { $0.itemID.lexicographicallyPrecedes($1.itemID) }
+    }
+
+    /// The live items whose primary key another live item holds (the one whose current record is
+    /// last in merge order), as the current records of the hidden items by the holder's item id.
+    public var itemsHidden: [[UInt8]: [VaultRecord]] {
+        var byKey: [ItemPrimaryKey: [VaultRecord]] = [:]
+        for item in items.values where !item.isDeleted {
+            let winner = item.winner
+            let key = winner.plaintext.withUnsafeBytes { plaintext -> ItemPrimaryKey? in
+                guard let itemClass = try? ItemFields.check(winner.payload, plaintext: plaintext) else { return nil }
+                return ItemPrimaryKey(checked: winner.payload, of: itemClass, plaintext: plaintext)
+            }
+            if let key { byKey[key, default: []].append(winner) }
+        }
+        var hiding: [[UInt8]: [VaultRecord]] = [:]
+        for sharing in byKey.values where sharing.count > 1 {
+            let ordered = MergeOrder.sorted(sharing)
+            hiding[ordered.last!.payload.itemID] = Array(ordered.dropLast())
+        }
+        return hiding
     }
 
     /// Each item's winning record id, by item id: two sets of records with equal states agree here.

@@ -48,6 +48,12 @@ public final class ItemScan: RecordFold {
     private var keptItems: [StoredItem?] = []
     /// The first put that is not an item and counts (`LiveIndex` refuses the log on it).
     private var failure: KeychainError?
+    /// The device of the item records read, while there is one; nil before any.
+    private var soleDevice: (high: UInt64, low: UInt64)?
+    /// True once item records of two devices were read: two live items may then share a primary
+    /// key (Docs/FORMAT.md, Replay semantics, rule 5), which a scan keeping only the wanted items
+    /// cannot decide, so the caller reads the vault whole instead (`LiveIndex`).
+    private(set) var sawSeveralDevices = false
 
     public init(_ wanted: Wanted) {
         self.wanted = wanted
@@ -65,6 +71,9 @@ public final class ItemScan: RecordFold {
         guard payload.kind.isItemRecord else { return }   // compaction markers and key records change no item
         let id = ItemKey(payload.itemIDWords)
         let order = MergeKey(payload)
+        if !sawSeveralDevices {
+            if let sole = soleDevice { sawSeveralDevices = sole != order.device } else { soleDevice = order.device }
+        }
         guard payload.kind == .put else {
             batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, kept: -1))
             return
@@ -135,6 +144,8 @@ public final class ItemScan: RecordFold {
         batch = []
         keptItems = []
         failure = nil
+        soleDevice = nil
+        sawSeveralDevices = false
     }
 }
 

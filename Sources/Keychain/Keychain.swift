@@ -87,12 +87,13 @@ public final class Keychain {
         } catch { throw KeychainError(error) }
     }
 
-    /// The scan the keychain was opened with, when it answers `wanted`; either way the vault
+    /// The scan the keychain was opened with, when it answers `wanted` and read one device's
+    /// records (else primary keys may be shared: `ItemScan.sawSeveralDevices`); either way the vault
     /// keeps its records once the caller is done (`vault.keepRecords`), and the scan is not asked again.
     private func takeScan(_ wanted: ItemScan.Wanted) -> ItemScan? {
         guard let scan else { return nil }
         self.scan = nil
-        guard scan.wanted == wanted else { vault.keepRecords(); return nil }
+        guard scan.wanted == wanted, !scan.sawSeveralDevices else { vault.keepRecords(); return nil }
         return scan
     }
 
@@ -160,7 +161,8 @@ public final class Keychain {
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool = false) throws(KeychainError) -> Item {
         try attributes.validate()
         var stored: Item?
-        let decide = { (existing: StoredItem?) throws(KeychainError) -> [PendingRecord] in
+        // `live`, when read: the items the existing one hides (another machine's, with its key) end with the update.
+        let decide = { (existing: StoredItem?, live: LiveIndex?) throws(KeychainError) -> [PendingRecord] in
             let now = Self.now()
             if let existing {
                 guard updateExisting else { throw KeychainError(.duplicateItem) }
@@ -171,7 +173,7 @@ public final class Keychain {
                 item.secret = secret
                 item.modified = now
                 stored = item
-                return Self.records(replacing: existing, with: item)
+                return Self.records(replacing: existing, with: item) + (live.map { Self.tombstones(hiddenBy: [existing], $0) } ?? [])
             }
             let item = Item(id: Crypto.randomBytes(RecordPayload.idLength), attributes: attributes, created: now, modified: now, secret: secret)
             stored = item
@@ -181,7 +183,7 @@ public final class Keychain {
         if let scan, !updateExisting {
             // Under the lock, the scan takes what other processes appended since it was read.
             defer { vault.keepRecords() }
-            try append { () throws(KeychainError) in try decide(try scan.found().first) }
+            try append { () throws(KeychainError) in try decide(try scan.found().first, nil) }
         } else {
             if scan != nil {
                 // An update of an existing item names the versions it resolves, found among every
@@ -189,7 +191,7 @@ public final class Keychain {
                 vault.keepRecords()
                 _ = try live()
             }
-            try write { (live: inout LiveIndex) throws(KeychainError) in try decide(live.entry(withPrimaryKeyOf: attributes)) }
+            try write { (live: inout LiveIndex) throws(KeychainError) in try decide(live.entry(withPrimaryKeyOf: attributes), live) }
         }
         return stored!
     }
@@ -290,7 +292,7 @@ public final class Keychain {
                     || live.entry(withPrimaryKeyOf: item.attributes, skipping: { changed.contains(ItemKey($0.record.payload.itemID)) }) != nil
                 if collides { throw KeychainError(.duplicateItem, .primaryKeyCollision) }
             }
-            return result
+            return result + Self.tombstones(hiddenBy: matches, live)
         }
         return updated
     }
@@ -302,7 +304,7 @@ public final class Keychain {
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             deleted = matches.map(\.item)
-            return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) }
+            return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) } + Self.tombstones(hiddenBy: matches, live)
         }
         return deleted
     }
@@ -318,6 +320,12 @@ public final class Keychain {
             throw KeychainError(.param, .ambiguousMatch(matches.map(\.item)))
         }
         return matches
+    }
+
+    /// Tombstones of the items `edited` hide (`LiveIndex.hidden(by:)`): another machine's items
+    /// with the same primary key, which an edit or delete of the key's holder ends (Docs/SYNC.md).
+    static func tombstones(hiddenBy edited: [LiveItem], _ live: LiveIndex) -> [PendingRecord] {
+        edited.flatMap { live.hidden(by: $0) }.map { PendingRecord(kind: .delete, itemID: $0.record.payload.itemID, base: $0.version) }
     }
 
     static func put(_ item: Item, base: RecordID?) -> PendingRecord {

@@ -25,6 +25,11 @@ struct LiveIndex {
     private var byPrimaryKey: [PrimaryKey: ItemKey]?
     /// Built on request (`indexLookups`), then kept up to date by `update`.
     private var lookup: LookupIndex?
+    /// The device of every item record so far, while there is only one.
+    private var soleDevice: [UInt8]?
+    /// Who holds a primary key several live items share: kept from the first record of a second
+    /// device on (before it, keys are unique).
+    private var keyHolders: KeyHolders?
 
     /// Brings the index up to date with `vault.records`.
     mutating func update(from vault: Vault) throws(KeychainError) {
@@ -58,6 +63,7 @@ struct LiveIndex {
 
     private mutating func apply(_ record: VaultRecord) throws(KeychainError) {
         let id = ItemKey(record.payload.itemID)
+        if keyHolders == nil && record.payload.kind != .compaction { note(device: record.payload.recordID.device) }
         switch record.payload.kind {
         case .put:
             let position = positions[id]
@@ -68,6 +74,7 @@ struct LiveIndex {
                 if case .live(let previous) = slots[position] {
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
                     lookup?.remove(previous, at: position)
+                    updateKeyHolders { $0.remove(previous, live: $1) }
                 }
                 slots[position] = .live(stored)
                 lookup?.insert(stored, at: position)
@@ -77,6 +84,7 @@ struct LiveIndex {
                 slots.append(.live(stored))
             }
             byPrimaryKey?[PrimaryKey(stored.item.attributes)] = id
+            updateKeyHolders { $0.insert(stored, live: $1) }
         case .delete:
             if let position = positions[id] {
                 switch slots[position] {
@@ -85,6 +93,7 @@ struct LiveIndex {
                 case .live(let previous):
                     byPrimaryKey?[PrimaryKey(previous.item.attributes)] = nil
                     lookup?.remove(previous, at: position)
+                    updateKeyHolders { $0.remove(previous, live: $1) }
                 case .deleted: break
                 }
                 slots[position] = .deleted(by: record.payload)
@@ -97,9 +106,49 @@ struct LiveIndex {
         }
     }
 
-    /// Live entries in creation order.
+    /// Notes the device of an item record: from a second device on, primary keys are tracked.
+    private mutating func note(device: [UInt8]) {
+        guard let sole = soleDevice else { soleDevice = device; return }
+        guard sole != device else { return }
+        keyHolders = KeyHolders(slots.compactMap { if case .live(let stored) = $0 { return stored } else { return nil } })
+    }
+
+    /// Applies `change` to the key holders, when kept, handing it the live entry of an item id.
+    private mutating func updateKeyHolders(_ change: (inout KeyHolders, (ItemKey) -> StoredItem?) -> Void) {
+        guard var holders = keyHolders else { return }
+        keyHolders = nil
+        let slots = self.slots, positions = self.positions
+        change(&holders) { id in positions[id].flatMap { if case .live(let stored) = slots[$0] { return stored } else { return nil } } }
+        keyHolders = holders
+    }
+
+    /// The live entry of an item id, nil when it is deleted or unknown.
+    private func liveEntry(_ id: ItemKey) -> StoredItem? {
+        positions[id].flatMap { if case .live(let stored) = slots[$0] { return stored } else { return nil } }
+    }
+
+    /// True when `stored` is live but another live item holds its primary key (`KeyHolders`).
+    private func isHidden(_ stored: StoredItem) -> Bool {
+        guard let hidden = keyHolders?.hidden, !hidden.isEmpty else { return false }
+        return hidden.contains(ItemKey(stored.record.payload.itemID))
+    }
+
+    /// The live items that `holder` hides: the others with its primary key (an edit or delete of
+    /// it ends them, as `conflicts resolve` does).
+    func hidden(by holder: Entry) -> [Entry] {
+        guard let keyHolders, !keyHolders.hidden.isEmpty, !isHidden(holder) else { return [] }
+        return keyHolders.rivals(of: holder, live: liveEntry)
+    }
+
+    /// The holder of a hidden entry's primary key; the entry itself otherwise.
+    private func holder(of stored: Entry) -> Entry {
+        guard isHidden(stored), let keyHolders else { return stored }
+        return keyHolders.rivals(of: stored, live: liveEntry).first { !isHidden($0) } ?? stored
+    }
+
+    /// Live entries in creation order (an item whose primary key another holds left out).
     var all: [Entry] {
-        slots.compactMap { if case .live(let stored) = $0 { return stored } else { return nil } }
+        slots.compactMap { if case .live(let stored) = $0, !isHidden(stored) { return stored } else { return nil } }
     }
 
     /// True when the log has put or deleted any item.
@@ -107,7 +156,7 @@ struct LiveIndex {
 
     /// The first live entry, in creation order, for which `wanted` holds.
     func first(where wanted: (Entry) -> Bool) -> Entry? {
-        for case .live(let stored) in slots where wanted(stored) { return stored }
+        for case .live(let stored) in slots where wanted(stored) && !isHidden(stored) { return stored }
         return nil
     }
 
@@ -128,7 +177,7 @@ struct LiveIndex {
             guard let candidates = lookup.candidates(query) else { return nil }
             found.formUnion(candidates)
         }
-        return found.sorted().compactMap { if case .live(let stored) = slots[$0] { return stored } else { return nil } }
+        return found.sorted().compactMap { if case .live(let stored) = slots[$0], !isHidden(stored) { return stored } else { return nil } }
     }
 
     /// Builds the primary-key lookup now (it is then kept up to date by `update`), for a writer
@@ -142,7 +191,8 @@ struct LiveIndex {
     }
 
     /// The live entry whose primary key equals that of `attributes`, other than those `skipping`
-    /// names. Compared in place: no item is decoded.
+    /// names; an item whose key another holds (`KeyHolders`) is never returned, its holder is.
+    /// Compared in place: no item is decoded.
     func entry(withPrimaryKeyOf attributes: ItemAttributes, skipping: (Entry) -> Bool = { _ in false }) -> Entry? {
         guard let byPrimaryKey else {
             let keyAttributes = Attribute.primaryKey(for: attributes.itemClass)
@@ -152,7 +202,7 @@ struct LiveIndex {
             if let value = attributes[named], let candidates = lookup?.candidates(Query(filters: [named: value])) {
                 for position in candidates.sorted() {
                     if case .live(let stored) = slots[position], stored.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes),
-                       !skipping(stored) {
+                       !isHidden(stored), !skipping(stored) {
                         return stored
                     }
                 }
@@ -161,8 +211,9 @@ struct LiveIndex {
             return first { $0.hasPrimaryKey(of: attributes, keyAttributes: keyAttributes) && !skipping($0) }
         }
         guard let id = byPrimaryKey[PrimaryKey(attributes)], let position = positions[id],
-              case .live(let stored) = slots[position], !skipping(stored) else { return nil }
-        return stored
+              case .live(let found) = slots[position] else { return nil }
+        let stored = holder(of: found)
+        return skipping(stored) ? nil : stored
     }
 }
 

@@ -25,7 +25,7 @@ struct TestVector {
 enum VectorCatalog {
     static func all() throws -> [TestVector] {
         try valid() + truncated() + zeroFill() + header() + records() + payloads() + batches() + items() + version2()
-            + resolvedVersions() + keyChanges() + pages() + deviceNames()
+            + resolvedVersions() + keyChanges() + pages() + deviceNames() + primaryKeys()
     }
 
     // MARK: The standard vault: 5 records, 2 live items

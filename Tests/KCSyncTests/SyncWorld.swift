@@ -112,7 +112,8 @@ final class SyncWorld {
 
     /// The live items a merge decided on, as `view(of:)` shows them.
     static func view(of states: ItemStates) -> [[UInt8]: String] {
-        states.items.filter { !$0.value.isDeleted }.mapValues { $0.winner.string(.label) ?? "" }
+        let hidden = Set(states.itemsHidden.values.joined().map(\.payload.itemID))
+        return states.items.filter { !$0.value.isDeleted && !hidden.contains($0.key) }.mapValues { $0.winner.string(.label) ?? "" }
     }
 
     // MARK: Item operations

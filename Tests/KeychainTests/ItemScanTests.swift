@@ -58,12 +58,20 @@ final class ItemScanTests: XCTestCase {
                     let keychain = try Keychain.open(at: path, options: options()) { self.password }
                     return try keychain.live().entry(withPrimaryKeyOf: attributes).map { [$0.item] } ?? []
                 }
+                var severalDevices = false
                 let scanned = outcome { () throws(KeychainError) in
                     let scan = ItemScan(.primaryKey(of: attributes))
                     _ = try Keychain.open(at: path, options: options(), scan: scan) { self.password }
+                    severalDevices = scan.sawSeveralDevices
                     return try scan.found().prefix(1).map(\.item)
                 }
-                XCTAssertEqual(scanned, expected, "seed \(seed), primary key of \(attributes)")
+                if severalDevices, case .items(let items) = scanned, case .items(let wanted) = expected {
+                    // Several items may share the key (replay rule 5): the scan, used only to find
+                    // a duplicate, finds one when the replay finds the key's holder.
+                    XCTAssertEqual(items.isEmpty, wanted.isEmpty, "seed \(seed), primary key of \(attributes)")
+                } else {
+                    XCTAssertEqual(scanned, expected, "seed \(seed), primary key of \(attributes)")
+                }
             }
         }
         // The cases are not all alike: many find items, some fail on a put that is not an item.

@@ -11,6 +11,7 @@ import ctypes
 import ctypes.util
 import hashlib
 import struct
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -335,7 +336,27 @@ def items(data: bytes, password: bytes) -> list[dict]:
                 state[payload.item_id] = (key, decoded)
         elif current is None or current[0] < key:
             state[payload.item_id] = (key, None)
-    return [state[i][1] for i in order if state[i][1] is not None]
+    # Replay rule 5: of live items sharing a primary key, the one whose current record is last holds it.
+    holders = {}
+    for item_id in order:
+        place, current = state[item_id]
+        if current is not None:
+            key = primary_key(current)
+            if key not in holders or state[holders[key]][0] < place:
+                holders[key] = item_id
+    return [state[i][1] for i in order if state[i][1] is not None and holders[primary_key(state[i][1])] == i]
+
+
+_PRIMARY_KEY = {"generic": ("service", "account"),
+                "internet": ("server", "protocol", "port", "path", "securityDomain", "authenticationType", "account")}
+
+
+def primary_key(item: dict) -> tuple:
+    """An item's class and primary-key values as Unicode strings compared up to canonical equivalence (NFC);
+    an absent value is "", an absent authentication type "default"."""
+    absent = {"authenticationType": "default"}
+    return (item["class"],) + tuple(unicodedata.normalize("NFC", item.get(name, absent.get(name, "")))
+                                    for name in _PRIMARY_KEY[item["class"]])
 
 
 def device_names(data: bytes, password: bytes) -> dict:

@@ -4,6 +4,7 @@ fixtures of test_sync.py)."""
 import json
 import time
 
+from kcharness import EXIT_DUPLICATE, assert_failure
 from test_sync import pair, remote, secret  # noqa: F401  (pytest fixtures)
 
 
@@ -54,3 +55,62 @@ def test_an_import_of_another_machine_s_export_does_not_become_its_item(pair, tm
         assert secret(kc, "from-desktop") == "desktop-pw" and secret(kc, "shared") == "pw0"
         assert secret(kc, "from-desktop.imported") == "imported-pw" and secret(kc, "shared.imported") == "imported-pw"
         assert kc.ok(["conflicts"]).stdout == ""
+
+
+def found(kc, service):
+    return json.loads(kc.ok(["find", "generic", "-s", service, "--all", "--json", "-w"]).stdout)
+
+
+def sync_all(laptop, desktop):
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+
+
+def test_one_primary_key_added_on_two_machines_is_one_item_and_a_conflict(pair):
+    laptop, desktop = pair
+    laptop.add_generic("x", "me", "laptop-pw")
+    time.sleep(0.01)
+    desktop.add_generic("x", "me", "desktop-pw")   # later: holds the key
+    sync_all(laptop, desktop)
+    for kc in (laptop, desktop):
+        items = found(kc, "x")
+        assert len(items) == 1 and items[0]["password"] == "desktop-pw", items
+        assert len(json.loads(kc.ok(["find", "--all", "--json"]).stdout)) == 2, "x and shared"
+        listed = kc.ok(["conflicts", "-w"]).stdout
+        assert "current password: desktop-pw" in listed and "other password: laptop-pw" in listed, listed
+        assert_failure(kc.run(["add", "generic", "-s", "x", "-a", "me", "--password-stdin"], input="third"),
+                       "errSecDuplicateItem", EXIT_DUPLICATE)
+    laptop.ok(["conflicts", "resolve", "generic", "-s", "x", "-a", "me", "--keep", "other"])
+    assert secret(laptop, "x") == "laptop-pw" and laptop.ok(["conflicts"]).stdout == ""
+    sync_all(laptop, desktop)
+    for kc in (laptop, desktop):
+        assert [item["password"] for item in found(kc, "x")] == ["laptop-pw"]
+        assert kc.ok(["conflicts"]).stdout == ""
+
+
+def test_an_update_to_another_machine_s_primary_key(pair):
+    laptop, desktop = pair
+    laptop.add_generic("y", "me", "y-pw")
+    sync_all(laptop, desktop)
+    desktop.add_generic("z", "me", "z-pw")           # the desktop's own item z, offline
+    time.sleep(0.01)
+    laptop.ok(["update", "generic", "-s", "y", "--set-service", "z"])   # later: y becomes z and holds the key
+    sync_all(laptop, desktop)
+    for kc in (laptop, desktop):
+        assert [item["password"] for item in found(kc, "z")] == ["y-pw"]
+        assert "other password: z-pw" in kc.ok(["conflicts", "-w"]).stdout
+    # an edit of the key's holder on a machine that has both ends it, the other kept in history
+    desktop.ok(["update", "generic", "-s", "z", "--set-label", "settled"])
+    sync_all(laptop, desktop)
+    for kc in (laptop, desktop):
+        assert [item["password"] for item in found(kc, "z")] == ["y-pw"] and kc.ok(["conflicts"]).stdout == ""
+    # deleting the key's holder deletes the key: the other version does not come back
+    laptop.add_generic("w", "me", "w1")
+    time.sleep(0.01)
+    desktop.add_generic("w", "me", "w2")
+    sync_all(laptop, desktop)
+    laptop.ok(["delete", "generic", "-s", "w"])
+    sync_all(laptop, desktop)
+    for kc in (laptop, desktop):
+        assert kc.run(["find", "generic", "-s", "w"]).returncode != 0

@@ -14,7 +14,9 @@ let conflictsCommand = CommandSpec(
     "conflicts", abstract: "List items edited on two machines at once.",
     discussion: """
     An item is in conflict when two machines changed it without either having seen the other's change; \
-    the later change (by the vaults' clock) is the item's value, and the others stay in 'kc history'. Each \
+    the later change (by the vaults' clock) is the item's value, and the others stay in 'kc history'. Two \
+    items given one primary key on two machines are one conflict too: the later holds the key, the other \
+    is listed as its other version. Each \
     item is listed once: its attributes as they read now (or 'deleted'), then the current version and \
     every other one, with the date each was written and the device that wrote it. Secrets only with -w. \
     The item stays listed, on every machine once synced, until a later change of it: any edit, or \
