@@ -63,7 +63,7 @@ struct LiveIndex {
 
     private mutating func apply(_ record: VaultRecord) throws(KeychainError) {
         let id = ItemKey(record.payload.itemID)
-        if keyHolders == nil && record.payload.kind != .compaction { note(device: record.payload.recordID.device) }
+        if keyHolders == nil && record.payload.kind.isItemRecord { note(device: record.payload.recordID.device) }
         switch record.payload.kind {
         case .put:
             let position = positions[id]
