@@ -12,7 +12,7 @@ public enum AgentLauncher {
     /// The only variables handed to the agent: where its folders are, its locale, and the debug
     /// builds' test build id. Never a secret, a password source, or anything else of the caller's.
     public static let passedVariables: Set<String> = ["HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-                                                      "XDG_RUNTIME_DIR", "TMPDIR", "LANG", "LC_ALL", "KC_TEST_BUILD_ID"]
+                                                      "XDG_RUNTIME_DIR", "TMPDIR", "LANG", "LC_ALL", "KC_TEST_BUILD_ID", "KC_TEST_REPACK_THRESHOLD"]
 
     /// Makes sure an agent of this build runs for `endpoint`: under the spawn lock, connects
     /// again (an agent of another build is stopped); if none runs, starts `/proc/self/exe` with

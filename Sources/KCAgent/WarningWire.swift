@@ -15,6 +15,7 @@ extension WireWriter {
             case .anotherVaultAtPath(let previous): u8(4); bytes(previous)
             case .readableByOthers(let mode): u8(5); u32(mode)
             case .agentMemoryNotLocked(let code): u8(6); u32(UInt32(bitPattern: code))
+            case .repackFailed(let error): u8(7); keychainError(error)
             }
         }
     }
@@ -32,6 +33,7 @@ extension WireReader {
             case 4: result.append(.anotherVaultAtPath(previousID: try bytes()))
             case 5: result.append(.readableByOthers(mode: try u32()))
             case 6: result.append(.agentMemoryNotLocked(errno: Int32(bitPattern: try u32())))
+            case 7: result.append(.repackFailed(try keychainError()))
             default: throw AgentError.protocolError(.badValue)
             }
         }

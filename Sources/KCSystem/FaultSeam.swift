@@ -31,6 +31,17 @@ public enum FaultSeam {
     }()
     #endif
 
+    /// A whole number from the environment variable `name` in debug builds (tests lower kc's
+    /// thresholds with it, e.g. `KC_TEST_REPACK_THRESHOLD`); always nil in the release binary.
+    public static func testNumber(_ name: String) -> Int? {
+        #if KC_FAULT_SEAM
+        guard let raw = getenv(name) else { return nil }
+        return Int(String(cString: raw))
+        #else
+        return nil
+        #endif
+    }
+
     /// Exit status used when the seam ends the process, so tests can tell it from a crash.
     public static let exitStatus: Int32 = 77
 

@@ -8,6 +8,8 @@ struct RecordLog {
     private(set) var records: [VaultRecord] = []
     /// How many records the log holds (those in `records`, or those a fold took).
     private(set) var count = 0
+    /// How many of them stand in frames of their own rather than in pages (see `Vault.repackIsDue`).
+    private(set) var countOutsidePages = 0
     /// The version vector of the log's records, kept up to date as records are read or written.
     private(set) var versionVector = VersionVector()
     /// Changes whenever the log is emptied to be read again from the start, so caches built on
@@ -29,6 +31,7 @@ struct RecordLog {
     mutating func commit(_ tally: BatchTally, kept: [VaultRecord], end: Int, tag: [UInt8]) {
         records.append(contentsOf: kept)
         count += tally.count
+        countOutsidePages += tally.countOutsidePages
         for raise in tally.raises { versionVector.raise(raise.device.bytes, to: raise.counter) }
         latestTimestamp = max(latestTimestamp, tally.latestTimestamp)
         endOffset = end
@@ -58,13 +61,16 @@ struct RecordLog {
 /// from each record in place as it is read.
 struct BatchTally {
     private(set) var count = 0
+    /// How many of them stand in frames of their own (not in a page).
+    private(set) var countOutsidePages = 0
     private(set) var latestTimestamp: UInt64 = 0
     /// Raises of the version vector: one per run of records of one device, and one per frontier
     /// entry of a compaction marker.
     private(set) var raises: [(device: DeviceWords, counter: UInt64)] = []
 
-    mutating func add(_ payload: PayloadView) {
+    mutating func add(_ payload: PayloadView, inPage: Bool) {
         count += 1
+        if !inPage { countOutsidePages += 1 }
         latestTimestamp = max(latestTimestamp, payload.timestamp)
         raise(DeviceWords(payload.deviceWords), to: payload.counter)
         guard payload.kind == .compaction else { return }

@@ -27,6 +27,10 @@ public final class Vault {
     var anchors: AnchorPolicy
     /// Set after following a replacement: an authentication failure then means a re-keyed vault.
     var keyMayHaveChanged = false
+    /// How many records outside pages make a repack due (see `repackIsDue`).
+    public var repackThreshold = Vault.defaultRepackThreshold
+    /// Why the repack after the last write failed (nil: none was due, or it succeeded).
+    public internal(set) var repackFailure: VaultError?
     /// Told how far long reads and writes of records have come (nil: nobody asks).
     public var progress: VaultProgress?
 

@@ -12,8 +12,16 @@ extension Vault {
     /// tail, call `decide` with the fresh records, then write every record it returns in one
     /// `write` and `fsync`. Returns only after the fsync succeeded. On a failed write or fsync the
     /// file is cut back to its previous length (best effort) and the error is thrown.
+    /// Once the write is durable, the file is repacked when enough records stand outside pages
+    /// (`repackIfDue`; a failure of that is a warning, never the append's).
     @discardableResult
     public func append(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
+        let written = try appendRecords(decide)
+        if !written.isEmpty { repackIfDue() }
+        return written
+    }
+
+    private func appendRecords(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
         try lockForWriting()
         defer { file.unlock() }
         let pending = try decide(records)
@@ -62,7 +70,7 @@ extension Vault {
             tag = Array(sealed.suffix(RecordFrame.tagLength))
             let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0, allowsVersion2: header.allowsVersion2Content) }
             let record = VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext)
-            plaintext.withUnsafeBytes { raw in payload.withView(over: raw) { tally.add($0) } }
+            plaintext.withUnsafeBytes { raw in payload.withView(over: raw) { tally.add($0, inPage: false) } }
             written.append(record)
             bytes += sealed
             progress?(.sealingRecords, index + 1, pending.count)

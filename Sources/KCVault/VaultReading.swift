@@ -45,7 +45,7 @@ extension Vault {
                                 throw VaultError.brokenBatch(sequence: record.sequence, offset: record.offset)
                             }
                             openBatch = (remaining ?? 0) > 0 ? remaining : nil
-                            tally.add(record.payload)
+                            tally.add(record.payload, inPage: frame.isPage)
                             if let fold {
                                 try fold.take(record)
                             } else {

@@ -15,6 +15,9 @@ public enum VaultWarning: Sendable {
     case anotherVaultAtPath(previousID: [UInt8])
     /// The vault file can be read by group or others (offline password guessing).
     case readableByOthers(mode: UInt32)
+    /// The repack after a write (records sealed into pages) failed; the write stands and the file
+    /// is as it was (see `Vault.repack`).
+    case repackFailed(VaultError)
 }
 
 extension Vault {
@@ -26,6 +29,7 @@ extension Vault {
         if let file = anchors.damagedAnchor { result.append(.anchorDamaged(path: file)) }
         if let reason = anchors.notStored { result.append(.anchorNotStored(reason)) }
         if let previous = anchors.previousVaultAtPath { result.append(.anotherVaultAtPath(previousID: previous)) }
+        if let reason = repackFailure { result.append(.repackFailed(reason)) }
         if file.permissions & 0o044 != 0 { result.append(.readableByOthers(mode: file.permissions)) }
         return result
     }

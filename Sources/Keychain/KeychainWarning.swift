@@ -15,6 +15,9 @@ public enum KeychainWarning: Sendable {
     case anotherVaultAtPath(previousID: [UInt8])
     /// The vault file can be read by group or others (offline password guessing).
     case readableByOthers(mode: UInt32)
+    /// The repack after a write (its records sealed into pages) failed, for this reason; the
+    /// write stands and the vault is as it was.
+    case repackFailed(KeychainError)
     /// The agent holding the vault key and items could not lock some of its secret memory against
     /// swapping (`mlock` failed with this errno, as under a low RLIMIT_MEMLOCK).
     case agentMemoryNotLocked(errno: Int32)
@@ -27,6 +30,7 @@ public enum KeychainWarning: Sendable {
         case .anchorNotStored(let reason): self = .anchorNotStored(KeychainError(reason))
         case .anotherVaultAtPath(let previous): self = .anotherVaultAtPath(previousID: previous)
         case .readableByOthers(let mode): self = .readableByOthers(mode: mode)
+        case .repackFailed(let reason): self = .repackFailed(KeychainError(reason))
         }
     }
 }

@@ -196,6 +196,8 @@ enum WarningWording {
             return "the rollback anchor \(path) is damaged, so a rollback cannot be ruled out; writes are refused unless --accept-rollback"
         case .anchorNotStored(let reason):
             return "the rollback anchor could not be stored, so rollback detection is weaker until it can: \(FailureWording(reason).message)"
+        case .repackFailed(let reason):
+            return "the write is saved, but sealing the vault's records into pages failed (the next write tries again): \(FailureWording(reason).message)"
         case .anotherVaultAtPath(let previous):
             return "this is not the vault this machine last saw at this path (that was vault \(previous.hexString.prefix(16))...): "
                 + "check that the file was not swapped"

@@ -1,0 +1,48 @@
+import KCFormat
+import KCSystem
+
+/// Repacking (Docs/FORMAT.md, Writing rules, "Repacking"): once enough records of a version-2
+/// file stand in frames of their own (as appends write them), kc rewrites the file with every
+/// record, in the same order and with the same payloads, sealed into pages, so that a cold read
+/// opens one AEAD per page. Nothing is dropped and nothing is added (unlike `compact`); the
+/// header is kept as it is, so a process that no longer holds the master password repacks too.
+extension Vault {
+    /// The fewest records outside pages that make a repack due (at least as many as those inside
+    /// pages must stand outside them too, so each record is resealed O(1) times on average).
+    /// Debug builds take `KC_TEST_REPACK_THRESHOLD` instead when it is set.
+    public static let defaultRepackThreshold = FaultSeam.testNumber("KC_TEST_REPACK_THRESHOLD") ?? 4096
+
+    /// True when the file is version 2 and its records outside pages number at least
+    /// `repackThreshold` and at least as many as those inside pages.
+    public var repackIsDue: Bool {
+        let outside = log.countOutsidePages
+        return allowsVersion2Content && outside >= repackThreshold && outside >= log.count - outside
+    }
+
+    /// Repacks the file (see above) when `repackIsDue`, after a durable write. A failure leaves
+    /// the file as it was (the verified rewrite replaces it whole or not at all) and is kept as
+    /// `repackFailure` for the caller to warn about; it never undoes or fails the write.
+    func repackIfDue() {
+        repackFailure = nil
+        guard repackIsDue else { return }
+        do { try repack() } catch {
+            repackFailure = error as? VaultError ?? .io(operation: .write, path: path, errno: .ioError)
+        }
+    }
+
+    /// Rewrites the file by the verified rewrite of `compact` and `passwd`, keeping the header and
+    /// every record's payload (less its batch field) in order; the records are sealed into pages.
+    /// Does nothing when, once the lock is held and other writers' records are read, the repack is
+    /// no longer due (another process repacked first).
+    public func repack() throws {
+        keepRecords()   // a fold kept no records: read them all (with the key in memory, no KDF)
+        do {
+            try exclusively { records in
+                guard repackIsDue else { throw RepackNotDue() }
+                return (header, key, records.map { $0.plaintextWithoutBatchMarker() })
+            }
+        } catch is RepackNotDue {}
+    }
+
+    private struct RepackNotDue: Error {}
+}
