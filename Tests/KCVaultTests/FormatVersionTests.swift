@@ -28,6 +28,16 @@ final class FormatVersionTests: VaultFolderTestCase {
         XCTAssertEqual(fileVersion, 1)
     }
 
+    func testAVersion1FileIsNotRepacked() throws {
+        try makeVersion1Vault()
+        let vault = try open()
+        vault.repackThreshold = 1
+        try put(vault, "c")
+        XCTAssertFalse(vault.repackIsDue)
+        XCTAssertEqual(fileVersion, 1, "appends keep version 1; a repack would need version 2")
+        XCTAssertEqual(Set(try open().records.map(\.offset)).count, 3, "three records, no page")
+    }
+
     func passwordKey(of header: VaultHeader) throws -> SecureBytes {
         try Crypto.deriveKey(password: password, salt: header.salt, opsLimit: header.kdf.opsLimit, memoryLimit: header.kdf.memoryLimit)
     }
