@@ -10,7 +10,7 @@ public enum AgentLauncher {
     /// How long to wait for a started agent to listen.
     static let readinessTimeout = 5.0
     /// The only variables handed to the agent: where its folders are, its locale, and the debug
-    /// builds' test build id. Never a secret, a password source, or anything else of the caller's.
+    /// builds' test build id and repack threshold. Never a secret, a password source, or anything else of the caller's.
     public static let passedVariables: Set<String> = ["HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
                                                       "XDG_RUNTIME_DIR", "TMPDIR", "LANG", "LC_ALL", "KC_TEST_BUILD_ID", "KC_TEST_REPACK_THRESHOLD"]
 

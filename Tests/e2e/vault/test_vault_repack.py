@@ -18,6 +18,7 @@ sys.path.insert(0, str(HERE.parent))
 from agentsupport import NO_SOURCE, akc, unlock  # noqa: E402,F401  (akc: fixture)
 from kcformat import frames, header_version, parse_payload, records  # noqa: E402
 from kcharness import KC, SEAM_EXIT  # noqa: E402
+from test_agent_items import bypassing  # noqa: E402
 
 THRESHOLD = 16
 BATCH_FIELD = 17
@@ -108,6 +109,17 @@ def test_an_agent_served_add_repacks_and_the_agent_keeps_answering(akc, tmp_path
     assert r.returncode == 0, r
     assert kc.ok(["find", "generic", "-s", "after.example", "-w"]).stdout == "after\n"   # without the agent
     assert "status: whole" in kc.ok(["check"]).stdout
+
+
+def test_an_agent_follows_a_repack_by_another_process(akc, tmp_path):
+    kc = repacking(akc)
+    unlock(kc)
+    other = bypassing(kc)
+    inode = kc.vault_path.stat().st_ino
+    assert import_items(other, tmp_path, THRESHOLD + 1).returncode == 0
+    assert kc.vault_path.stat().st_ino != inode and all_in_pages(kc)
+    r = kc.run(["find", "generic", "-s", f"imp{THRESHOLD}.example", "-w"], unset=NO_SOURCE)   # no password source: the agent
+    assert r.returncode == 0 and r.stdout == f"pw-imp-{THRESHOLD}\n", r
 
 
 def test_a_crash_during_the_repack_leaves_the_old_or_new_file_with_the_write(kc_ready, tmp_path):
