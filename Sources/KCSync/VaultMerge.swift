@@ -99,15 +99,21 @@ public enum VaultMerge {
         return ourHeader
     }
 
-    /// The header of the newest password change among `kept` (merge order) and the key of the
-    /// copy holding it (ours when both do); ours and our key when there is none or it does not parse.
+    /// The header of the newest password change among `kept` (merge order) that is the header of
+    /// a copy opened with a key no earlier-key record of `kept` names, and that copy's key: a
+    /// header is only ever paired with the key of a copy it heads. A change whose header heads no
+    /// such copy (one made under a key a rotation replaced, or one an earlier merge passed over)
+    /// decides nothing, so a rotation is never undone by a change made without it. Without one:
+    /// ours and our key, unless only theirs is under a key still current.
     static func newestHeader(_ kept: [VaultRecord], ours: VaultKeys.Opened, theirs: VaultKeys.Opened) -> (VaultHeader, SecureBytes) {
-        let fallback = (ours.image.header, ours.key)
-        guard let change = kept.last(where: { $0.payload.kind == .passwordChange }),
-              let bytes = change.bytes(.header), let header = try? VaultHeader.decode(bytes),
-              header.vaultID == ours.image.header.vaultID else { return fallback }
-        let id = change.payload.recordID
-        if ours.image.records.contains(where: { $0.payload.recordID == id }) { return (header, ours.key) }
-        return (header, theirs.key)
+        let retired = kept.filter { $0.payload.kind == .earlierKey }.compactMap { $0.secureField(.earlierKey) }
+        let current = [ours, theirs].filter { copy in !retired.contains { $0.isEqual(to: copy.key) } }
+        for change in kept.reversed() where change.payload.kind == .passwordChange {
+            guard let bytes = change.bytes(.header), let header = try? VaultHeader.decode(bytes),
+                  let copy = current.first(where: { $0.image.header == header }) else { continue }
+            return (header, copy.key)
+        }
+        let fallback = current.first ?? ours
+        return (fallback.image.header, fallback.key)
     }
 }
