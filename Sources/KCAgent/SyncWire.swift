@@ -95,7 +95,7 @@ extension WireWriter {
     mutating func received(_ report: SyncRound.Report) {
         for count in [report.added, report.changed, report.deleted, report.conflicts, report.unmarked] { u32(UInt32(count)) }
         devicesAhead(report.devicesAhead)
-        u8((report.passwordChanged ? 1 : 0) | (report.keyReplaced ? 2 : 0))
+        u8((report.passwordChanged ? 1 : 0) | (report.keyReplaced ? 2 : 0) | (report.passwordChangeOverruled ? 4 : 0))
     }
 
     /// A `CopySummary`'s version vector (its items follow as a `ListStream` of `summaryItem`).
@@ -175,9 +175,10 @@ extension WireReader {
         report.unmarked = Int(try u32())
         report.devicesAhead = try devicesAhead()
         let changes = try u8()
-        guard changes < 4 else { throw AgentError.protocolError(.badValue) }
+        guard changes < 8 else { throw AgentError.protocolError(.badValue) }
         report.passwordChanged = changes & 1 != 0
         report.keyReplaced = changes & 2 != 0
+        report.passwordChangeOverruled = changes & 4 != 0
         return report
     }
 

@@ -83,6 +83,24 @@ public enum Crypto {
         return hash
     }
 
+    /// Length of `keyID`'s result.
+    public static let keyIDLength = 16
+
+    /// The id of a vault key (Docs/FORMAT.md, field 67): BLAKE2b (`crypto_generichash_blake2b`,
+    /// unkeyed, personalization "kc key id" zero-padded to 16 bytes) of `key`, 16 bytes. It names
+    /// the key without giving it away.
+    public static func keyID(of key: SecureBytes) -> [UInt8] {
+        ensureInitialized()
+        var personal = [UInt8]("kc key id".utf8)
+        personal += [UInt8](repeating: 0, count: Int(crypto_generichash_blake2b_PERSONALBYTES) - personal.count)
+        var id = [UInt8](repeating: 0, count: keyIDLength)
+        key.withUnsafeBytes { k in
+            _ = crypto_generichash_blake2b_salt_personal(&id, id.count, k.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                                                         UInt64(k.count), nil, 0, nil, personal)
+        }
+        return id
+    }
+
     /// XChaCha20-Poly1305 encryption; returns ciphertext followed by the 16-byte tag.
     public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
         ensureInitialized()

@@ -64,7 +64,7 @@ public struct PayloadView {
             fields.append(PayloadField(tag: tag, range: at..<(at + length)))
             at += length
         }
-        if let required = Self.requiredField(kind), !fields.contains(where: { $0.tag == required.rawValue }) {
+        for required in Self.requiredFields(kind) where !fields.contains(where: { $0.tag == required.rawValue }) {
             throw .badPayload(.missingField(tag: required.rawValue))
         }
         self.bytes = plain
@@ -79,21 +79,22 @@ public struct PayloadView {
         self.fields = fields
     }
 
-    /// The fixed length of a key field, whatever the record's kind: a header (65) and a key (66).
+    /// The fixed length of a key field, whatever the record's kind: a header (65), a key (66), a key id (67).
     private static func keyFieldLength(_ tag: UInt8) -> Int? {
         switch tag {
         case FieldTag.header.rawValue: VaultHeader.length
         case FieldTag.earlierKey.rawValue: 32
+        case FieldTag.keyID.rawValue: 16
         default: nil
         }
     }
 
-    /// The field a kind cannot do without.
-    private static func requiredField(_ kind: RecordKind) -> FieldTag? {
+    /// The fields a kind cannot do without.
+    private static func requiredFields(_ kind: RecordKind) -> [FieldTag] {
         switch kind {
-        case .passwordChange: .header
-        case .earlierKey: .earlierKey
-        default: nil
+        case .passwordChange: [.header, .keyID]
+        case .earlierKey: [.earlierKey]
+        default: []
         }
     }
 

@@ -63,6 +63,8 @@ public enum FieldTag: UInt8, Sendable, CaseIterable {
     case header = 65
     /// An earlier vault key (32 bytes).
     case earlierKey = 66
+    /// A password change's key id: the id of the vault key its header wraps (16 bytes).
+    case keyID = 67
 }
 
 /// A field: its tag and where its value lies in the decrypted payload.

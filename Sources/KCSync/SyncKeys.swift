@@ -112,9 +112,12 @@ public final class LeaseKeys: SyncKeys {
     public func imported(_ synced: [UInt8]) throws(MergeError) -> SyncRound.Report {
         let merged = try VaultMerge.merge(ours: lease.bytes, theirs: synced, unlocking: keys)
         installing = (merged.bytes, merged.key)
-        var report = SyncRound.Report(received: merged, before: ItemStates(records: try Self.records(lease.bytes, key: lease.key, side: .ours)))
+        let ours = try Self.records(lease.bytes, key: lease.key, side: .ours)
+        var report = SyncRound.Report(received: merged, before: ItemStates(records: ours))
         report.passwordChanged = merged.header != (try? VaultImage.header(of: lease.bytes))
         report.keyReplaced = !merged.key.isEqual(to: lease.key)
+        let ourIDs = Set(ours.map(\.payload.recordID))
+        report.passwordChangeOverruled = report.passwordChanged && merged.overruled.contains(where: ourIDs.contains)
         return report
     }
 

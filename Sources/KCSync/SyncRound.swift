@@ -53,6 +53,9 @@ public struct SyncRound {
         public var passwordChanged = false
         /// True when the vault key changed too (a key rotation on another machine).
         public var keyReplaced = false
+        /// True when a password change made here lost to a key rotation on another machine that
+        /// retired the key it was made under (`VaultMerge.Result.overruled`).
+        public var passwordChangeOverruled = false
 
         public init() {}
     }

@@ -42,6 +42,9 @@ public enum VaultMerge {
         public let added: [RecordID]
         /// Records of either copy that a compaction marker shows were seen and superseded.
         public let dropped: [RecordID]
+        /// Password changes newer than the one whose header the result has, that lost because a key
+        /// rotation retired the key they were made under (`HeaderChoice`).
+        public let overruled: [RecordID]
 
         /// Every item's state and history, and the items edited concurrently.
         public var states: ItemStates { ItemStates(records: records) }
@@ -55,8 +58,8 @@ public enum VaultMerge {
 
     /// Merges `theirs` into `ours`, each read whole with one of `keys` (which learns the earlier
     /// keys the copies keep). The result's header is that of the newest password change
-    /// (by merge order) in either copy, sealed under the key of the copy holding it; without
-    /// one, ours. It keeps, when it can (the same header and key as ours), our bytes unchanged
+    /// (by merge order) made under a key no earlier-key record retired, sealed under that key
+    /// (`HeaderChoice`); without one, ours. It keeps, when it can (the same header and key as ours), our bytes unchanged
     /// with the new records appended, re-sealed and chained in merge order; otherwise it is a
     /// full rewrite of the kept records in merge order. It is read back and checked before it is
     /// returned. Throws, writing nothing, when a copy does not read whole (`keyNotKnown`: its key
@@ -69,7 +72,8 @@ public enum VaultMerge {
         let (our, their) = try keys.open(ours: ours, theirs: theirs)
         let ourImage = our.image
         let plan = try MergePlan(ours: ourImage.records, theirs: their.image.records)
-        let (header, key) = newestHeader(plan.kept, ours: our, theirs: their)
+        let choice = HeaderChoice(plan.kept, vaultID: ourHeader.vaultID)
+        let (header, key) = choice.headerAndKey(ours: our, theirs: their, keys: keys)
         let keepsOurs = plan.appended != nil && header == ourHeader && key.isEqual(to: our.key)
         let bytes: [UInt8]
         if keepsOurs, let appended = plan.appended {
@@ -84,7 +88,8 @@ public enum VaultMerge {
               !keepsOurs || bytes.starts(with: ours) else { throw .resultNotVerified }
         let oursIDs = Set(ourImage.records.map(\.payload.recordID))
         return Result(bytes: bytes, records: result.records, keepsOurs: keepsOurs, key: key, header: header,
-                      added: plan.kept.map(\.payload.recordID).filter { !oursIDs.contains($0) }, dropped: plan.dropped)
+                      added: plan.kept.map(\.payload.recordID).filter { !oursIDs.contains($0) }, dropped: plan.dropped,
+                      overruled: choice.overruled)
     }
 
     /// Our copy's header, once both copies' headers read (else `unreadable`) and name the same
@@ -97,23 +102,5 @@ public enum VaultMerge {
             throw .differentVaults(ours: ourHeader.vaultID, theirs: theirHeader.vaultID)
         }
         return ourHeader
-    }
-
-    /// The header of the newest password change among `kept` (merge order) that is the header of
-    /// a copy opened with a key no earlier-key record of `kept` names, and that copy's key: a
-    /// header is only ever paired with the key of a copy it heads. A change whose header heads no
-    /// such copy (one made under a key a rotation replaced, or one an earlier merge passed over)
-    /// decides nothing, so a rotation is never undone by a change made without it. Without one:
-    /// ours and our key, unless only theirs is under a key still current.
-    static func newestHeader(_ kept: [VaultRecord], ours: VaultKeys.Opened, theirs: VaultKeys.Opened) -> (VaultHeader, SecureBytes) {
-        let retired = kept.filter { $0.payload.kind == .earlierKey }.compactMap { $0.secureField(.earlierKey) }
-        let current = [ours, theirs].filter { copy in !retired.contains { $0.isEqual(to: copy.key) } }
-        for change in kept.reversed() where change.payload.kind == .passwordChange {
-            guard let bytes = change.bytes(.header), let header = try? VaultHeader.decode(bytes),
-                  let copy = current.first(where: { $0.image.header == header }) else { continue }
-            return (header, copy.key)
-        }
-        let fallback = current.first ?? ours
-        return (fallback.image.header, fallback.key)
     }
 }

@@ -22,7 +22,7 @@ extension Vault {
             var clock = HybridLogicalClock(after: log.clockStart(now: HybridLogicalClock.wallMilliseconds()))
             var added: [PendingRecord] = []
             if rotateKey { added.append(Vault.earlierKeyRecord(key)) }
-            added.append(Vault.passwordChangeRecord(newHeader))
+            added.append(Vault.passwordChangeRecord(newHeader, key: newKey))
             let payloads = added.map { record -> SecureBytes in
                 counter += 1
                 return record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
@@ -31,10 +31,12 @@ extension Vault {
         }
     }
 
-    /// A password change's record: the header it writes (Docs/FORMAT.md, kind 4).
-    static func passwordChangeRecord(_ header: VaultHeader) -> PendingRecord {
+    /// A password change's record: the header it writes and the id of the key that header wraps
+    /// (Docs/FORMAT.md, kind 4).
+    static func passwordChangeRecord(_ header: VaultHeader, key: SecureBytes) -> PendingRecord {
         PendingRecord(kind: .passwordChange, itemID: [UInt8](repeating: 0, count: RecordPayload.idLength), base: nil,
-                      fields: [(FieldTag.header.rawValue, SecureBytes(copying: header.encoded()))])
+                      fields: [(FieldTag.header.rawValue, SecureBytes(copying: header.encoded())),
+                               (FieldTag.keyID.rawValue, SecureBytes(copying: Crypto.keyID(of: key)))])
     }
 
     /// An earlier-key record: `key`, kept after a rotation (Docs/FORMAT.md, kind 5).

@@ -2,7 +2,7 @@ import XCTest
 import KCFormat
 
 /// Record kinds 4 (password change) and 5 (earlier key): their payload rules (Docs/FORMAT.md,
-/// "Payload rules" 3, 6, 9 and 10).
+/// "Payload rules" 3, 6, 9 and 10); a password change also names the key its header wraps (field 67).
 final class KeyRecordPayloadTests: XCTestCase {
     private let device = [UInt8](repeating: 0xD1, count: 16)
     private let noItem = [UInt8](repeating: 0, count: 16)
@@ -23,9 +23,10 @@ final class KeyRecordPayloadTests: XCTestCase {
 
     private var header: (tag: UInt8, value: [UInt8]) { (FieldTag.header.rawValue, [UInt8](repeating: 7, count: VaultHeader.length)) }
     private var key: (tag: UInt8, value: [UInt8]) { (FieldTag.earlierKey.rawValue, [UInt8](repeating: 9, count: 32)) }
+    private var keyID: (tag: UInt8, value: [UInt8]) { (FieldTag.keyID.rawValue, [UInt8](repeating: 5, count: 16)) }
 
     func testBothKindsReadInVersion2AndAreNoItemsRecords() throws {
-        let change = try decode(payload(.passwordChange, [header]))
+        let change = try decode(payload(.passwordChange, [header, keyID]))
         XCTAssertEqual(change.kind, .passwordChange)
         XCTAssertFalse(change.kind.isItemRecord)
         let earlier = try decode(payload(.earlierKey, [key]))
@@ -40,9 +41,11 @@ final class KeyRecordPayloadTests: XCTestCase {
     }
 
     func testTheirFieldIsRequiredAndOfItsLength() {
-        assertBad(payload(.passwordChange, []), .missingField(tag: 65))
+        assertBad(payload(.passwordChange, [keyID]), .missingField(tag: 65))
+        assertBad(payload(.passwordChange, [header]), .missingField(tag: 67))
+        assertBad(payload(.passwordChange, [header, (67, [UInt8](repeating: 5, count: 15))]), .badKeyFieldLength(tag: 67, length: 15))
         assertBad(payload(.earlierKey, []), .missingField(tag: 66))
-        assertBad(payload(.passwordChange, [(65, [UInt8](repeating: 7, count: 139))]), .badKeyFieldLength(tag: 65, length: 139))
+        assertBad(payload(.passwordChange, [(65, [UInt8](repeating: 7, count: 139)), keyID]), .badKeyFieldLength(tag: 65, length: 139))
         assertBad(payload(.earlierKey, [(66, [UInt8](repeating: 9, count: 33))]), .badKeyFieldLength(tag: 66, length: 33))
         // The lengths hold on any kind, as the batch and frontier lengths do.
         assertBad(PayloadSpec(itemID: [UInt8](repeating: 1, count: 16), device: device, counter: 1, timestamp: 1,
@@ -50,7 +53,7 @@ final class KeyRecordPayloadTests: XCTestCase {
     }
 
     func testTheyHaveNoItemID() {
-        assertBad(payload(.passwordChange, [header], itemID: [UInt8](repeating: 1, count: 16)), .itemIDDoesNotFitKind)
+        assertBad(payload(.passwordChange, [header, keyID], itemID: [UInt8](repeating: 1, count: 16)), .itemIDDoesNotFitKind)
         assertBad(payload(.earlierKey, [key], itemID: [UInt8](repeating: 1, count: 16)), .itemIDDoesNotFitKind)
     }
 }

@@ -174,6 +174,7 @@ PUT, DELETE, COMPACTION = 1, 2, 3
 PASSWORD_CHANGE, EARLIER_KEY = 4, 5      # version 2 only: no item's records, they change no item
 DEVICE_NAME, TAG_DEVICE_NAME = 6, 21     # version 2 only: a device's name (UTF-8), the newest per device names it
 TAG_HEADER, TAG_EARLIER_KEY = 65, 66     # the header a password change wrote (140 bytes), an earlier key (32)
+TAG_KEY_ID = 67                          # a password change: the id of the key its header wraps (16 bytes, key_id)
 TAG_REQUIRE_PASSWORD = 18
 TAG_THIS_DEVICE_ONLY = 19
 TAG_RESOLVED_VERSIONS = 20   # record ids of other versions an edit supersedes: no effect on items
@@ -222,6 +223,7 @@ def parse_payload(plain: bytes) -> Payload:
         assert tag != TAG_RESOLVED_VERSIONS or (length > 0 and length % 24 == 0), "resolved versions not whole record ids"
         assert tag != TAG_HEADER or length == 140, "key field length: a header field is 140 bytes"
         assert tag != TAG_EARLIER_KEY or length == 32, "key field length: an earlier key is 32 bytes"
+        assert tag != TAG_KEY_ID or length == 16, "key field length: a key id is 16 bytes"
         if tag != 64:
             assert tag not in fields, "repeated field"
             fields[tag], offsets[tag] = plain[pos + 5:pos + 5 + length], pos + 5
@@ -244,13 +246,24 @@ def page_entries(plain: bytes) -> list[bytes]:
     return out
 
 
+def key_id(key: bytes) -> bytes:
+    """The id of a vault key (field 67): BLAKE2b-128 of the key, unkeyed, personalization "kc key id"."""
+    return hashlib.blake2b(key, digest_size=16, person=b"kc key id").digest()
+
+
+def vault_key(data: bytes, password: bytes) -> bytes:
+    """The vault key the header wraps under `password`."""
+    ops, memory = header_kdf(data)
+    key = aead_open(data[88:136], derive_key(password, data[48:64], ops, memory), data[64:88], data[:88])
+    assert key is not None, "wrong password"
+    return key
+
+
 def records(data: bytes, password: bytes) -> list[tuple[Frame, bytes]]:
     """Every complete record of an intact vault, authenticated and decrypted: (frame, payload); the
     records of a page each with the page's frame."""
     assert header_version(data) in READABLE_VERSIONS, f"unsupported version {header_version(data)}"
-    ops, memory = header_kdf(data)
-    key = aead_open(data[88:136], derive_key(password, data[48:64], ops, memory), data[64:88], data[:88])
-    assert key is not None, "wrong password"
+    key = vault_key(data, password)
     out, previous = [], bytes(16)
     for frame in frames(data):
         body = data[frame.offset + FRAME_LENGTH:frame.end]
@@ -319,7 +332,8 @@ def items(data: bytes, password: bytes) -> list[dict]:
         if payload.kind in (PASSWORD_CHANGE, EARLIER_KEY):
             assert version >= 2, f"key record: kind {payload.kind} is unknown in a version-1 file"
             assert payload.item_id == bytes(16), "key record: kinds 3-5 have no item id"
-            assert (TAG_HEADER if payload.kind == PASSWORD_CHANGE else TAG_EARLIER_KEY) in payload.fields, "key record: its field is missing"
+            required = (TAG_HEADER, TAG_KEY_ID) if payload.kind == PASSWORD_CHANGE else (TAG_EARLIER_KEY,)
+            assert all(tag in payload.fields for tag in required), "key record: its field is missing"
         if payload.kind == DEVICE_NAME:
             assert version >= 2, "device name: kind 6 is unknown in a version-1 file"
             assert payload.item_id == bytes(16), "device name: kind 6 has no item id"

@@ -9,6 +9,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
+import kcformat
 from agentsupport import NO_SOURCE, agent_pids, alive, status, stop_agents, unlock, wait_until, with_runtime_folder
 from kcharness import EXIT_AUTH_FAILED, EXIT_INTERACTION, KC, MASTER_PASSWORD, assert_failure
 from test_sync import git, machine, remote, services, sync_folder  # noqa: F401 (remote is a fixture)
@@ -292,3 +293,33 @@ def test_sync_status_after_a_rotation_elsewhere_says_what_to_do(pair):
     assert "sealed under a vault key this machine does not have" in result.stderr
     assert "--new-password-file" in result.hint
     assert desktop.vault_path.read_bytes() == before
+
+
+def test_a_plain_passwd_under_the_retired_key_does_not_undo_a_rotation(pair):
+    laptop, desktop = pair
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
+    use_password(laptop, NEW)
+    laptop.add_generic("after-rotation", "me", "pw-after")
+    laptop.ok(["sync"])
+    # Later, the desktop (not synced: still under the rotated-out key) changes its password plainly.
+    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password")])
+    use_password(desktop, "the desktop's password")
+    result = desktop.ok(["sync", "--new-password-file", new_password_file(desktop)])
+    assert "superseded by a key rotation on another machine" in result.stderr
+    laptop.ok(["sync"])
+    use_password(desktop, NEW)
+    assert header(desktop) == header(laptop)
+    expected = {"shared": "pw0", "after-rotation": "pw-after"}
+    assert services(laptop) == expected
+    assert services(desktop) == expected
+    # Both files: sealed under the rotated key, their header's change names it; the desktop's change
+    # (kept, as every record) names the key the rotation retired.
+    data = desktop.vault_path.read_bytes()
+    key = kcformat.vault_key(data, NEW.encode())
+    changes = [kcformat.parse_payload(plain) for _, plain in kcformat.records(data, NEW.encode())]
+    changes = [p for p in changes if p.kind == kcformat.PASSWORD_CHANGE]
+    newest_ok = [p for p in changes if p.fields[kcformat.TAG_HEADER] == header(desktop)]
+    assert len(changes) == 2 and len(newest_ok) == 1
+    assert newest_ok[0].fields[kcformat.TAG_KEY_ID] == kcformat.key_id(key)
+    retired = [p for p in changes if p is not newest_ok[0]][0]
+    assert retired.fields[kcformat.TAG_KEY_ID] != kcformat.key_id(key)

@@ -46,6 +46,10 @@ final class RotatedKey {
 
     /// Tells what a sync changed of the vault's password and key.
     static func announce(_ report: SyncRound.Report, _ context: Context) {
+        if report.passwordChangeOverruled {
+            context.warn("the master password change made here was superseded by a key rotation on another machine: "
+                         + "the vault now opens with the password set there; use it, then run 'kc passwd' again to set yours")
+        }
         if report.keyReplaced {
             context.notice("the vault key was replaced on another machine: the vault now opens with the master password set there, "
                            + "and an unlocked agent locks (unlock it with that password)")
