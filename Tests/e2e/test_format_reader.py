@@ -44,7 +44,8 @@ def test_the_resolved_versions_vectors_are_among_them():
     assert "valid-resolved-versions" in {v.name for v in OPENS} and len(RESOLVED_MALFORMED) == 2
 
 
-KEY_MALFORMED = [v for v in ALL if v.name.startswith(("payload-password-change", "payload-earlier-key", "payload-header-field"))]
+KEY_MALFORMED = [v for v in ALL if v.name.startswith(("payload-password-change", "payload-earlier-key", "payload-header-field",
+                                                    "payload-key-id"))]
 
 
 @pytest.mark.parametrize("vector", KEY_MALFORMED, ids=lambda v: v.name)
@@ -54,7 +55,7 @@ def test_a_malformed_password_change_or_earlier_key_is_refused(vector):
 
 
 def test_the_key_change_vectors_are_among_them():
-    assert {"valid-password-change", "valid-earlier-key"} <= {v.name for v in OPENS} and len(KEY_MALFORMED) == 7
+    assert {"valid-password-change", "valid-earlier-key"} <= {v.name for v in OPENS} and len(KEY_MALFORMED) == 9
 
 
 def test_the_this_device_only_vectors_are_among_them():
