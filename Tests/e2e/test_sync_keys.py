@@ -53,6 +53,14 @@ def header(kc: KC) -> bytes:
     return kc.vault_path.read_bytes()[:140]
 
 
+def rotate_and_push(kc: KC, service: str, secret: str) -> None:
+    """`kc passwd --rotate-key` (new password NEW, used from then on), an item added, then a sync."""
+    kc.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(kc)])
+    use_password(kc, NEW)
+    kc.add_generic(service, "me", secret)
+    kc.ok(["sync"])
+
+
 def test_a_password_change_reaches_the_other_machine_and_its_agent_keeps_serving(pair):
     laptop, desktop = pair
     assert desktop.master_password == OLD
@@ -256,10 +264,7 @@ def test_the_password_set_on_another_machine_is_asked_on_the_terminal(pair):
 
 def test_a_git_pull_by_hand_after_a_rotation_elsewhere_is_finished_by_sync_continue(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
-    laptop.add_generic("laptop-only", "me", "pw-laptop")
-    laptop.ok(["sync"])
+    rotate_and_push(laptop, "laptop-only", "pw-laptop")
     desktop.add_generic("desktop-only", "me", "pw-desktop")
     folder = sync_folder(desktop)
     desktop.ok(["--vault", str(folder / "login.kc"), "--accept-rollback", "add", "generic", "-s", "copy-only", "-a", "me",
@@ -297,10 +302,7 @@ def test_sync_status_after_a_rotation_elsewhere_says_what_to_do(pair):
 
 def test_a_plain_passwd_under_the_retired_key_does_not_undo_a_rotation(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
-    laptop.add_generic("after-rotation", "me", "pw-after")
-    laptop.ok(["sync"])
+    rotate_and_push(laptop, "after-rotation", "pw-after")
     # Later, the desktop (not synced: still under the rotated-out key) changes its password plainly.
     desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password")])
     use_password(desktop, "the desktop's password")
