@@ -64,4 +64,21 @@ final class SyncWireTests: XCTestCase {
             XCTAssertEqual(String(describing: decoded), String(describing: failure))
         }
     }
+
+    func testAReportsPasswordAndKeyChangesRoundTrip() throws {
+        for flags in 0..<8 {
+            var report = SyncRound.Report()
+            report.added = 3
+            report.passwordChanged = flags & 1 != 0
+            report.keyReplaced = flags & 2 != 0
+            report.passwordChangeOverruled = flags & 4 != 0
+            var writer = WireWriter()
+            writer.received(report)
+            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: ReplyKind.imported.rawValue).copyBytes()[6...])), from: 0)
+            let decoded = try reader.received()
+            try reader.finish()
+            XCTAssertEqual([decoded.passwordChanged, decoded.keyReplaced, decoded.passwordChangeOverruled, decoded.added == 3],
+                           [report.passwordChanged, report.keyReplaced, report.passwordChangeOverruled, true])
+        }
+    }
 }
