@@ -7,7 +7,7 @@ import Keychain
 
 /// A key rotation against a concurrent plain password change made under the key it replaced
 /// (Docs/SYNC.md, rule 7): the rotation is never undone, whichever change is newer and whichever
-/// side is ours, and a header is only paired with the key of a copy it heads.
+/// side is ours, and a header is only paired with the key its key id names (the key it wraps).
 final class RotationRaceTests: XCTestCase {
     private func key(_ bytes: [UInt8], _ password: SecureBytes) throws -> SecureBytes {
         try VaultImage.unwrapKey(try VaultImage.header(of: bytes), password: password)
