@@ -7,16 +7,17 @@ import KCSystem
 /// opens one AEAD per page. Nothing is dropped and nothing is added (unlike `compact`); the
 /// header is kept as it is, so a process that no longer holds the master password repacks too.
 extension Vault {
-    /// The fewest records outside pages that make a repack due (at least as many as those inside
-    /// pages must stand outside them too, so each record is resealed O(1) times on average).
+    /// The fewest records outside pages that make a repack due (and at least a quarter as many as
+    /// stand inside pages, so each record is resealed O(1) times on average: at most about five
+    /// times, while at most a fifth of a large vault's records stand outside pages).
     /// Debug builds take `KC_TEST_REPACK_THRESHOLD` instead when it is set.
     public static let defaultRepackThreshold = FaultSeam.testNumber("KC_TEST_REPACK_THRESHOLD") ?? 4096
 
     /// True when the file is version 2 and its records outside pages number at least
-    /// `repackThreshold` and at least as many as those inside pages.
+    /// `repackThreshold` and at least a quarter of those inside pages.
     public var repackIsDue: Bool {
         let outside = log.countOutsidePages
-        return allowsVersion2Content && outside >= repackThreshold && outside >= log.count - outside
+        return allowsVersion2Content && outside >= repackThreshold && 4 * outside >= log.count - outside
     }
 
     /// Repacks the file (see above) when `repackIsDue`, after a durable write. A failure leaves

@@ -36,7 +36,7 @@ final class RepackTests: VaultFolderTestCase {
         XCTAssertEqual(payloads(vault), payloads(reopened), "the writer follows its own repack")
         XCTAssertEqual(reopened.versionVector, vault.versionVector)
 
-        // Records appended after the page wait until they are at least as many as those in pages.
+        // Records appended after the page wait for the threshold (here above a quarter of those in pages).
         for i in 0..<(Self.threshold - 1) { try put(vault, "more-\(i)") }
         XCTAssertEqual(frameCount(try open()), 1 + Self.threshold - 1)
         try put(vault, "more-last")

@@ -76,7 +76,7 @@ def test_import_over_the_threshold_repacks_keeping_every_record(kc_ready, tmp_pa
         assert kc.ok(["find", "generic", "-s", f"imp{i}.example", "-w"]).stdout == f"pw-imp-{i}\n"
     check = kc.ok(["check"]).stdout
     assert "status: whole" in check and f"records: {len(after)}" in check, check
-    # A later append stands outside pages again; a second repack waits until they outnumber the pages.
+    # A later append stands outside pages again; a second repack waits for the threshold again.
     kc.add_generic("later.example", "me", "later")
     assert not frames(kc.vault_path.read_bytes())[-1].is_page
 
