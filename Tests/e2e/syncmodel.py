@@ -6,7 +6,7 @@ from the vault files with kcformat (the independent reader); nothing of kc's mer
 - a write is one new record, stamped after every record its machine holds, based on the item's state there;
 - a merge holds the union of both places' records minus the puts rule 3 drops;
 - a compaction keeps each live item's last put, every tombstone and one new marker whose frontier is
-  everything the machine had seen;
+  everything the machine had seen (device-name records, written by sync init and clone, are kept too);
 - an item's state is its last record by (timestamp, device, counter); its history, its puts in that order."""
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 import kcformat
 
 ZERO_BASE = bytes(24)
+# The kinds of an item's records (a compaction marker or a device name belongs to no item).
+ITEM_KINDS = (kcformat.PUT, kcformat.DELETE)
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,7 @@ class SyncModel:
         return [self.records[i] for i in self.places.get(place, set())]
 
     def winner(self, item: bytes, place: str):
-        mine = [r for r in self.held(place) if r.item == item and r.kind != kcformat.COMPACTION]
+        mine = [r for r in self.held(place) if r.item == item and r.kind in ITEM_KINDS]
         return max(mine, key=lambda r: r.order) if mine else None
 
     def vector(self, place: str) -> dict:
@@ -90,7 +92,7 @@ class SyncModel:
         counting = [m for m in markers if not any(contains(o, m) for o in markers)]
         by_item = {}
         for r in held:
-            if r.kind != kcformat.COMPACTION:
+            if r.kind in ITEM_KINDS:
                 by_item.setdefault(r.item, []).append(r)
         dropped, latest_seen = set(), set()
         for item_records in by_item.values():
@@ -119,11 +121,20 @@ class SyncModel:
         self.places.setdefault(place, set()).add(record.id)
         return None
 
+    def name_device(self, place: str, new: list) -> str | None:
+        """Checks the one device-name record `kc sync init` or `clone` added in `place` and takes it in."""
+        if [r.kind for r in new] != [kcformat.DEVICE_NAME]:
+            return f"naming the device added records of kinds {[r.kind for r in new]}"
+        self.records[new[0].id] = new[0]
+        self.places.setdefault(place, set()).add(new[0].id)
+        return None
+
     def compact(self, place: str, new: list) -> str | None:
         markers = [r for r in new if r.kind == kcformat.COMPACTION]
         if len(markers) != 1 or dict(markers[0].frontier) != self.vector(place):
             return "a compaction's marker is not the one expected"
-        kept = {r.id for r in self.held(place) if r.kind == kcformat.DELETE}
+        # tombstones and device names are kept, whatever their age
+        kept = {r.id for r in self.held(place) if r.kind in (kcformat.DELETE, kcformat.DEVICE_NAME)}
         for item in {r.item for r in self.held(place) if r.kind == kcformat.PUT}:
             last = self.winner(item, place)
             if last.kind == kcformat.PUT:
@@ -135,7 +146,7 @@ class SyncModel:
     def items(self, place: str) -> dict:
         """The live items: service -> secret."""
         out = {}
-        for item in {r.item for r in self.held(place) if r.kind != kcformat.COMPACTION}:
+        for item in {r.item for r in self.held(place) if r.kind in ITEM_KINDS}:
             last = self.winner(item, place)
             if last.kind == kcformat.PUT:
                 out[last.service] = last.secret

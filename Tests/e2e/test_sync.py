@@ -1,6 +1,7 @@
 """`kc sync init`, `kc sync clone` and `kc sync` (Docs/SYNC.md): real git (2.39 on Debian 12), a bare
 repository as the remote, and one home, data, state and config folder per simulated machine, each
 with its own device id."""
+import socket
 import json
 import os
 import subprocess
@@ -68,7 +69,11 @@ def pair(kc_bin, tmp_path, remote):
 def test_init_makes_a_sync_copy_configured_for_the_driver_and_pushes(pair, remote):
     laptop, desktop = pair
     folder = sync_folder(laptop)
-    assert (folder / "login.kc").read_bytes() == laptop.vault_path.read_bytes()
+    # The vault as it was made into the sync copy; the device-name record (the host name) init writes
+    # after it is the laptop's one newer record, sent by its next sync.
+    copied = (folder / "login.kc").read_bytes()
+    assert laptop.vault_path.read_bytes().startswith(copied) and laptop.vault_path.read_bytes() != copied
+    assert "\"" + socket.gethostname() + "\"" in laptop.ok(["sync", "status"]).stdout, "the host name names it"
     assert (folder / ".gitattributes").read_text() == "*.kc merge=kc -text -diff\n"
     driver = git(folder, "config", "merge.kc.driver").strip()
     assert driver == driver_line(laptop)
@@ -77,7 +82,8 @@ def test_init_makes_a_sync_copy_configured_for_the_driver_and_pushes(pair, remot
     assert log == ["kc sync|kc|kc@localhost.invalid"], "no identity configured: the neutral one, never the host's name"
     assert os.uname().nodename not in git(remote, "log", "--format=%an %ae %cn %ce %B", "main")
     # the desktop's clone: the same vault, now its live vault, read with the master password
-    assert desktop.vault_path.read_bytes() == laptop.vault_path.read_bytes()
+    # (plus its own device-name record, the host name, after what it cloned)
+    assert desktop.vault_path.read_bytes().startswith(copied) and desktop.vault_path.read_bytes() != copied
     assert secret(desktop, "shared") == "pw0"
     assert (sync_folder(desktop) / ".git").is_dir()
 

@@ -75,6 +75,15 @@ class World:
         assert problem is None, f"{name}: {problem}"
         self.check(name)
 
+    def name_device(self, name, args):
+        """`kc sync init` or `clone`, which names the device (the host name) in its live vault, not in the copy."""
+        before = set(self.model.places.get(name, set()))
+        self.ok(name, args)
+        records = self.held(self.kcs[name].vault_path)
+        problem = self.model.name_device(name, [r for i, r in records.items() if i not in before])
+        assert problem is None, f"{name}: {problem}"
+        self.check(name)
+
     def compact(self, name):
         before = set(self.model.places[name])
         self.ok(name, ["compact"])
@@ -131,13 +140,13 @@ def test_random_scenarios_equal_the_model(kc_bin, tmp_path, remote, seed):  # no
     world = World(kc_bin, tmp_path, remote)
     world.kcs["a"].init()
     world.write("a", ["add", "generic", "-s", "a0", "-a", "me", "--password-stdin"], input="a0-v0")
-    world.ok("a", ["sync", "init", "--remote", remote])
     world.model.places["remote"] = set(world.model.places["a"])
     world.model.places["a.copy"] = set(world.model.places["a"])
+    world.name_device("a", ["sync", "init", "--remote", remote])
     for name in NAMES[1:]:
-        world.ok(name, ["sync", "clone", remote])
         world.model.places[name] = set(world.model.places["remote"])
         world.model.places[f"{name}.copy"] = set(world.model.places["remote"])
+        world.name_device(name, ["sync", "clone", remote])
     subprocess.run(["git", "-C", str(sync_folder(world.kcs["b"])), "config", "pull.rebase", "true"], check=True)
     with_runtime_folder(world.kcs["b"])
     unlock(world.kcs["b"])

@@ -19,21 +19,22 @@ def edit_on_both(laptop, desktop):
 def test_status_counts_what_is_not_sent_and_names_the_devices(pair):
     laptop, desktop = pair
     before = laptop.ok(["sync", "status"]).stdout
-    assert "last sync: never" in before and "records: 0 not yet sent, 0 not yet received" in before
+    # the laptop's device-name record (the host name), written by its init after the copy was made
+    assert "last sync: never" in before and "records: 1 not yet sent, 0 not yet received" in before
     laptop.add_generic("one", "me", "pw1")
     laptop.add_generic("two", "me", "pw2")
     status = laptop.ok(["sync", "status"]).stdout
-    assert "records: 2 not yet sent, 0 not yet received" in status
+    assert "records: 3 not yet sent, 0 not yet received" in status
     assert "commits: 0 to push, 0 to merge" in status
     laptop.ok(["sync"])
-    desktop.ok(["sync"])   # the desktop writes nothing: it has no records of its own yet
+    desktop.ok(["sync"])   # the desktop sends its device-name record
     desktop.add_generic("three", "me", "pw3")
     desktop.ok(["sync"])
     status = laptop.ok(["sync", "status"]).stdout
     assert "last sync: 20" in status
     assert "records: 0 not yet sent, 0 not yet received" in status, "as of the laptop's last fetch"
     devices = [line for line in status.splitlines() if line.startswith("  ")]
-    assert len(devices) == 1 and devices[0].endswith("3 (this machine)"), status
+    assert len(devices) == 1 and devices[0].endswith("4 (this machine)"), status
     laptop.ok(["sync"])
     status = laptop.ok(["sync", "status"]).stdout
     devices = [line for line in status.splitlines() if line.startswith("  ")]

@@ -79,7 +79,8 @@ let syncInitCommand = CommandSpec(
     the existing sync copy, and the attribute line in .git/info/attributes, for a 'git pull' run there by \
     hand after kc moved ('kc sync' passes the driver on git's command line and needs no repair). Nothing else is touched and no password is asked.
 
-    \(deviceNameHelp) With --device-name the master password is asked even when the agent is unlocked.
+    \(deviceNameHelp) With --device-name the master password is asked even when the agent is unlocked. \
+    \(defaultDeviceNameHelp)
     """,
     options: [
         .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
@@ -97,7 +98,7 @@ let syncCloneCommand = CommandSpec(
     device id (in its state folder). An existing vault is kept: when it is the same vault (the same vault \
     id), the two are merged and synced; another vault there is refused (errSecDuplicateKeychain).
 
-    \(deviceNameHelp)
+    \(deviceNameHelp) \(defaultDeviceNameHelp)
     """,
     arguments: [ArgumentSpec("URL", help: "The git remote holding the vault.")],
     options: [deviceNameOption],
@@ -119,10 +120,10 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
-    let name = try deviceName(invocation)
-    if name == nil, let agent = setup.unlockedAgent() {
+    if try deviceName(invocation) == nil, let agent = setup.unlockedAgent() {
         try create(try SyncSetup.worded { try agent.liveVault() })
     } else {
+        let name = try deviceName(invocation) ?? defaultDeviceName()
         let (keychain, password) = try setup.openVault()
         _ = try SyncSetup.worded {
             try keychain.exchange { lease in
@@ -153,7 +154,8 @@ func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(Key
 }
 
 /// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).
-/// `name`, when given, names this machine's device in the vault (before the sync of a same vault).
+/// `name`, when given, names this machine's device in the vault (before the sync of a same vault);
+/// a new vault is named by the host name without it.
 private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
     let bytes = try SyncSetup.worded { try copy.vaultBytes() }
     let header: VaultHeader
@@ -181,7 +183,7 @@ private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ s
         _ = try StateFolder(context.stateDirectory).deviceID()
     } catch { throw KeychainError(error) }
     let keychain = try Keychain.open(at: setup.path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
-    if let name { try keychain.nameDevice(name, password: password) }
+    if let name = name ?? defaultDeviceName() { try keychain.nameDevice(name, password: password) }
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
     return 0
 }

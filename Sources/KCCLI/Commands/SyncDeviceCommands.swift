@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSystem
 import KCFormat
 import KCSync
 import KCVault
@@ -16,6 +17,13 @@ still say only 'kc sync') that the other machines receive with the next sync; 'k
 each device's newest name. A vault of format version 1 is converted to version 2 first.
 """
 
+/// What `kc sync init` and `kc sync clone` say about naming without --device-name.
+let defaultDeviceNameHelp = """
+Without --device-name, the machine's host name names it (when it is a valid name; a host name that is \
+empty or not valid writes no name), except when an unlocked agent serves 'kc sync init' (no master \
+password is asked then) or 'kc sync clone' finds the same vault already here: no name is written then.
+"""
+
 /// The checked `--device-name` value, or nil without the flag.
 func deviceName(_ invocation: ParsedInvocation) throws(KeychainError) -> String? {
     guard let value = invocation.value("device-name") else { return nil }
@@ -23,6 +31,12 @@ func deviceName(_ invocation: ParsedInvocation) throws(KeychainError) -> String?
         throw usageError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
     }
     return name
+}
+
+/// The name a new sync copy gives this machine without --device-name: the host name when it is
+/// a valid name, else nil (no name record).
+func defaultDeviceName() -> String? {
+    HostName.current().flatMap(DeviceNames.checked)
 }
 
 let syncResetDeviceCommand = CommandSpec(
