@@ -53,10 +53,15 @@ def header(kc: KC) -> bytes:
     return kc.vault_path.read_bytes()[:140]
 
 
-def rotate_and_push(kc: KC, service: str, secret: str) -> None:
-    """`kc passwd --rotate-key` (new password NEW, used from then on), an item added, then a sync."""
+def rotate(kc: KC) -> None:
+    """`kc passwd --rotate-key` with the new password NEW, used from then on."""
     kc.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(kc)])
     use_password(kc, NEW)
+
+
+def rotate_and_push(kc: KC, service: str, secret: str) -> None:
+    """A key rotation (`rotate`), an item added, then a sync."""
+    rotate(kc)
     kc.add_generic(service, "me", secret)
     kc.ok(["sync"])
 
@@ -93,8 +98,7 @@ def test_a_rotated_key_keeps_every_item_of_both_machines(pair):
     unlock(laptop)
     unlock(desktop)
     laptop_agent, desktop_agent = status(laptop)[1]["pid"], status(desktop)[1]["pid"]
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     # The laptop's agent held the old key: the rotation locks it (its next request finds the vault
     # under another key).
     assert laptop.run(["find", "-s", "shared", "-w"], unset=NO_SOURCE).returncode == EXIT_INTERACTION
@@ -123,8 +127,7 @@ def test_a_rotated_key_keeps_every_item_of_both_machines(pair):
 
 def test_a_wrong_password_for_the_rotated_key_changes_nothing(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     laptop.ok(["sync"])
     desktop.add_generic("desktop-only", "me", "pw-desktop")
     before = desktop.vault_path.read_bytes()
@@ -173,8 +176,7 @@ def test_old_commits_stay_readable_with_the_old_password(pair, tmp_path):
     """kc never rewrites git's history: the commit before a password change still opens with the
     password of its time (Docs/SECURITY.md)."""
     laptop, _ = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     laptop.ok(["sync"])
     old = tmp_path / "old.kc"
     old.write_bytes(git_show(sync_folder(laptop), "HEAD~1:login.kc"))
@@ -205,8 +207,7 @@ def test_the_documented_purge_removes_every_old_version_from_git(pair, remote, t
     desktop.ok(["sync"])
     folder = sync_folder(laptop)
     before_rotation = git(folder, "rev-parse", "HEAD").strip()
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     laptop.ok(["sync"])
     desktop.ok(["sync", "--new-password-file", new_password_file(desktop)])
     use_password(desktop, NEW)
@@ -238,8 +239,7 @@ def test_a_sync_right_after_a_rotation_here_does_without_the_locked_agent(pair):
     laptop, _ = pair
     unlock(laptop)
     agent = status(laptop)[1]["pid"]
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     # The agent still holds the old key: the sync finds it locked and opens the vault itself.
     laptop.ok(["sync"])
     assert wait_until(lambda: not alive(agent))
@@ -248,8 +248,7 @@ def test_a_sync_right_after_a_rotation_here_does_without_the_locked_agent(pair):
 
 def test_the_password_set_on_another_machine_is_asked_on_the_terminal(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     laptop.ok(["sync"])
     desktop.add_generic("desktop-only", "me", "pw-desktop")
     child = desktop.spawn(["sync"])   # the desktop's own password from its file, the other one asked
@@ -289,8 +288,7 @@ def test_a_git_pull_by_hand_after_a_rotation_elsewhere_is_finished_by_sync_conti
 
 def test_sync_status_after_a_rotation_elsewhere_says_what_to_do(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop)])
-    use_password(laptop, NEW)
+    rotate(laptop)
     laptop.ok(["sync"])
     git(sync_folder(desktop), "fetch", "-q", "origin")
     before = desktop.vault_path.read_bytes()
