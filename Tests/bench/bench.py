@@ -11,7 +11,8 @@ and without the master-password file, so only the agent can answer them; the age
 (VmHWM) is read from /proc once they ran.
 
 Writes bench/results/bench-TIME.{json,md,svg} and bench/results/latest.{json,md,svg} (or --out DIR).
-Environment: BENCH_SIZES, BENCH_RUNS (runs per row; default 15, 5 at 100,000 items), BENCH_WARMUP,
+Environment: BENCH_SIZES, BENCH_RUNS (runs per row; default 30, 5 at 100,000 items; 60 for the rows of a few milliseconds that
+             decide the ratios to the peers), BENCH_WARMUP,
 BENCH_PASS_MAX and BENCH_SECRET_TOOL_MAX (largest size the peers are built for, default 10000 and 1000),
 BENCH_SYNC_RECORDS and BENCH_SYNC_ROUNDS (the sync rows, syncbench.py).
 """
@@ -96,6 +97,11 @@ ROWS = [
 ]
 
 
+# Rows of a few milliseconds, whose medians decide the ratios to the peers: many runs cost under a
+# second and keep one slow run (another process waking up) from moving the median.
+FAST_ROWS = {"version", "unlocked-find", "pass", "secret-tool"}
+
+
 def sh_quote(word: str) -> str:
     return word if word in ("<", "|") or "$$" in word or all(c.isalnum() or c in "-_./=:@" for c in word) \
         else "'" + word.replace("'", "'\\''") + "'"
@@ -135,10 +141,10 @@ class Bench:
     def measure(self, row: Row, size: int, env: dict, fill: dict) -> dict:
         command = " ".join(sh_quote(w.format(**fill)) for w in row.argv)
         prepare = row.prepare.format(**fill) if row.prepare else None
-        runs = self.runs or (5 if size >= 100_000 else 15)
+        runs = self.runs or (5 if size >= 100_000 else 30)
         warmup = self.warmup if self.warmup is not None else (1 if size >= 100_000 else 2)
-        if row.key == "version":
-            runs, warmup = max(runs, 30), max(warmup, 3)
+        if row.key in FAST_ROWS and self.runs is None:
+            runs, warmup = 60, max(warmup, 5)
         stats = self.hyperfine(f"{row.key}-{size}", command, env, row.shell, runs, warmup, prepare)
         stats["max_rss_kib"] = self.max_rss_kib(command, env, prepare)
         stats["command"] = command
@@ -192,7 +198,7 @@ def make_kc_vault(kc: str, home: Path, items, kdf: tuple[str, str] | None) -> tu
 
 
 # -- what kc's rows are measured against ----------------------------------------------------------------
-def kdf_ms(ops: int, memory: int, runs: int = 15) -> float:
+def kdf_ms(ops: int, memory: int, runs: int = 31) -> float:
     """Median wall time of libsodium's Argon2id with kc's cheap parameters, in this process."""
     sodium = ctypes.CDLL("libsodium.so.23")
     sodium.sodium_init()
@@ -207,7 +213,7 @@ def kdf_ms(ops: int, memory: int, runs: int = 15) -> float:
     return statistics.median(samples)
 
 
-def fsync_ms(folder: Path, runs: int = 15) -> float:
+def fsync_ms(folder: Path, runs: int = 31) -> float:
     """Median wall time of appending one 200-byte record to a file in `folder` and fsyncing it."""
     fd = os.open(folder / "fsync-probe", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     samples = []
