@@ -76,14 +76,21 @@ _kc_items() {
 
 _kc() {
     local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
-    local path="" word i skip=0 next
+    local path="" word value i skip=0 step next
     local -a vault=()
+    [[ "$cur" == = ]] && cur=""
+    [[ "$prev" == = ]] && prev="${COMP_WORDS[COMP_CWORD-2]}"
     for ((i = 1; i < COMP_CWORD; i++)); do
         word="${COMP_WORDS[i]}"
-        if ((skip)); then skip=0; continue; fi
+        if ((skip)); then ((skip--)); continue; fi
         if [[ "$word" == -* ]]; then
-            case "$word" in --vault|--keychain) vault+=("$word" "${COMP_WORDS[i+1]/#\~\//$HOME/}") ;; esac
-            [[ " $(_kc_value_options "$path") " == *" $word "* ]] && skip=1
+            value="${COMP_WORDS[i+1]}" step=1
+            [[ "$value" == = ]] && value="${COMP_WORDS[i+2]}" step=2
+            case "$word" in
+                --vault|--keychain) vault+=("$word" "${value/#\~\//$HOME/}") ;;
+                --vault=*|--keychain=*) value="${word#*=}"; vault+=("${word%%=*}" "${value/#\~\//$HOME/}") ;;
+            esac
+            [[ " $(_kc_value_options "$path") " == *" $word "* ]] && skip=$step
             continue
         fi
         next="${path:+$path }$word"

@@ -125,6 +125,18 @@ def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
     assert bash(kc, tmp_path, "--keychain", "work", "find", "-s", "") == ["work.example"]
     assert bash(kc, tmp_path, "--vault", kc.home / "data" / "kc" / "work.kc", "find", "generic", "-a", "") == ["boss"]
     assert bash(kc, tmp_path, "--vault", "~/data/kc/work.kc", "find", "-a", "") == ["boss"]   # as typed: ~ is HOME
+    # `--vault=PATH` as bash splits it (`=` is in COMP_WORDBREAKS), and whole (a shell without that break).
+    assert bash(kc, tmp_path, "--vault", "=", "~/data/kc/work.kc", "find", "-a", "") == ["boss"]
+    assert bash(kc, tmp_path, "--keychain", "=", "work", "find", "generic", "-s", "") == ["work.example"]
+    assert bash(kc, tmp_path, "--vault=~/data/kc/work.kc", "find", "-a", "") == ["boss"]
+    default = bash(kc, tmp_path, "find", "-a", "")                            # the default vault again
+    assert "deploy" in default and "boss" not in default
+
+
+def test_bash_completes_the_path_after_vault_equals(akc, tmp_path):
+    (tmp_path / "vault-one.kc").write_text("")
+    assert bash(akc, tmp_path, "--vault", "=", "vault-o") == ["vault-one.kc"]
+    assert "vault-one.kc" in bash(akc, tmp_path, "--vault", "=")
 
 
 def test_bash_completes_nothing_without_an_agent(akc, tmp_path):
