@@ -159,3 +159,34 @@ def test_a_crash_during_the_repack_leaves_the_old_or_new_file_with_the_write(kc_
         assert k < 200, "the import never completes"
     assert k > 1, "no crash point was reached: is the binary a build without the fault seam?"
     assert outcomes["old"] and outcomes["written"], outcomes   # crashes before the write and inside the repack
+
+
+def test_a_failed_repack_is_one_warning_and_the_write_stands(kc_ready, tmp_path):
+    """The rename that would put the repacked file in place fails (ENOSPC from the fault seam): the
+    import is saved and acknowledged with exit 0, one warning says the repack failed and why, the file
+    is the appended one (no pages), and the next write repacks."""
+    base = repacking(kc_ready)
+    base.add_generic("kept.example", "me", "first")
+    count, k, warned = THRESHOLD + 2, 1, None
+    while warned is None:
+        assert k < 20, "no rename failure gave the repack warning"
+        home = tmp_path / f"k{k}"
+        shutil.copytree(base.home, home, symlinks=True)
+        kc = KC(base.binary, home)
+        kc.env.update({name: value.replace(str(base.home), str(home)) for name, value in base.env.items()})
+        r = import_items(kc, tmp_path, count, fault=f"rename:{k}:ENOSPC")
+        if "pages failed" in r.stderr:
+            warned = (kc, r)
+        k += 1
+    kc, r = warned
+    assert r.returncode == 0, r
+    lines = [line for line in r.stderr.splitlines() if line.startswith("kc: warning:")]
+    assert lines == ["kc: warning: the write is saved, but sealing the vault's records into pages failed "
+                     f"(the next write tries again): cannot replace {kc.vault_path}: No space left on device"], r.stderr
+    assert not any(f.is_page for f in frames(kc.vault_path.read_bytes()))
+    assert "status: whole" in kc.ok(["check"]).stdout
+    for i in (0, count - 1):
+        assert kc.ok(["find", "generic", "-s", f"imp{i}.example", "-w"]).stdout == f"pw-imp-{i}\n"
+    r = kc.run(["add", "generic", "-s", "next.example", "-a", "me", "--password-stdin"], input="next")
+    assert r.returncode == 0 and "warning" not in r.stderr, r
+    assert all_in_pages(kc), "the next write did not repack"
