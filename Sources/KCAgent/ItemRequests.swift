@@ -93,6 +93,8 @@ struct ItemRequests {
             if revealing { touch() }
             try Self.sendWarnings(of: keychain, on: channel)
             try ConflictWire.send(conflicts, revealing: revealing, on: channel)
+        case .history, .compact, .tornTail:
+            try serveMaintenance(kind, reader: &reader)
         case .status, .unlock, .lock, .shutdown, .merge, .syncExport, .syncImport, .copySummary:
             throw AgentError.protocolError(.badValue)
         }
@@ -107,7 +109,7 @@ struct ItemRequests {
     /// Checks the master password typed again: none is `AskAgain`, a wrong one errSecAuthFailed.
     /// The key is derived again from the header's salt and parameters (the cost of an unlock) and
     /// compared with the one held in constant time.
-    private func verify(_ password: SecureBytes?) throws {
+    func verify(_ password: SecureBytes?) throws {
         guard let password else { throw AskAgain() }
         if try !keychain.verifyMasterPassword(password) { throw KeychainError(.authFailed, .vault(.wrongPassword)) }
     }
@@ -121,7 +123,7 @@ struct ItemRequests {
         try channel.send(writer.frame(kind: ReplyKind.warnings.rawValue))
     }
 
-    private func sendItems(_ items: some Collection<Item>, revealing: Bool) throws(AgentError) {
+    func sendItems(_ items: some Collection<Item>, revealing: Bool) throws(AgentError) {
         try Self.sendWarnings(of: keychain, on: channel)
         try ListStream.send(items, kind: .items, on: channel) { $0.item($1, revealing: revealing) }
         if items.count > Self.manyItems { manyItemsSent() }

@@ -6,6 +6,9 @@ enum RequestKind: UInt8 {
     case merge, syncExport, syncImport, copySummary
     /// The items in conflict (`ItemConflicts`).
     case conflicts
+    /// The maintenance of a vault open with the key (`MaintenanceRequests`): an item's versions,
+    /// the compaction, the removal of a torn tail.
+    case history, compact, tornTail
     case shutdown = 0x7F
 
     /// True for the sync requests.
@@ -41,6 +44,12 @@ enum ReplyKind: UInt8 {
     case mergeFailure
     /// Items in conflict, possibly over several frames.
     case conflicts
+    /// An item's versions, possibly over several frames.
+    case versions
+    /// A compaction's record counts, before and after.
+    case compacted
+    /// The torn tail found (and removed when asked): present, offset and length.
+    case tornTail
 }
 
 /// What `AgentClient.status()` reports.

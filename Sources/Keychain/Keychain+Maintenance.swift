@@ -10,6 +10,12 @@ public struct ItemVersion: Sendable {
     public var written: Int64
     /// True for the version a query returns today.
     public var isCurrent: Bool
+
+    public init(item: Item, written: Int64, isCurrent: Bool) {
+        self.item = item
+        self.written = written
+        self.isCurrent = isCurrent
+    }
 }
 
 /// The result of `Keychain.check`.

@@ -71,13 +71,39 @@ final class AgentItemStore: ItemStore {
 
     /// The items in conflict, from the agent (or the vault opened here once it has ended).
     func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
-        if let vault { return try ItemConflicts.list(in: vault, itemID: itemID, revealing: revealing) }
+        try either({ (agent) throws(KeychainError) in try agent.conflicts(of: itemID, revealing: revealing) },
+                   or: { (vault) throws(KeychainError) in try ItemConflicts.list(in: vault, itemID: itemID, revealing: revealing) })
+    }
+
+    /// The versions of the item `query` selects, from the agent (or the vault opened here once it has ended).
+    func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
+        try either({ (agent) throws(KeychainError) in try agent.history(query, revealing: revealing) },
+                   or: { (vault) throws(KeychainError) in try vault.history(query, revealing: revealing) })
+    }
+
+    /// Compacts the vault: the agent does it with its key (or the vault opened here once it has ended).
+    func compact() throws(KeychainError) -> (before: Int, after: Int) {
+        try either({ (agent) throws(KeychainError) in try agent.compact() }, or: { (vault) throws(KeychainError) in try vault.compact() })
+    }
+
+    /// The vault's torn tail now (nil: none), removed when `removing`: by the agent (or the vault
+    /// opened here once it has ended).
+    func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? {
+        try either({ (agent) throws(KeychainError) in try agent.tornTail(removing: removing) },
+                   or: { (vault) throws(KeychainError) in try vault.tornTail(removing: removing) })
+    }
+
+    /// A request beyond `ItemStore`'s: `agentRequest` while the agent answers, else `vaultRequest`
+    /// on the vault opened here (as `perform`).
+    private func either<T>(_ agentRequest: (AgentClient) throws(KeychainError) -> T,
+                           or vaultRequest: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
+        if let vault { return try vaultRequest(vault) }
         do {
-            return try agent.conflicts(of: itemID, revealing: revealing)
+            return try agentRequest(agent)
         } catch where Self.agentEnded(error) {
             let opened = try openVault()
             vault = opened
-            return try ItemConflicts.list(in: opened, itemID: itemID, revealing: revealing)
+            return try vaultRequest(opened)
         }
     }
 

@@ -20,7 +20,8 @@ let repairCommand = CommandSpec(
     "repair", abstract: "Remove a torn tail, or salvage a damaged vault.",
     discussion: """
     Without --salvage: removes an incomplete final record left by an interrupted write (it was never \
-    acknowledged, so no committed item is lost). With --salvage: writes a new vault from the records that \
+    acknowledged, so no committed item is lost); while the vault's agent is unlocked, the agent does it and no \
+    password is asked. With --salvage: writes a new vault from the records that \
     still authenticate, in order (copies and replayed records are left out), and keeps the damaged file \
     beside it as NAME.corrupt-DATE; the only copy is never destroyed. First lists, item by item, what the \
     salvage loses: unreadable records, items they may have changed or deleted, records left out, missing \
@@ -43,7 +44,8 @@ let compactCommand = CommandSpec(
     dates and listing order are kept; deleted items keep a tombstone without any secret, so a later merge \
     cannot bring them back. The rewrite is safe: new file, fsync, read back and verify, rename over the old \
     one (kept as NAME.kc-backup until the new one is durable), fsync the folder. Other kc processes wait for the \
-    lock and then continue in the new file.
+    lock and then continue in the new file. While the vault's agent is unlocked, the agent compacts with the key \
+    it holds: no password is asked.
     """,
     examples: ["kc compact"],
     handler: runCompact)
@@ -72,7 +74,8 @@ private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
         "history \(itemClass.rawValue)", abstract: "Show the earlier versions of one \(itemClass.rawValue) item.",
         discussion: """
         Lists every version of the selected item still in the append-only log, oldest first, with the date \
-        each was written; 'kc compact' removes all but the current one. Secrets only with -w.
+        each was written; 'kc compact' removes all but the current one. Secrets only with -w. While the vault's \
+        agent is unlocked it answers without a password; -w on an item marked --require-password asks for it again.
         """,
         options: ItemOptions.selectingOptions(for: itemClass) + [
             ignoreCaseOption,

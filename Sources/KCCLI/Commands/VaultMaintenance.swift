@@ -4,6 +4,7 @@ import KCSystem
 import Keychain
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
+// History, compact and the torn-tail repair go through the unlocked agent when one answers.
 
 func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let path = try context.vaultPath
@@ -58,21 +59,20 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     if invocation.flag("salvage") {
         return try runSalvage(invocation, context, password: try askPassword())
     }
-    let keychain = try context.openKeychain()
-    guard let torn = keychain.tornTail else {
+    let vault = try context.openMaintainer()
+    guard let torn = try vault.tornTail(removing: false) else {
         context.notice("no torn tail to remove")
         return 0
     }
     try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
-    let removed = try keychain.removeTornTail()
+    let removed = try vault.tornTail(removing: true)?.length ?? 0
     context.notice("removed \(removed) bytes of torn tail")
     return 0
 }
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     context.showProgress("compact")
-    let keychain = try context.openKeychain()
-    let counts = try keychain.compact()
+    let counts = try context.openMaintainer().compact()
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
@@ -97,8 +97,8 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
     }
-    let keychain = try context.openKeychain()
-    let versions = try keychain.history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")))
+    let versions = try context.openMaintainer().history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")),
+                                                         revealing: invocation.flag("password"))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
