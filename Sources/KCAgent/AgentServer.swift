@@ -79,6 +79,7 @@ public enum AgentServer {
                 service.releaseMemoryAfterRequest = false
                 Processes.releaseFreeMemory()
             }
+            service.releaseMemoryIfReread()
         }
     }
 

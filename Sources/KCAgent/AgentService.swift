@@ -49,8 +49,20 @@ final class AgentService {
     /// now holds another vault, or one sealed under another key).
     func refreshVault() -> Bool {
         guard let keychain else { return true }
+        defer { releaseMemoryIfReread() }
         do { try keychain.refresh() } catch { return !Self.endsSession(error) }
         return true
+    }
+
+    /// The keychain's `rereadCount` when the heap was last given back.
+    private var rereadCountReleased = 0
+
+    /// Gives the heap's free pages back once the vault was read again from the start (a file
+    /// another process or this agent rewrote): the old records are freed by then.
+    func releaseMemoryIfReread() {
+        guard let keychain, keychain.rereadCount != rereadCountReleased else { return }
+        rereadCountReleased = keychain.rereadCount
+        Processes.releaseFreeMemory()
     }
 
     /// True for failures after which the key in memory no longer belongs to a vault at the path

@@ -33,6 +33,11 @@ public final class Vault {
     public internal(set) var repackFailure: VaultError?
     /// Told how far long reads and writes of records have come (nil: nobody asks).
     public var progress: VaultProgress?
+    /// Called just before the records read are forgotten to read the file again from the start
+    /// (a replacement followed, an overwrite, a fold that stops), so a holder of what was built
+    /// from them (the keychain's index) can let go of it first: the old and the new records are
+    /// then never in memory at once.
+    public var willForgetRecords: (() -> Void)?
 
     init(header: VaultHeader, key: SecureBytes, file: VaultFile, anchors: AnchorPolicy) {
         self.header = header
@@ -143,6 +148,7 @@ public final class Vault {
 
     /// Forgets every record read (and what the fold made of them), to read the file from the start.
     func resetLog() {
+        willForgetRecords?()
         log.reset()
         fold?.reset()
     }

@@ -163,6 +163,10 @@ extension Vault {
             try rereadFromStart()
             return
         }
+        // A file to read from the start (a replacement followed): a piece at a time, as an open
+        // does, so its encrypted bytes are never held whole beside its records; whatever stops the
+        // pieces early is read and reported below.
+        if log.count == 0, let size = try? file.descriptor.status().size { replayRest(fileSize: size) }
         let tail: [UInt8]
         do { tail = try file.descriptor.readToEnd(from: log.endOffset) } catch {
             throw VaultError.io(operation: .read, path: path, errno: error)

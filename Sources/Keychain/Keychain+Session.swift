@@ -17,6 +17,9 @@ extension Keychain {
     /// another id, or sealed under another key, fails with `VaultError.replacedByAnotherVault`.
     public func refresh() throws(KeychainError) { _ = try live() }
 
+    /// Changes each time the vault is read again from the start (a file another process rewrote).
+    public var rereadCount: Int { vault.generation }
+
     /// The vault file's path.
     public var path: String { vault.path }
 }

@@ -30,7 +30,12 @@ public final class Keychain {
     /// What the keychain was opened to answer, folded while reading, until it is asked (`takeScan`).
     private var scan: ItemScan?
 
-    init(vault: Vault) { self.vault = vault }
+    init(vault: Vault) {
+        self.vault = vault
+        // The index holds the records it was built from: it goes before the vault reads a whole
+        // file again (a compaction or password change by another process), not after.
+        vault.willForgetRecords = { [weak self] in self?.index = LiveIndex() }
+    }
 
     /// The incomplete final record the last read found, left by an interrupted write (nil: none).
     public var tornTail: (offset: Int, length: Int)? { vault.tornTail }
