@@ -37,9 +37,12 @@ extension Vault {
     /// throwing leaves the file untouched. A file installed under another key is followed by an
     /// earlier-key record holding the key it replaced, unless it keeps that key already (the
     /// rotation it lost to was concurrent with one made here): see `keep(earlierKey:)`.
+    /// An installation is a write: the file is then repacked by the rule appends follow
+    /// (`repackIfDue`; a failure of that is a warning, never the merge's).
     public func exchange(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> Installation {
         let (installed, replacedKey) = try install(body)
         if let replacedKey { try keep(earlierKey: replacedKey) }
+        if installed != .unchanged { repackIfDue() }
         return installed
     }
 
