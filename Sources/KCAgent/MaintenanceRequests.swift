@@ -1,10 +1,10 @@
 import KCCrypto
 import Keychain
 
-// The maintenance requests: what `kc history`, `kc compact` and `kc repair` (without salvage) need
+// The maintenance requests: what `kc history`, `kc compact`, `kc repair` (without salvage) and `kc check` need
 // the vault key for, done by the agent with the key it holds (it never hands the key out).
 extension ItemRequests {
-    /// Reads the rest of a history, compact or torn-tail request and answers it.
+    /// Reads the rest of a history, compact, torn-tail or check request and answers it.
     func serveMaintenance(_ kind: RequestKind, reader: inout WireReader) throws {
         switch kind {
         case .history:
@@ -43,6 +43,13 @@ extension ItemRequests {
             writer.u64(UInt64(torn?.offset ?? 0))
             writer.u64(UInt64(torn?.length ?? 0))
             try channel.send(writer.frame(kind: ReplyKind.tornTail.rawValue))
+        case .check:
+            try reader.finish()
+            // Walks the file past damage with the key held; reveals nothing and writes nothing.
+            let report = try keychain.check()
+            var writer = WireWriter()
+            writer.checkReport(report)
+            try channel.send(writer.frame(kind: ReplyKind.checkReport.rawValue))
         default:
             throw AgentError.protocolError(.badValue)
         }

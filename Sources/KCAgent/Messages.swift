@@ -7,8 +7,8 @@ enum RequestKind: UInt8 {
     /// The items in conflict (`ItemConflicts`).
     case conflicts
     /// The maintenance of a vault open with the key (`MaintenanceRequests`): an item's versions,
-    /// the compaction, the removal of a torn tail.
-    case history, compact, tornTail
+    /// the compaction, the removal of a torn tail, the check of every record.
+    case history, compact, tornTail, check
     case shutdown = 0x7F
 
     /// True for the sync requests.
@@ -50,6 +50,8 @@ enum ReplyKind: UInt8 {
     case compacted
     /// The torn tail found (and removed when asked): present, offset and length.
     case tornTail
+    /// A `CheckReport` (`CheckWire`).
+    case checkReport
 }
 
 /// What `AgentClient.status()` reports.

@@ -56,6 +56,8 @@ public final class Vault {
     public var generation: Int { log.generation }
     /// Set when the file ends in an incomplete record (never acknowledged; the next write removes it).
     public var tornTail: (offset: Int, length: Int)? { log.tornTail }
+    /// The state folder of the rollback anchors and the device id this vault was opened with.
+    public var stateFolder: StateFolder { anchors.state }
     /// Devices whose records went missing compared with the rollback anchor (empty: no rollback).
     public var rollbackDevices: [[UInt8]] { anchors.rollbackDevices }
     /// Write even when the vault looks rolled back (the user accepts the older copy).

@@ -11,6 +11,11 @@ public struct VaultInspection {
         public var offset: Int
         public var kind: Kind
 
+        public init(offset: Int, kind: Kind) {
+            self.offset = offset
+            self.kind = kind
+        }
+
         public enum Kind: Sendable {
             /// A frame that cannot be read (bad checksum, impossible length).
             case badFrame(FormatError)
@@ -181,6 +186,22 @@ public struct VaultInspection {
 }
 
 extension Vault {
+    /// Walks every record of the file now at this vault's path with the key in memory, past damage,
+    /// under the shared lock: `inspect(at:)` for a holder of the key without the password (the
+    /// agent). A header another process changed is first checked against the records (as a read
+    /// does: a re-keyed vault fails); a file whose header is not this vault's is refused.
+    public func inspect(progress: VaultProgress? = nil) throws -> VaultInspection {
+        try lockCurrentFile(.shared)
+        defer { file.unlock() }
+        if keyMayHaveChanged { try catchUp() }
+        let bytes: [UInt8]
+        do { bytes = try file.descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: .read, path: path, errno: error) }
+        let fileHeader: VaultHeader
+        do { fileHeader = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
+        guard fileHeader.encoded() == header.encoded() else { throw VaultError.replacedByAnotherVault(path: path) }
+        return Vault.walk(bytes, header: header, key: key, progress: progress)
+    }
+
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
     /// `progress` is told how far the walk has come.

@@ -37,6 +37,16 @@ public struct CheckReport: Sendable {
     /// True when a read of the vault succeeds with nothing lost (a torn tail is allowed).
     public var isIntact: Bool { problems.isEmpty && badItems.isEmpty && rollbackDevices == nil }
     public var isWhole: Bool { isIntact && tornTail == nil }
+
+    public init(items: Int, records: Int, kdf: KDFParameters, fileSize: Int, problems: [VaultInspection.Problem],
+                badItems: [NotAnItem] = []) {
+        self.items = items
+        self.records = records
+        self.kdf = kdf
+        self.fileSize = fileSize
+        self.problems = problems
+        self.badItems = badItems
+    }
 }
 
 extension Keychain {
@@ -80,6 +90,17 @@ extension Keychain {
         do {
             (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout, progress: progress) { try password() }
         } catch { throw KeychainError(error) }
+        return try report(of: inspection, at: path, state: StateFolder(options.stateDirectory))
+    }
+
+    /// `check(at:)` of this open vault with the key in memory: no password (for the agent).
+    public func check() throws(KeychainError) -> CheckReport {
+        let inspection: VaultInspection
+        do { inspection = try vault.inspect() } catch { throw KeychainError(error) }
+        return try Self.report(of: inspection, at: path, state: vault.stateFolder)
+    }
+
+    private static func report(of inspection: VaultInspection, at path: String, state: StateFolder) throws(KeychainError) -> CheckReport {
         let (index, badItems) = LiveIndex.tolerant(inspection.goodRecords)
         var report = CheckReport(items: index.all.count, records: inspection.goodRecords.count, kdf: inspection.header.kdf,
                                  fileSize: inspection.fileSize, problems: inspection.problems,
@@ -87,7 +108,7 @@ extension Keychain {
         report.tornTail = inspection.tornTail
         if let mode = try? FileSystem.linkStatus(path)?.permissions, mode & 0o044 != 0 { report.readableByOthers = mode }
         let anchor: StateFolder.Anchor
-        do { anchor = try StateFolder(options.stateDirectory).anchor(of: inspection.header.vaultID) } catch { throw KeychainError(error) }
+        do { anchor = try state.anchor(of: inspection.header.vaultID) } catch { throw KeychainError(error) }
         if case .vector(let anchor) = anchor {
             let behind = VersionVector(records: inspection.goodRecords).devicesBehind(anchor)
             if !behind.isEmpty {

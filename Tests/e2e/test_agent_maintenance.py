@@ -1,10 +1,10 @@
-"""History, compact and the torn-tail repair served by the unlocked agent: no prompt and no master
+"""History, compact, check and the torn-tail repair served by the unlocked agent: no prompt and no master
 password source (each fails with errSecInteractionNotAllowed without the agent); history's secrets
 follow find's ask-again rule; the agent's compaction is the verified rewrite kc does itself."""
 import pexpect
 
 from agentsupport import NO_SOURCE, akc, status, unlock  # noqa: F401
-from kcharness import EXIT_AUTH_FAILED, EXIT_INTERACTION, assert_failure
+from kcharness import EXIT_AUTH_FAILED, EXIT_DECODE, EXIT_INTERACTION, assert_failure
 from test_agent_items import bypassing, served
 
 PROMPT = "This item asks for the master password again. Master password for "
@@ -79,6 +79,7 @@ def test_a_torn_tail_is_removed_through_the_agent(akc):
     writer.env["XDG_STATE_HOME"] = str(akc.home / "writer-state")   # its write is never acknowledged to us
     writer.add_generic("torn", "me", "never-acknowledged")
     akc.vault_path.write_bytes(akc.vault_path.read_bytes()[:-7])
+    assert "torn tail: incomplete final record" in served(akc, ["check"]).stdout
     # No terminal to confirm on: refused, nothing removed.
     assert_failure(akc.run(["repair"], unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
     size = akc.vault_path.stat().st_size
@@ -89,3 +90,23 @@ def test_a_torn_tail_is_removed_through_the_agent(akc):
     assert served(akc, ["find", "-s", "kept", "-w"]).stdout == "kept-pw\n"
     akc.ok(["lock"])
     assert "status: whole" in akc.ok(["check"]).stdout
+
+
+def test_check_through_the_agent_reports_what_kc_reports_with_the_password(akc):
+    for n in range(12):
+        akc.add_generic(f"svc-{n}", "me", f"secret-{n}")
+    assert_failure(akc.run(["check"], unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    unlock(akc)
+    other = bypassing(akc)
+    whole = served(akc, ["check"]).stdout
+    assert "status: whole" in whole and "items: 12" in whole, whole
+    assert whole == other.ok(["check"]).stdout
+    # A record damaged in place, after the agent read it: the walk reports it as kc's own does.
+    data = bytearray(akc.vault_path.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    akc.vault_path.write_bytes(bytes(data))
+    damaged = akc.run(["check"], unset=NO_SOURCE)
+    assert_failure(damaged, "errSecDecode", EXIT_DECODE)
+    assert "damaged: " in damaged.stdout and "status: NOT whole" in damaged.stdout, damaged
+    by_password = other.run(["check"])
+    assert damaged.stdout == by_password.stdout and damaged.returncode == by_password.returncode

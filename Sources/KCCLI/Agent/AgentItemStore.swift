@@ -93,6 +93,13 @@ final class AgentItemStore: ItemStore {
                    or: { (vault) throws(KeychainError) in try vault.tornTail(removing: removing) })
     }
 
+    /// The agent's check of the vault (`Keychain.check`); nil once the agent has ended, for the
+    /// caller to check the vault with the master password (a damaged vault does not open).
+    func check() throws(KeychainError) -> CheckReport? {
+        guard vault == nil else { return nil }
+        do { return try agent.check() } catch where Self.agentEnded(error) { return nil }
+    }
+
     /// A request beyond `ItemStore`'s: `agentRequest` while the agent answers, else `vaultRequest`
     /// on the vault opened here (as `perform`).
     private func either<T>(_ agentRequest: (AgentClient) throws(KeychainError) -> T,

@@ -11,7 +11,8 @@ let checkCommand = CommandSpec(
     item, and prints the number of items and records, the key-derivation parameters, and each torn tail, \
     damaged record, record that is not an item, or rollback, with its offset. Exits 0 when every item reads \
     (a torn tail, a write that was never acknowledged, is reported but is not damage); damage or a record \
-    that is not an item is errSecDecode (exit 93), a rollback errSecVerifyFailed (exit 32).
+    that is not an item is errSecDecode (exit 93), a rollback errSecVerifyFailed (exit 32). While the vault's \
+    agent is unlocked, the agent walks the vault with the key it holds: no password is asked.
     """,
     examples: ["kc check"],
     handler: runCheck)

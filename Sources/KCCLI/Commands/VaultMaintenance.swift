@@ -4,13 +4,21 @@ import KCSystem
 import Keychain
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
-// History, compact and the torn-tail repair go through the unlocked agent when one answers.
+// Check, history, compact and the torn-tail repair go through the unlocked agent when one answers.
 
 func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let path = try context.vaultPath
     context.showProgress("check")
-    let report = try Keychain.check(at: path, options: context.openOptions, progress: context.progress?.vaultProgress) { () throws(KeychainError) -> SecureBytes in
-        try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    // The unlocked agent walks the vault with its key; else the walk here, with the master password.
+    var served: CheckReport?
+    if let agent = try context.agentItemStore() { served = try agent.check() }
+    let report: CheckReport
+    if let served {
+        report = served
+    } else {
+        report = try Keychain.check(at: path, options: context.openOptions, progress: context.progress?.vaultProgress) {
+            () throws(KeychainError) -> SecureBytes in try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+        }
     }
     let out = context.output
     out.writeLine("vault: \(path)")
