@@ -68,6 +68,9 @@ extension Keychain {
 
     /// Drops old versions of secrets for good (see `Vault.compact`).
     public func compact() throws(KeychainError) -> (before: Int, after: Int) {
+        // The index is built again from the new file anyway (or from the records kept, should the
+        // rewrite fail): let go of it first, so it is not held beside the file being written.
+        index = LiveIndex()
         do { return try vault.compact() } catch { throw KeychainError(error) }
     }
 

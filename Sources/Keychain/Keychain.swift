@@ -24,7 +24,7 @@ public struct OpenOptions: Sendable {
 /// (duplicates, matches) on that fresh state.
 public final class Keychain {
     let vault: Vault
-    private var index = LiveIndex()
+    var index = LiveIndex()
     /// Set by `indexLookups`: the live index keeps a service and server lookup.
     private var indexesLookups = false
     /// What the keychain was opened to answer, folded while reading, until it is asked (`takeScan`).
