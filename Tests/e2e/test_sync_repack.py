@@ -3,6 +3,7 @@
 by that sync, not by the next local write. KC_TEST_REPACK_THRESHOLD (debug builds) lowers the threshold."""
 import json
 
+from agentsupport import NO_SOURCE, stop_agents, unlock, with_runtime_folder
 from kcformat import frames
 from test_sync import machine, pair, remote  # noqa: F401  (pytest fixtures)
 
@@ -52,3 +53,23 @@ def test_a_sync_that_brings_in_few_records_leaves_the_file_as_it_is(pair):
     laptop.ok(["sync"])
     assert laptop.vault_path.stat().st_ino == inode and outside_pages(laptop) > 0
     assert laptop.ok(["find", "generic", "-s", "imp2.example", "-w"]).stdout == "pw-imp-2\n"
+
+
+def test_a_sync_served_by_the_agent_repacks_too_and_the_agent_keeps_answering(pair):
+    laptop, desktop = pair
+    desktop.ok(["sync"])
+    import_items(desktop, THRESHOLD + 4)
+    desktop.ok(["sync"])
+    laptop.env["KC_TEST_REPACK_THRESHOLD"] = str(THRESHOLD)
+    with_runtime_folder(laptop)
+    try:
+        unlock(laptop)
+        inode = laptop.vault_path.stat().st_ino
+        result = laptop.ok(["sync"], unset=NO_SOURCE)   # only the agent can merge: no password source
+        assert "warning" not in result.stderr, result
+        assert laptop.vault_path.stat().st_ino != inode and outside_pages(laptop) == 0
+        found = laptop.ok(["find", "generic", "-s", f"imp{THRESHOLD}.example", "-w"], unset=NO_SOURCE)
+        assert found.stdout == f"pw-imp-{THRESHOLD}\n"
+    finally:
+        stop_agents(laptop)
+    assert "status: whole" in laptop.ok(["check"]).stdout
