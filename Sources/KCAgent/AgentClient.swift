@@ -78,14 +78,11 @@ public final class AgentClient: ItemStore {
     // MARK: Item operations
 
     public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
-        try askingAgain { (password) in
-            var writer = WireWriter()
+        try itemsAskingAgain(.find) { writer in
             writer.u32(UInt32(queries.count))
             for query in queries { writer.query(query) }
             writer.bool(revealing)
-            writer.optionalSecret(password)
-            return [writer.frame(kind: RequestKind.find.rawValue)]
-        } read: { (frame) throws(AgentError) in try self.items(frame) }
+        }
     }
 
     public func search(_ query: SearchQuery) throws(KeychainError) -> [Item] {
@@ -97,21 +94,16 @@ public final class AgentClient: ItemStore {
     }
 
     public func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
-        try askingAgain { (password) in
-            var writer = WireWriter()
-            writer.bool(revealing)
-            writer.optionalSecret(password)
-            return [writer.frame(kind: RequestKind.allItems.rawValue)]
-        } read: { (frame) throws(AgentError) in try self.items(frame) }
+        try itemsAskingAgain(.allItems) { writer in writer.bool(revealing) }
     }
 
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
-        var writer = WireWriter()
-        writer.attributes(attributes)
-        writer.secret(secret)
-        writer.bool(updateExisting)
-        let items = try request([writer.frame(kind: RequestKind.add.rawValue)]) { (frame) throws(AgentError) in try self.items(frame) }
+        let items = try itemsAskingAgain(.add) { writer in
+            writer.attributes(attributes)
+            writer.secret(secret)
+            writer.bool(updateExisting)
+        }
         guard let item = items.first, items.count == 1 else { throw Self.relayed(.protocolError(.unexpectedReply)) }
         return item
     }
@@ -148,8 +140,7 @@ public final class AgentClient: ItemStore {
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
                        requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] {
-        try askingAgain { (password) in
-            var writer = WireWriter()
+        try itemsAskingAgain(.update) { writer in
             writer.query(query)
             writer.u32(UInt32(changes.count))
             for (attribute, value) in changes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
@@ -160,16 +151,12 @@ public final class AgentClient: ItemStore {
             writer.optionalSecret(secret)
             writer.optionalBool(requirePassword)
             writer.optionalBool(thisDeviceOnly)
-            writer.optionalSecret(password)
-            return [writer.frame(kind: RequestKind.update.rawValue)]
-        } read: { (frame) throws(AgentError) in try self.items(frame) }
+        }
     }
 
     @discardableResult
     public func delete(_ query: Query) throws(KeychainError) -> [Item] {
-        var writer = WireWriter()
-        writer.query(query)
-        return try request([writer.frame(kind: RequestKind.delete.rawValue)]) { (frame) throws(AgentError) in try self.items(frame) }
+        try itemsAskingAgain(.delete) { writer in writer.query(query) }
     }
 
     // MARK: Exchanges
@@ -245,6 +232,17 @@ public final class AgentClient: ItemStore {
             reauthentication = try reauthenticate()
             return try request(frames(reauthentication), read: read)
         }
+    }
+
+    /// An item request whose body `write` fills, then the password asked again (`askingAgain`);
+    /// answered with items.
+    private func itemsAskingAgain(_ kind: RequestKind, _ write: (inout WireWriter) -> Void) throws(KeychainError) -> [Item] {
+        try askingAgain { (password) in
+            var writer = WireWriter()
+            write(&writer)
+            writer.optionalSecret(password)
+            return [writer.frame(kind: kind.rawValue)]
+        } read: { (frame) throws(AgentError) in try self.items(frame) }
     }
 
     private static func isPasswordRequired(_ error: KeychainError) -> Bool {

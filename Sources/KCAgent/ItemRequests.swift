@@ -49,7 +49,12 @@ struct ItemRequests {
             let attributes = try reader.attributes()
             let secret = try reader.secret()
             let updateExisting = try reader.bool()
+            let password = try reader.optionalSecret()
             try reader.finish()
+            // Replacing the secret of a marked item asks again, as revealing it does.
+            if updateExisting, try keychain.itemReplaced(byAdding: attributes)?.attributes.requirePassword == true {
+                try verify(password)
+            }
             touch()
             let item = try keychain.add(attributes, secret: secret, updateExisting: updateExisting)
             try sendItems([item], revealing: false)
@@ -72,15 +77,18 @@ struct ItemRequests {
             let thisDeviceOnly = try reader.optionalBool()
             let password = try reader.optionalSecret()
             try reader.finish()
-            // Setting or removing the mark asks for the master password, as reading such a secret does.
-            if requirePassword != nil { try verify(password) }
+            // Setting or removing the mark, or replacing a marked secret, asks for the master
+            // password, as reading such a secret does.
+            if requirePassword != nil || (secret != nil && keychain.selectsMarkedItem(query)) { try verify(password) }
             touch()
             let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword,
                                             thisDeviceOnly: thisDeviceOnly)
             try sendItems(items, revealing: false)
         case .delete:
             let query = try reader.query()
+            let password = try reader.optionalSecret()
             try reader.finish()
+            if keychain.selectsMarkedItem(query) { try verify(password) }   // destroying a marked secret asks again
             touch()
             try sendItems(try keychain.delete(query), revealing: false)
         case .conflicts:

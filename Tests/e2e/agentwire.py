@@ -148,8 +148,13 @@ def attributes(item_class: str, require_password: bool = False, this_device_only
 
 
 def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, require_password: bool = False,
-             **values: str) -> bytes:
-    return attributes(item_class, require_password, **values) + blob(secret) + bytes([1 if update_existing else 0])
+             password: str | None = None, **values: str) -> bytes:
+    return (attributes(item_class, require_password, **values) + blob(secret) + bytes([1 if update_existing else 0])
+            + optional_secret(password))
+
+
+def delete_body(q: bytes, password: str | None = None) -> bytes:
+    return q + optional_secret(password)
 
 
 def optional_secret(password: str | None) -> bytes:
@@ -157,8 +162,10 @@ def optional_secret(password: str | None) -> bytes:
 
 
 def update_body(q: bytes, require_password: bool | None = None, password: str | None = None,
-                this_device_only: bool | None = None) -> bytes:
-    """An update that changes no attribute and no secret, only (maybe) the marks."""
+                this_device_only: bool | None = None, secret: bytes | None = None) -> bytes:
+    """An update that changes no attribute, only (maybe) the secret and the marks."""
     def optional_bool(flag: bool | None) -> int:
         return 0 if flag is None else (2 if flag else 1)
-    return q + u32(0) + b"\x00" + bytes([optional_bool(require_password), optional_bool(this_device_only)]) + optional_secret(password)
+    new_secret = b"\x00" if secret is None else b"\x01" + blob(secret)
+    return (q + u32(0) + new_secret + bytes([optional_bool(require_password), optional_bool(this_device_only)])
+            + optional_secret(password))

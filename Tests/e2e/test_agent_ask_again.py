@@ -55,3 +55,29 @@ def test_a_password_changed_by_another_process_is_the_one_asked_for(kc_ready, ma
     assert agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))[0] == "failure"
     name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="a new password"))
     assert name == "items" and agentwire.first_secret(body) == b"pin"
+
+
+def test_replacing_or_deleting_a_marked_secret_needs_the_master_password(kc_ready, marked):
+    path = marked
+    right = kc_ready.master_password
+    replace = dict(update_existing=True, service="bank")
+    # add with update-existing replaces the secret: refused without the password or with a wrong one.
+    assert agentwire.request(path, "add", agentwire.add_body("generic", b"new", **replace))[0] == "passwordRequired"
+    assert agentwire.request(path, "add", agentwire.add_body("generic", b"new", password="wrong", **replace))[0] == "failure"
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, secret=b"newer"))[0] == "passwordRequired"
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, password="wrong", secret=b"newer"))[0] == "failure"
+    assert agentwire.request(path, "delete", agentwire.delete_body(MARKED))[0] == "passwordRequired"
+    assert agentwire.request(path, "delete", agentwire.delete_body(MARKED, "wrong"))[0] == "failure"
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password=right))
+    assert name == "items" and agentwire.first_secret(body) == b"pin", "nothing was changed"
+    # An update that keeps its secret and mark, or a write to an unmarked item, needs none.
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED))[0] == "items"
+    assert agentwire.request(path, "add", agentwire.add_body("generic", b"x", update_existing=True, service="news"))[0] == "items"
+    assert agentwire.request(path, "delete", agentwire.delete_body(agentwire.query("generic", service="news")))[0] == "items"
+    # With the password, each goes through.
+    assert agentwire.request(path, "add", agentwire.add_body("generic", b"new", password=right, **replace))[0] == "items"
+    assert agentwire.request(path, "update", agentwire.update_body(MARKED, password=right, secret=b"newer"))[0] == "items"
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password=right))
+    assert name == "items" and agentwire.first_secret(body) == b"newer"
+    assert agentwire.request(path, "delete", agentwire.delete_body(MARKED, right))[0] == "items"
+    assert agentwire.request(path, "find", agentwire.find_body(MARKED, revealing=False))[0] == "failure"

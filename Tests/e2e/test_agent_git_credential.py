@@ -1,6 +1,7 @@
 """kc as git's credential helper through an unlocked agent: 'store' never reveals an item with the
 require-password mark (comparing would ask for the master password on every git push), and leaves
-it unchanged; 'erase' still deletes it."""
+it unchanged; 'erase' deletes it once the master password is given again (as kc delete does; see
+test_agent_ask_again_writes.py for its prompt)."""
 import pexpect
 
 from agentsupport import NO_SOURCE, akc, unlock  # noqa: F401
@@ -24,5 +25,5 @@ def test_store_leaves_a_marked_item_alone_without_a_prompt_and_erase_deletes_it(
         child.close()
         assert child.exitstatus == 0 and PROMPT not in child.before, child.before
     assert akc.vault_path.read_bytes() == before
-    akc.ok(["git-credential", "erase"], input="protocol=https\nhost=h\nusername=alice\n\n", unset=NO_SOURCE)
+    akc.ok(["git-credential", "erase"], input="protocol=https\nhost=h\nusername=alice\n\n")   # the password source answers
     assert "alice" not in akc.ok(["list"], unset=NO_SOURCE).stdout

@@ -168,7 +168,8 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
         "delete \(itemClass.rawValue)", abstract: "Delete \(itemClass.rawValue) password items (SecItemDelete).",
         discussion: """
         Deletes the item the attribute flags select. More than one match needs --all (otherwise the matches \
-        are listed, nothing changes, and kc exits 2).
+        are listed, nothing changes, and kc exits 2). While the vault's agent is unlocked, deleting an item \
+        marked --require-password asks for the master password again (once per command).
         """,
         options: ItemOptions.selectingOptions(for: itemClass) + [ignoreCaseOption,
             .flag("all", help: "Delete every matching item."),
@@ -179,10 +180,11 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
 
 /// What the require-password mark of add and update does.
 private let requirePasswordHelp = """
-    An item marked require-password (--require-password) reveals its secret only after the master password is \
-    typed again: with an unlocked agent, kc asks for it on the terminal before it prints or copies the secret, \
-    so an unattended unlocked session does not give it away; without the agent every command asks for the \
-    master password anyway. The mark is sealed inside the item's \
+    An item marked require-password (--require-password) reveals, replaces or deletes its secret only after \
+    the master password is typed again: with an unlocked agent, kc asks for it on the terminal (once per \
+    command) before it prints or copies the secret, and before add -U, update with a new secret or delete \
+    touches the item, so an unattended unlocked session neither gives it away nor silently overwrites it; \
+    without the agent every command asks for the master password anyway. The mark is sealed inside the item's \
     record, so editing the vault file cannot remove it; find shows 'requirePassword: yes', list a \
     REQUIRE-PASSWORD column, JSON "requirePassword": true.
     """

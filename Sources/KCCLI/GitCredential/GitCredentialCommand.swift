@@ -19,7 +19,8 @@ let gitCredentialCommand = CommandSpec(
     path and account, and writes nothing when it already holds that password; credentials git marks \
     ephemeral are not stored, and an item marked require-password is left as it is (neither revealed nor \
     changed). 'erase' deletes every item matching what git sent (all accounts of the \
-    server when git sent no username) and, when git sends a password, only the items holding it.
+    server when git sent no username) and, when git sends a password, only the items holding it; like \
+    kc delete, erasing (or comparing) an item marked require-password asks for the master password again.
 
     With no unlocked agent (kc unlock), no terminal and no master password source (--master-password-fd, \
     KC_MASTER_PASSWORD_FILE), 'get' prints a warning on standard error and answers nothing, so git goes on to its own prompt. \
