@@ -92,6 +92,8 @@ def test_wrong_password_leaves_no_unlocked_agent(akc):
     akc.write_secret_file(akc.password_file, "not the password\n")
     result = akc.run(["unlock"])
     assert_failure(result, "errSecAuthFailed", EXIT_AUTH_FAILED)
+    # The agent started for it has exited by the time kc does: no locked agent lingers.
+    assert agent_pids(akc) == set()
     assert not_unlocked(akc)
 
 

@@ -33,7 +33,14 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
             return started
         }
     }
-    try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    do {
+        try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    } catch where running == nil {
+        // The agent started for this unlock holds nothing (a wrong password, say): stop it and
+        // wait until it has exited, so a failed unlock leaves no process behind.
+        try? client.lock()
+        throw error
+    }
     for warning in client.warnings { context.warn(WarningWording.text(warning)) }
     context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                    + "at most \(DurationText.text(timeouts.maxTTL)) from now")
