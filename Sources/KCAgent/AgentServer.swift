@@ -10,7 +10,8 @@ import Keychain
 public enum AgentServer {
     /// How often, at most, the agent looks at its socket path and its vault between requests.
     static let checkInterval = 2.0
-    /// How long a connection may take to send its hello and request, or to read the reply.
+    /// How long a connection may wait for its peer in any one send or receive (the hello, the
+    /// request, each frame of the reply).
     static let connectionTimeout = 5.0
 
     /// Runs the agent of `endpoint` until it locks. `readinessDescriptor` (a spawned agent) is
@@ -49,55 +50,41 @@ public enum AgentServer {
         if let readiness { try? readiness.write(all: [1]) }
 
         let service = AgentService(endpoint: endpoint, options: options, build: BuildIdentity.current, clock: clock)
+        let connections: AgentConnections
+        do { connections = try AgentConnections(service: service) } catch { throw AgentError.listenFailed(path: endpoint.socketPath, errno: error) }
         let unlockDeadline = unlockWithin.map { clock() + $0 }
         defer {
-            service.wipe()
+            // Waits for the request being served (its connection times out if its peer stalls).
+            connections.withService { $0.wipe() }
             // Unlink the socket only while it is still ours (not a newer agent's).
             if let ownSocket, let now = try? FileSystem.linkStatus(endpoint.socketPath), now.isSameFile(as: ownSocket) {
                 try? FileSystem.unlink(endpoint.socketPath)
             }
         }
         while true {
+            // While a request is served, its own checks stand in for the timers.
+            let state = connections.withIdleService { ($0.timers?.nextDeadline, $0.keychain == nil) }
             var wait = checkInterval
-            if let timers = service.timers { wait = min(wait, timers.nextDeadline - clock()) }
-            else if let unlockDeadline { wait = min(wait, unlockDeadline - clock()) }
-            let ready: (first: Bool, second: Bool)
-            do { ready = try Readiness.wait(listener, signals, seconds: max(0, wait)) } catch { return }
-            if ready.second { return }
-            if service.hasExpired { return }
-            if service.keychain == nil, let unlockDeadline, clock() >= unlockDeadline { return }
+            if let deadline = state?.0 { wait = min(wait, deadline - clock()) }
+            else if state?.1 == true, let unlockDeadline { wait = min(wait, unlockDeadline - clock()) }
+            let accepting = connections.accepting
+            let ready: [Bool]
+            do {
+                ready = try Readiness.wait(any: [signals, connections.wakeDescriptor] + (accepting ? [listener] : []),
+                                           seconds: max(0, wait))
+            } catch { return }
+            if ready[0] || connections.mustExit { return }
+            if ready[1] { connections.drainWake() }
+            let expired = connections.withIdleService { service in
+                service.hasExpired || (service.keychain == nil && unlockDeadline.map { clock() >= $0 } == true)
+            }
+            if expired == true { return }
             guard let ownSocket, let now = try? FileSystem.linkStatus(endpoint.socketPath), now.isSameFile(as: ownSocket) else { return }
-            if !ready.first {
-                if !service.refreshVault() { return }
+            guard accepting, ready[2] else {
+                if connections.withIdleService({ $0.refreshVault() }) == false { return }
                 continue
             }
-            guard let connection = try? UnixSocket.accept(listener) else { continue }
-            let exit = serve(connection, service)
-            connection.close()
-            if exit { return }
-            if service.releaseMemoryAfterRequest {
-                service.releaseMemoryAfterRequest = false
-                Processes.releaseFreeMemory()
-            }
-            service.releaseMemoryIfReread()
-        }
-    }
-
-    /// Serves one connection (one request); true when the agent must exit.
-    static func serve(_ connection: FileDescriptor, _ service: AgentService) -> Bool {
-        UnixSocket.setTimeouts(connection, seconds: connectionTimeout)
-        guard let peer = try? UnixSocket.peer(of: connection), peer.uid == getuid() else { return false }
-        let channel = Channel(socket: connection)
-        do throws(AgentError) {
-            try channel.sendHello(build: service.build)
-            let hello = try channel.receiveHello()
-            guard let first = try channel.receive() else { return false }
-            if first.kind == Hello.shutdownKind { return true }
-            // A client of another build may only ask this agent to stop.
-            guard hello.protocolNumber == Hello.protocolNumber, hello.build == service.build else { return false }
-            return try service.handle(first, on: channel)
-        } catch {
-            return false
+            if let connection = try? UnixSocket.accept(listener) { connections.serve(connection) }
         }
     }
 }

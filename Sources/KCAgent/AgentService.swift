@@ -8,8 +8,9 @@ import KCVault
 import Keychain
 
 /// The agent's state and its answers to requests: locked (no key) or unlocked (an open
-/// `Keychain` that forgot the password, and the session's timers). Serves one connection at a
-/// time and never waits for a person: prompts happen in the client, between two requests.
+/// `Keychain` that forgot the password, and the session's timers). Serves one request at a time
+/// (the server holds its lock around `handle` and `refreshVault`) and never waits for a person:
+/// prompts happen in the client, between two requests.
 final class AgentService {
     let endpoint: AgentEndpoint
     let options: OpenOptions
@@ -108,6 +109,8 @@ final class AgentService {
                 try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
                 return false
             }
+            // A reply that writes nothing stops between two frames once a deadline has passed.
+            if !kind.writes { channel.mustLock = { [self] in hasExpired } }
             do {
                 let touch: () -> Void = { [self] in timers?.touch(at: clock()) }
                 if kind.isSync {
@@ -118,6 +121,9 @@ final class AgentService {
                         .serve(kind, first: first, reader: &reader)
                 }
                 return false
+            } catch AgentError.locked where channel.endedLocked {
+                wipe()
+                return true
             } catch let error as AgentError {
                 throw error
             } catch let error as MergeError {

@@ -10,17 +10,43 @@ struct Frame {
 }
 
 /// A connected socket that carries the hello and length-prefixed frames (see Docs/AGENT.md).
-/// Frame bodies are received into secure memory.
-struct Channel {
+/// Frame bodies are received into secure memory. Used by one thread at a time (its connection's,
+/// or a test's sender), which is what makes it `Sendable`.
+final class Channel: @unchecked Sendable {
     /// The largest frame body: one item with a 16 MiB secret and its attributes fits; lists are
     /// split well below it (`listSplit`), so a reply of any number of items streams.
     static let maximumFrame = 17 << 20
     /// The size above which a list message continues in another frame.
     static let listSplit = 256 << 10
 
+    /// How many frames of a request the agent receives before serving it (`receiveRequest`).
+    static let requestFramesAhead = 8
+
     let socket: FileDescriptor
+    /// Frames received ahead (`receiveRequest`), handed out first.
+    private var receivedAhead: [Frame] = []
+    /// The agent's check between two frames of a reply: true once the session must lock. The
+    /// reply then ends with a `locked` frame (`endedLocked`) and `send` throws `AgentError.locked`.
+    var mustLock: (() -> Bool)?
+    /// True after a reply was cut short by `mustLock`.
+    private(set) var endedLocked = false
+    /// True while the last frame sent had the more flag (a reply is streaming).
+    private var midMessage = false
+
+    init(socket: FileDescriptor) { self.socket = socket }
 
     func send(_ frame: SecureBytes) throws(AgentError) {
+        if midMessage, let mustLock, mustLock() {
+            midMessage = false
+            endedLocked = true
+            try sendWhole(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+            throw AgentError.locked
+        }
+        midMessage = frame.withUnsafeBytes { $0[5] == 1 }
+        try sendWhole(frame)
+    }
+
+    private func sendWhole(_ frame: SecureBytes) throws(AgentError) {
         let failure = frame.withUnsafeBytes { raw -> Errno? in
             do throws(Errno) { try UnixSocket.send(socket, raw); return nil } catch { return error }
         }
@@ -38,6 +64,7 @@ struct Channel {
 
     /// The next frame; nil when the peer closed the connection between frames.
     func receive() throws(AgentError) -> Frame? {
+        if !receivedAhead.isEmpty { return receivedAhead.removeFirst() }
         var header: UInt32 = 0
         let complete = try withUnsafeMutableBytes(of: &header) { receive($0) }.get()
         guard complete else { return nil }
@@ -49,6 +76,30 @@ struct Channel {
         let (kind, flag) = body.withUnsafeBytes { ($0[0], $0[1]) }
         guard flag <= 1 else { throw AgentError.protocolError(.badValue) }
         return Frame(kind: kind, more: flag == 1, reader: WireReader(body, from: 2))
+    }
+
+    /// The first frame of a request, with up to `requestFramesAhead` frames of the same message
+    /// received ahead: a slow sender is waited for before the request is served, not while the
+    /// vault is held. Nil when the peer closed the connection first.
+    func receiveRequest() throws(AgentError) -> Frame? {
+        guard let first = try receive() else { return nil }
+        var more = first.more
+        while more && receivedAhead.count < Self.requestFramesAhead {
+            let next = try receiveRequired()
+            receivedAhead.append(next)
+            more = next.more
+        }
+        return first
+    }
+
+    /// The next frame of a message that started with a frame of `kind`; a `locked` frame there
+    /// means the agent locked while it answered (`AgentError.locked`).
+    func receiveContinuation(of kind: UInt8) throws(AgentError) -> Frame {
+        let next = try receiveRequired()
+        guard next.kind == kind else {
+            throw next.kind == ReplyKind.locked.rawValue ? AgentError.locked : AgentError.protocolError(.unexpectedReply)
+        }
+        return next
     }
 
     /// Reads and drops the frames that follow `first` in its message (a request answered without
@@ -68,7 +119,7 @@ struct Channel {
 
     /// Sends the hello: magic, protocol number, build id.
     func sendHello(build: String) throws(AgentError) {
-        try send(SecureBytes(copying: Hello.encode(build: build)))
+        try sendWhole(SecureBytes(copying: Hello.encode(build: build)))
     }
 
     /// Receives the peer's hello: its protocol number and build id.

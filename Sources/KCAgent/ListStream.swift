@@ -43,9 +43,7 @@ enum ListStream {
             for _ in 0..<(try frame.reader.count(minimumSize: 1)) { result.append(try decode(&frame.reader)) }
             try frame.reader.finish()
             if !frame.more { return result }
-            let next = try channel.receiveRequired()
-            guard next.kind == first.kind else { throw AgentError.protocolError(.unexpectedReply) }
-            frame = next
+            frame = try channel.receiveContinuation(of: first.kind)
         }
     }
 }

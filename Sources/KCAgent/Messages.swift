@@ -13,6 +13,10 @@ enum RequestKind: UInt8 {
 
     /// True for the sync requests.
     var isSync: Bool { [.merge, .syncExport, .syncImport, .copySummary].contains(self) }
+
+    /// True for the requests that may write the vault: their reply, which acknowledges the
+    /// write, is sent whole even when a deadline passes meanwhile.
+    var writes: Bool { [.add, .addAll, .update, .delete, .syncImport, .compact, .tornTail].contains(self) }
 }
 
 /// The kinds of reply frame the agent sends.

@@ -51,7 +51,7 @@ enum CopyStream {
             guard copies[part].count + chunk.count <= VaultMerge.maximumCopySize else { throw AgentError.protocolError(.badValue) }
             copies[part] += chunk
             if !frame.more { return copies }
-            frame = try channel.receiveRequired()
+            frame = try channel.receiveContinuation(of: kind)
         }
     }
 }

@@ -8,7 +8,9 @@ let agentCommands: [CommandSpec] = [unlockCommand, lockCommand, statusCommand]
 let agentTimersHelp = """
 The idle timeout locks the agent once no command has read a secret or written an item for that long \
 (kc status and attribute-only lookups do not count); the max TTL locks it that long after the unlock, \
-whatever happens. Both run on a clock that counts suspend. Durations are written like 90s, 15m, 8h or 1h30m \
+whatever happens. Both run on a clock that counts suspend. A timer that runs out while the agent sends \
+a long answer (list --json of a large vault, a sync copy) stops that answer: the command then goes on with \
+the master password when it has a source, else fails with errSecInteractionNotAllowed (exit 36). Durations are written like 90s, 15m, 8h or 1h30m \
 (units d, h, m, s, largest first; 1s to 31d). They come from the flags, else from the config file \
 $XDG_CONFIG_HOME/kc/agent.conf (else ~/.config/kc/agent.conf), lines 'idle-timeout = 15m' and 'max-ttl = 8h' \
 ('#' starts a comment), else the defaults 15m and 8h; never from the environment.
@@ -25,7 +27,8 @@ let unlockCommand = CommandSpec(
     the other commands still use the master password.
 
     One agent serves one vault (--vault, --keychain, KC_VAULT or the default keychain). A missing vault is \
-    an error before any prompt; a wrong password is errSecAuthFailed (exit 51) and leaves the agent locked. \
+    an error before any prompt; a wrong password is errSecAuthFailed (exit 51): kc then stops the agent it started, and returns \
+    once it has exited (an agent that was already running stays as it was). \
     When the agent is already unlocked kc says so; with --timeout or --max-ttl it asks for the master \
     password again and restarts both timers with the new values.
 

@@ -1,0 +1,107 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import KCSystem
+import Synchronization
+
+/// The agent's connections, each served on a thread of its own, so a slow or silent peer (a hello
+/// that never comes, a reply read slowly) delays only itself. Requests still reach the service
+/// one at a time, under `serviceLock`, once they were received whole: only the waiting on peers
+/// overlaps. At most `maximum` connections are served at once; each waits at most
+/// `AgentServer.connectionTimeout` for any one send or receive.
+final class AgentConnections: @unchecked Sendable {
+    /// The most connections served at once; more wait in the listen backlog.
+    static let maximum = 16
+
+    private let service: AgentService
+    /// Held around every use of `service`.
+    private let serviceLock = Mutex(())
+    private let counts = Mutex((active: 0, mustExit: false))
+    /// Written one byte when a connection ends, to wake the accepting loop.
+    private let wake: (read: FileDescriptor, write: FileDescriptor)
+
+    init(service: AgentService) throws(Errno) {
+        self.service = service
+        wake = try Processes.pipe()
+    }
+
+    deinit {
+        wake.read.close()
+        wake.write.close()
+    }
+
+    /// The descriptor that turns readable when a connection ended (`drainWake` empties it).
+    var wakeDescriptor: FileDescriptor { wake.read }
+
+    func drainWake() { _ = try? wake.read.read(upTo: 256) }
+
+    /// True while fewer than `maximum` connections are served.
+    var accepting: Bool { counts.withLock { $0.active < Self.maximum } }
+
+    /// True once a request asked the agent to exit (it locked, or a client asked it to stop).
+    var mustExit: Bool { counts.withLock { $0.mustExit } }
+
+    /// Runs `body` with the service, waiting for the request being served.
+    func withService<T>(_ body: (AgentService) -> T) -> T {
+        serviceLock.withLock { _ in body(service) }
+    }
+
+    /// Runs `body` with the service unless a request is being served (then nil).
+    func withIdleService<T>(_ body: (AgentService) -> T) -> T? {
+        serviceLock.withLockIfAvailable { _ in body(service) }
+    }
+
+    /// Serves `connection` on a thread of its own (or here, when no thread can be started).
+    func serve(_ connection: FileDescriptor) {
+        counts.withLock { $0.active += 1 }
+        do { try Threads.detach { self.run(connection) } } catch { run(connection) }
+    }
+
+    private func run(_ connection: FileDescriptor) {
+        let exit = serveOne(connection)
+        connection.close()
+        counts.withLock {
+            $0.active -= 1
+            if exit { $0.mustExit = true }
+        }
+        try? wake.write.write(all: [1])
+    }
+
+    /// Serves one connection (one request); true when the agent must exit.
+    private func serveOne(_ connection: FileDescriptor) -> Bool {
+        UnixSocket.setTimeouts(connection, seconds: AgentServer.connectionTimeout)
+        guard let peer = try? UnixSocket.peer(of: connection), peer.uid == getuid() else { return false }
+        let channel = Channel(socket: connection)
+        do throws(AgentError) {
+            try channel.sendHello(build: service.build)
+            let hello = try channel.receiveHello()
+            guard let first = try channel.receiveRequest() else { return false }
+            if first.kind == Hello.shutdownKind { return true }
+            // A client of another build may only ask this agent to stop.
+            guard hello.protocolNumber == Hello.protocolNumber, hello.build == service.build else { return false }
+            return serviceLock.withLock { _ -> Bool in
+                // An agent about to exit answers nothing more (it is locked).
+                if counts.withLock({ $0.mustExit }) {
+                    try? channel.skipRest(of: first)
+                    try? channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+                    return true
+                }
+                let wasUnlocked = service.keychain != nil
+                let exit = (try? service.handle(first, on: channel)) ?? false
+                if service.releaseMemoryAfterRequest {
+                    service.releaseMemoryAfterRequest = false
+                    Processes.releaseFreeMemory()
+                }
+                service.releaseMemoryIfReread()
+                // Locked by this request, even one whose client went away meanwhile: exit.
+                if exit || (wasUnlocked && service.keychain == nil) {
+                    service.wipe()
+                    return true
+                }
+                return false
+            }
+        } catch {
+            return false
+        }
+    }
+}

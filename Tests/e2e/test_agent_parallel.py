@@ -1,0 +1,114 @@
+"""The agent serves its clients side by side: a peer that connects and stalls (says nothing, or
+half a hello, or half a request) delays nobody else, many clients at once all get their own
+answers, and writes interleaved with reads stay consistent. The stalled connections are compared
+with the agent's own per-connection timeout, never with the clock: another client must have its
+answer while the stalled connection is still open (a serialized agent would have dropped it first)."""
+import socket
+import threading
+
+import agentwire
+from agentsupport import NO_SOURCE
+from test_agent_process import running_agent
+
+FIND = ["find", "generic", "-w", "-s"]
+
+
+def still_open(sock: socket.socket) -> bool:
+    """True while the agent has neither closed `sock` nor sent anything more on it."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) != b""   # data would be a surprise too: it fails the comparison below
+    except BlockingIOError:
+        return True
+    finally:
+        sock.setblocking(True)
+
+
+def stalled_peers(path) -> list[socket.socket]:
+    """Connections that stop at each stage before a request: nothing sent, half a hello, a whole
+    hello and half a request frame. The agent's hello is read off each (it speaks first)."""
+    request = agentwire.frame(agentwire.REQUEST["find"], agentwire.find_body(agentwire.query("generic", service="x")))
+    peers = []
+    for prefix in (b"", agentwire.hello()[:5], agentwire.hello() + request[:7]):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.settimeout(10)
+        sock.connect(str(path))
+        if prefix:
+            sock.sendall(prefix)
+        fixed = sock.recv(13, socket.MSG_WAITALL)
+        assert fixed[:8] == agentwire.MAGIC, fixed
+        sock.recv(fixed[12], socket.MSG_WAITALL)
+        peers.append(sock)
+    return peers
+
+
+def test_a_stalled_peer_delays_no_other_client(kc_ready):
+    kc_ready.add_generic("github.com", "me", "hunter2")
+    with running_agent(kc_ready, unlocked=True):
+        peers = stalled_peers(agentwire.socket_path(kc_ready.home / "run", kc_ready.vault_path))
+        try:
+            # No password source: only the agent can answer.
+            result = kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE)
+            assert result.stdout == "hunter2\n"
+            assert [still_open(peer) for peer in peers] == [True] * len(peers), \
+                "the answer came only after the agent gave up on a stalled peer"
+        finally:
+            for peer in peers:
+                peer.close()
+        assert kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE).stdout == "hunter2\n"
+
+
+def test_many_clients_at_once_each_get_their_own_answer(kc_ready):
+    services = [f"site-{n}" for n in range(8)]
+    for service in services:
+        kc_ready.add_generic(service, "me", f"secret of {service}")
+    with running_agent(kc_ready, unlocked=True):
+        answers = {}
+
+        def reader(service):
+            for _ in range(3):
+                result = kc_ready.run(FIND + [service], unset=NO_SOURCE)
+                answers.setdefault(service, []).append((result.returncode, result.stdout))
+
+        threads = [threading.Thread(target=reader, args=(s,)) for s in services]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert answers == {s: [(0, f"secret of {s}\n")] * 3 for s in services}
+
+
+def test_writes_interleaved_with_reads_stay_consistent(kc_ready):
+    kc_ready.add_generic("stable", "me", "never changes")
+    with running_agent(kc_ready, unlocked=True):
+        written, read_back, failures = [], [], []
+
+        def writer(worker):
+            for n in range(4):
+                service = f"w{worker}-{n}"
+                result = kc_ready.run(["add", "generic", "-s", service, "-a", "me", "--password-stdin"],
+                                      input=f"v-{service}", unset=NO_SOURCE)
+                if result.returncode != 0:
+                    failures.append(result)
+                    continue
+                written.append(service)
+                # Acknowledged, so the very next read sees it.
+                read_back.append((service, kc_ready.run(FIND + [service], unset=NO_SOURCE).stdout))
+
+        def reader():
+            for _ in range(6):
+                read_back.append(("stable", kc_ready.run(FIND + ["stable"], unset=NO_SOURCE).stdout))
+
+        threads = [threading.Thread(target=writer, args=(w,)) for w in range(3)] + \
+                  [threading.Thread(target=reader) for _ in range(2)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(120)
+        assert failures == []
+        assert sorted(written) == sorted(f"w{w}-{n}" for w in range(3) for n in range(4))
+        expected = {s: ("never changes\n" if s == "stable" else f"v-{s}\n") for s, _ in read_back}
+        assert [(s, out) for s, out in read_back if out != expected[s]] == []
+        listed = kc_ready.ok(["list", "--json"], unset=NO_SOURCE).stdout
+        assert all(f'"{s}"' in listed for s in written)
+    kc_ready.ok(["check"])
