@@ -34,6 +34,20 @@ extension PayloadView {
         }
     }
 
+    /// False only when no item with this put's primary key can satisfy `query`: the query's
+    /// class and its filters on this class's key attributes (`keyAttributes`) hold, except those
+    /// it cannot decide alone (an empty value, which an absent one equals in a key; an
+    /// ignore-case comparison with a value that is not ASCII, whose canonical equivalents may
+    /// lower-case otherwise). Used to keep every item that may hold a wanted item's key.
+    func mayShareKey(withMatchOf query: Query, keyAttributes: [Attribute], fieldsClass: ItemFields.ItemClass) -> Bool {
+        if let wanted = query.itemClass, wanted != ItemClass(fieldsClass) { return false }
+        for (attribute, wanted) in query.filters where !wanted.isEmpty && keyAttributes.contains(attribute) {
+            if query.ignoreCase && !withValue(attribute, of: fieldsClass, absent: nil, { $0?.isASCII ?? true }) { continue }
+            if !value(attribute, of: fieldsClass, equals: wanted, ignoreCase: query.ignoreCase) { return false }
+        }
+        return true
+    }
+
     /// The item's value of `attribute`, lower-cased (`LookupIndex`'s key); nil when it has none.
     func lowercasedValue(_ attribute: Attribute, of fieldsClass: ItemFields.ItemClass) -> String? {
         withValue(attribute, of: fieldsClass, absent: nil) { $0.map { String(decoding: $0, as: UTF8.self).lowercased() } }

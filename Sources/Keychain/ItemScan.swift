@@ -6,8 +6,10 @@ import KCVault
 /// item's last record in the merge order wins, wherever it lies; a tombstone deletes; compaction
 /// markers change no item) from a few words per item, and copying out only the put records of
 /// the items it was asked about: those matching any of some queries (`find`), or having the
-/// primary key of a new item (`add`). A `Keychain` opened with a scan answers that one question
-/// from it, and reads the vault again, keeping its records, for anything else.
+/// primary key of a new item (`add`). Rule 5 (one item per primary key, in a log of several
+/// devices) is decided among the puts copied out: with those of every item that may share a
+/// wanted item's key (`PayloadView.mayShareKey`). A `Keychain` opened with a scan answers that
+/// one question from it, and reads the vault again, keeping its records, for anything else.
 public final class ItemScan: RecordFold {
     /// The items a scan keeps.
     public enum Wanted: Equatable, Sendable {
@@ -19,6 +21,8 @@ public final class ItemScan: RecordFold {
 
     public let wanted: Wanted
     private let keyAttributes: [Attribute]
+    /// The key attributes of each class, by `ItemFields.ItemClass` (generic, internet).
+    private let classKeyAttributes = (generic: Attribute.primaryKey(for: .generic), internet: Attribute.primaryKey(for: .internet))
 
     /// An item id's place in creation order (first appearance in the log): the record of the item
     /// that comes last in the merge order so far, and where its put is kept when it is live and
@@ -26,6 +30,8 @@ public final class ItemScan: RecordFold {
     private struct Slot {
         var order: MergeKey
         var live: Bool
+        /// The kept put is wanted (else kept only because it may hold a wanted item's key).
+        var wanted: Bool
         var kept: Int32
     }
 
@@ -36,7 +42,8 @@ public final class ItemScan: RecordFold {
         let kind: RecordKind
         /// A put that is not an item: a read fails on it unless an earlier tombstone wins.
         let problem: NotAnItem?
-        /// Where the put is kept when wanted (-1: not kept).
+        let wanted: Bool
+        /// Where the put is kept when wanted or a possible key holder (-1: not kept).
         let kept: Int32
     }
 
@@ -48,22 +55,42 @@ public final class ItemScan: RecordFold {
     private var keptItems: [StoredItem?] = []
     /// The first put that is not an item and counts (`LiveIndex` refuses the log on it).
     private var failure: KeychainError?
-    /// The device of the item records read, while there is one; nil before any.
+    /// The device of the item records counted, while there is one; nil before any.
     private var soleDevice: (high: UInt64, low: UInt64)?
-    /// True once item records of two devices were read: two live items may then share a primary
-    /// key (Docs/FORMAT.md, Replay semantics, rule 5), which a scan keeping only the wanted items
-    /// cannot decide, so the caller reads the vault whole instead (`LiveIndex`).
-    private(set) var sawSeveralDevices = false
+    /// True once item records of two devices counted: two live items may then share a primary
+    /// key (Docs/FORMAT.md, Replay semantics, rule 5), as `LiveIndex` reads it from then on.
+    private var sawSeveralDevices = false
 
     public init(_ wanted: Wanted) {
         self.wanted = wanted
         if case .primaryKey(let attributes) = wanted { keyAttributes = Attribute.primaryKey(for: attributes.itemClass) } else { keyAttributes = [] }
     }
 
-    /// The live items wanted, in creation order; errSecDecode when a put that counts is not an item.
+    /// The live items wanted that hold their primary key, in creation order; errSecDecode when a
+    /// put that counts is not an item.
     func found() throws(KeychainError) -> [StoredItem] {
         if let failure { throw failure }
-        return slots.compactMap { $0.live && $0.kept >= 0 ? keptItems[Int($0.kept)] : nil }
+        let hidden = sawSeveralDevices ? hiddenKept() : []
+        return slots.compactMap { $0.live && $0.wanted && !hidden.contains($0.kept) ? keptItems[Int($0.kept)] : nil }
+    }
+
+    /// The kept live puts whose primary key another live item holds (rule 5: the item whose
+    /// current record is last in the merge order holds it). Every live item that may share a
+    /// wanted item's key is kept, so the wanted ones are decided as `KeyHolders` decides them.
+    private func hiddenKept() -> Set<Int32> {
+        var holders: [ItemPrimaryKey: Slot] = [:]
+        var hidden: Set<Int32> = []
+        for slot in slots where slot.live && slot.kept >= 0 {
+            let key = keptItems[Int(slot.kept)]!.primaryKey
+            guard let holder = holders[key] else { holders[key] = slot; continue }
+            if holder.order.comesBefore(slot.order) {
+                hidden.insert(holder.kept)
+                holders[key] = slot
+            } else {
+                hidden.insert(slot.kept)
+            }
+        }
+        return hidden
     }
 
     public func take(_ record: OpenedRecord) throws {
@@ -71,25 +98,23 @@ public final class ItemScan: RecordFold {
         guard payload.kind.isItemRecord else { return }   // compaction markers and key records change no item
         let id = ItemKey(payload.itemIDWords)
         let order = MergeKey(payload)
-        if !sawSeveralDevices {
-            if let sole = soleDevice { sawSeveralDevices = sole != order.device } else { soleDevice = order.device }
-        }
         guard payload.kind == .put else {
-            batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, kept: -1))
+            batch.append(Taken(id: id, order: order, kind: payload.kind, problem: nil, wanted: false, kept: -1))
             return
         }
         let fieldsClass: ItemFields.ItemClass
         do throws(ItemFormatError) { fieldsClass = try ItemFields.check(payload) } catch {
             let problem = NotAnItem(sequence: record.sequence, offset: record.offset, problem: error)
-            batch.append(Taken(id: id, order: order, kind: .put, problem: problem, kept: -1))
+            batch.append(Taken(id: id, order: order, kind: .put, problem: problem, wanted: false, kept: -1))
             return
         }
         var kept: Int32 = -1
-        if isWanted(payload, fieldsClass) {
+        let wanted = isWanted(payload, fieldsClass)
+        if wanted || mayHoldWantedKey(payload, fieldsClass) {
             kept = Int32(keptItems.count)
             keptItems.append(StoredItem(record: record.kept(), fieldsClass: fieldsClass))
         }
-        batch.append(Taken(id: id, order: order, kind: .put, problem: nil, kept: kept))
+        batch.append(Taken(id: id, order: order, kind: .put, problem: nil, wanted: wanted, kept: kept))
     }
 
     private func isWanted(_ payload: PayloadView, _ fieldsClass: ItemFields.ItemClass) -> Bool {
@@ -99,11 +124,22 @@ public final class ItemScan: RecordFold {
         }
     }
 
+    /// True when a put not wanted may have the primary key of a wanted item (every item with the
+    /// key of a new item is wanted already).
+    private func mayHoldWantedKey(_ payload: PayloadView, _ fieldsClass: ItemFields.ItemClass) -> Bool {
+        guard case .matchingAny(let queries) = wanted else { return false }
+        let keyAttributes = fieldsClass == .generic ? classKeyAttributes.generic : classKeyAttributes.internet
+        return queries.contains { payload.mayShareKey(withMatchOf: $0, keyAttributes: keyAttributes, fieldsClass: fieldsClass) }
+    }
+
     /// Applies the batch's records in file order, by the rules `LiveIndex` applies them.
     public func commitBatch() {
         defer { batch.removeAll(keepingCapacity: true) }
         guard failure == nil else { return }
         for taken in batch {
+            if !sawSeveralDevices {
+                if let sole = soleDevice { sawSeveralDevices = sole != taken.order.device } else { soleDevice = taken.order.device }
+            }
             let position = positions[taken.id]
             if let position, taken.order.comesBefore(slots[position].order) {
                 forget(taken.kept)
@@ -113,7 +149,7 @@ public final class ItemScan: RecordFold {
                 continue
             }
             if let problem = taken.problem { return fail(problem) }
-            let slot = Slot(order: taken.order, live: taken.kind == .put, kept: taken.kept)
+            let slot = Slot(order: taken.order, live: taken.kind == .put, wanted: taken.wanted, kept: taken.kept)
             if let position {
                 forget(slots[position].kept)
                 slots[position] = slot

@@ -92,13 +92,12 @@ public final class Keychain {
         } catch { throw KeychainError(error) }
     }
 
-    /// The scan the keychain was opened with, when it answers `wanted` and read one device's
-    /// records (else primary keys may be shared: `ItemScan.sawSeveralDevices`); either way the vault
+    /// The scan the keychain was opened with, when it answers `wanted`; either way the vault
     /// keeps its records once the caller is done (`vault.keepRecords`), and the scan is not asked again.
     private func takeScan(_ wanted: ItemScan.Wanted) -> ItemScan? {
         guard let scan else { return nil }
         self.scan = nil
-        guard scan.wanted == wanted, !scan.sawSeveralDevices else { vault.keepRecords(); return nil }
+        guard scan.wanted == wanted else { vault.keepRecords(); return nil }
         return scan
     }
 
