@@ -71,6 +71,13 @@ class Connection:
         self.protocol = struct.unpack(">I", fixed[8:12])[0]
         self.build = self.receive(fixed[12]).decode()
 
+    @classmethod
+    def on(cls, sock: socket.socket) -> "Connection":
+        """A connection on a socket the caller connected and set up itself (no hello exchanged)."""
+        connection = cls.__new__(cls)
+        connection.sock = sock
+        return connection
+
     def receive(self, count: int) -> bytes:
         data = b""
         while len(data) < count:

@@ -1,13 +1,16 @@
 """The agent serves its clients side by side: a peer that connects and stalls (says nothing, or
 half a hello, or half a request) delays nobody else, many clients at once all get their own
-answers, and writes interleaved with reads stay consistent. The stalled connections are compared
+answers, writes interleaved with reads stay consistent, and a listing in progress when the max TTL
+passes stops there, answered locked. The stalled connections are compared
 with the agent's own per-connection timeout, never with the clock: another client must have its
 answer while the stalled connection is still open (a serialized agent would have dropped it first)."""
 import socket
 import threading
+import time
 
 import agentwire
-from agentsupport import NO_SOURCE
+from agentsupport import DEADLINE, NO_SOURCE
+from kcharness import EXIT_INTERACTION
 from test_agent_process import running_agent
 
 FIND = ["find", "generic", "-w", "-s"]
@@ -112,3 +115,35 @@ def test_writes_interleaved_with_reads_stay_consistent(kc_ready):
         listed = kc_ready.ok(["list", "--json"], unset=NO_SOURCE).stdout
         assert all(f'"{s}"' in listed for s in written)
     kc_ready.ok(["check"])
+
+
+def test_a_listing_in_progress_stops_locked_when_the_max_ttl_passes(kc_ready):
+    with running_agent(kc_ready, unlocked=True) as (process, path):
+        for n in range(40):
+            name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"x" * 65536, service=f"big-{n}"))
+            assert name == "items", name
+        # Unlocked again with a max TTL of 3 s (an unlocked agent takes the new timers).
+        name, _ = agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password, max_ttl=3))
+        assert name == "done", name
+        unlocked_at = time.monotonic()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)   # the agent waits for its reader
+        sock.settimeout(20)
+        sock.connect(str(path))
+        sock.sendall(agentwire.hello())
+        connection = agentwire.Connection.on(sock)
+        connection.receive(13 + len(agentwire.TEST_BUILD))
+        sock.sendall(agentwire.frame(agentwire.REQUEST["allItems"], b"\x01" + agentwire.optional_secret(None)))
+        kind, more, _ = connection.read_frame()
+        assert (kind, more) == ("items", True), "the listing must start within the max TTL and take several frames"
+        # The agent now waits to send the next frame; the max TTL passes meanwhile (well within
+        # its 5 s per send).
+        time.sleep(max(0.0, unlocked_at + 3.5 - time.monotonic()))
+        kinds = []
+        while more:
+            kind, more, _ = connection.read_frame()
+            kinds.append(kind)
+        sock.close()
+        assert kinds[-1] == "locked", kinds
+        process.wait(DEADLINE)   # it locked and exited
+    assert kc_ready.run(["status"]).returncode == EXIT_INTERACTION
