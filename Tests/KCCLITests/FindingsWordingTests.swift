@@ -21,6 +21,14 @@ final class FindingsWordingTests: XCTestCase {
     }
 
     func testTheStatusOfAMissingProgramIsDocumented() {
-        XCTAssertTrue(ExitStatusTable.meaning(.notAvailable).contains("a program kc runs is not installed (gpg for import pass)"))
+        let meaning = ExitStatusTable.meaning(.notAvailable)
+        XCTAssertTrue(meaning.contains("a program or library kc runs is not installed"), meaning)
+        for helper in ["gpg", "git", "xclip", "xsel", "wl-clipboard", "libcurl"] { XCTAssertTrue(meaning.contains(helper), helper) }
+    }
+
+    func testEveryMissingProgramIsNotAvailableWithTheDebianPackage() {
+        let error = missingProgram("--clip needs xclip or xsel on PATH, and none was found", packages: ["xclip", "xsel"])
+        XCTAssertEqual(error.status, .notAvailable)
+        XCTAssertEqual(FailureWording(error).hint, "install xclip or xsel (Debian: apt-get install xclip)")
     }
 }

@@ -177,7 +177,7 @@ def test_without_gpg_the_import_is_not_available(kc_ready, store, tmp_path):
     before = kc_ready.vault_path.read_bytes()
     result = kc_ready.run(["import", "pass", folder], env={**gpg_env(env), "PATH": str(empty)})
     assert_failure(result, "errSecNotAvailable", EXIT_NOT_AVAILABLE)
-    assert "gnupg" in result.stderr
+    assert result.hint == "install gnupg (Debian: apt-get install gnupg)"
     assert kc_ready.vault_path.read_bytes() == before
 
 

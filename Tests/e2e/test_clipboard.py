@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kcharness import EXIT_INTERACTION, EXIT_IO, EXIT_PARAM, assert_failure
+from kcharness import EXIT_INTERACTION, EXIT_IO, EXIT_NOT_AVAILABLE, EXIT_PARAM, assert_failure
 from procsampler import Sampler
 
 DEADLINE = 60   # seconds to wait for something that should take a moment; never a speed check
@@ -189,11 +189,11 @@ def test_no_clipboard_program_names_the_package(clip, tmp_path, wayland):
     empty = tmp_path / "empty"
     empty.mkdir()
     result = clip.run(FIND, env={"PATH": str(empty), **({"WAYLAND_DISPLAY": "wayland-0"} if wayland else {})})
-    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert_failure(result, "errSecNotAvailable", EXIT_NOT_AVAILABLE)   # as for every missing helper program
     assert result.stdout_bytes == b""
     assert "on PATH, and none was found" in result.stderr
-    assert result.hint == ("install one: apt-get install wl-clipboard (or xclip or xsel)" if wayland
-                           else "install one: apt-get install xclip (or xsel)")
+    assert result.hint == ("install wl-clipboard or xclip or xsel (Debian: apt-get install wl-clipboard)" if wayland
+                           else "install xclip or xsel (Debian: apt-get install xclip)")
 
 
 def test_no_display(clip):

@@ -68,7 +68,8 @@ let ftpLoginCommand = CommandSpec(
 
     Exit status: 0 logged in; 2 usage error or several matches without a terminal; 36 \
     (errSecInteractionNotAllowed) a prompt is needed and there is no terminal; 51 (errSecAuthFailed) \
-    rejected three times, or the --password-stdin password was rejected; 128 (errSecUserCanceled) canceled; \
+    rejected three times, or the --password-stdin password was rejected; 53 (errSecNotAvailable) libcurl \
+    is not installed; 128 (errSecUserCanceled) canceled; \
     220 (errSecIO) a network failure: DNS, refused connection, timeout, a closed connection, a 421 reply; \
     253 (errSecNotTrusted) the server's certificate is not trusted. The password goes to libcurl from \
     locked memory, never through argv, the environment or a file.

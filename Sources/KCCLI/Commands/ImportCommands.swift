@@ -130,8 +130,7 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
             throw KeychainError(.io, "no pass store at \(Printable.text(path)): not a folder",
                                 hint: "name the store: kc import pass DIR, or set PASSWORD_STORE_DIR")
         case .gpgNotFound:
-            throw KeychainError(.notAvailable, "kc import pass needs gpg on PATH, and it was not found",
-                                hint: "install gnupg (Debian: apt-get install gnupg)")
+            throw missingProgram("kc import pass needs gpg on PATH, and it was not found", packages: ["gnupg"])
         case .gpgFailed(let errno):
             throw KeychainError(.io, "cannot run gpg: \(errno)")
         }

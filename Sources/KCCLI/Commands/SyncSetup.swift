@@ -54,7 +54,7 @@ struct SyncSetup {
         var environment = context.childEnvironment
         if !FileDescriptor(rawValue: 0).isTerminal { environment["GIT_TERMINAL_PROMPT"] = "0" }
         do { return try Git(searchPath: context.environment["PATH"] ?? "/usr/bin:/bin", folder: folder, environment: environment) } catch {
-            throw KeychainError(.io, "git is not installed (not found on PATH)", hint: "install it: apt install git")
+            throw missingProgram("git is not installed (not found on PATH)", packages: ["git"])
         }
     }
 

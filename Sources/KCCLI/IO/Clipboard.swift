@@ -52,9 +52,7 @@ struct Clipboard {
         }
         let names = candidates.map { $0.paste.name == $0.name ? $0.name : "\($0.name) (with \($0.paste.name))" }
         let listed = names.count == 1 ? names[0] : names.dropLast().joined(separator: ", ") + " or " + names.last!
-        let packages = candidates.map(\.package)
-        throw KeychainError(.interactionNotAllowed, "--clip needs \(listed) on PATH, and none was found",
-                            hint: "install one: apt-get install \(packages[0])" + (packages.count > 1 ? " (or \(packages.dropFirst().joined(separator: " or ")))" : ""))
+        throw missingProgram("--clip needs \(listed) on PATH, and none was found", packages: candidates.map(\.package))
     }
 
     /// Puts `secret` on the clipboard. errSecIO when the program cannot run or fails.

@@ -65,8 +65,7 @@ enum FTPMessages {
     }
 
     static func error(_ error: LibcurlUnavailable) -> KeychainError {
-        KeychainError(.io, "cannot load libcurl (libcurl.so.4): \(error.reason)",
-                      hint: "install libcurl4 (Debian: apt-get install libcurl4)")
+        missingProgram("cannot load libcurl (libcurl.so.4): \(error.reason)", packages: ["libcurl4"])
     }
 
     private static func connectionError(_ failure: FTPFailure, caFile: String?) -> KeychainError {

@@ -6,7 +6,7 @@ import subprocess
 import pytest
 
 from ftpsupport import PASSWORD, USER
-from kcharness import EXIT_IO
+from kcharness import EXIT_NOT_AVAILABLE
 
 
 
@@ -58,9 +58,9 @@ def test_missing_libcurl_is_a_clear_error(kc):
     before = kc.vault_bytes()
     result = kc.run(["ftp", "login", "--password-stdin", "ftp://127.0.0.1:1/"], input=PASSWORD, wrapper=hide)
     stderr = result.stderr
-    assert result.returncode == EXIT_IO, stderr
+    assert result.returncode == EXIT_NOT_AVAILABLE, stderr   # as for every missing helper program
     assert stderr.startswith("kc: error: cannot load libcurl (libcurl.so.4): "), stderr
-    assert stderr.splitlines()[0].endswith("(errSecIO)"), stderr
+    assert stderr.splitlines()[0].endswith("(errSecNotAvailable)"), stderr
     assert "kc: hint: install libcurl4 (Debian: apt-get install libcurl4)" in stderr, stderr
     assert kc.vault_bytes() == before
     # Everything that does not need libcurl still works there.
