@@ -10,16 +10,18 @@ public struct ItemStates {
     public struct Item {
         public let itemID: [UInt8]
         public let records: [VaultRecord]
+        /// The frontiers of the compaction markers among the records the item was read from.
+        let frontiers: [VersionVector]
         /// The record that decides the item's state: the last in merge order.
         public var winner: VaultRecord { records[records.count - 1] }
         /// True when the winner is a tombstone.
         public var isDeleted: Bool { winner.payload.kind == .delete }
         /// The item's other heads (`ItemVersions.heads`): versions written without seeing the
-        /// winner, nor seen by it or by any edit before it, which lost (they stay in the item's
+        /// winner, nor seen by it, by any edit before it or by a compaction, which lost (they stay in the item's
         /// history), in merge order. Empty when the item is not in conflict.
         public var concurrentVersions: [VaultRecord] {
             let winnerID = winner.payload.recordID
-            return ItemVersions.heads(records).filter { $0.payload.recordID != winnerID }
+            return ItemVersions.heads(records, frontiers: frontiers).filter { $0.payload.recordID != winnerID }
         }
     }
 
@@ -51,7 +53,8 @@ public struct ItemStates {
         for record in records where record.payload.kind.isItemRecord {
             byItem[record.payload.itemID, default: []].append(record)
         }
-        items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: MergeOrder.sorted($0)) }
+        let frontiers = VersionVector.frontiers(in: records)
+        items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: MergeOrder.sorted($0), frontiers: frontiers) }
     }
 
     /// The items in conflict, sorted by item id: edited concurrently (rule 5), or holding a primary

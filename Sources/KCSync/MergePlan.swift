@@ -8,7 +8,7 @@ import KCVault
 /// 2. minus the puts a compaction marker shows its compacting side had seen and superseded (a put
 ///    of the same item later in merge order that the marker had also seen), except a put that is
 ///    the latest such marker-seen record of its item for some marker that no other marker's
-///    frontier contains; tombstones and markers are always kept;
+///    frontier contains (`ItemVersions.seen`); tombstones and markers are always kept;
 /// 3. laid out as our records followed by the new ones in merge order, when every record of ours
 ///    is kept; otherwise all kept records in merge order (a full rewrite).
 struct MergePlan {
@@ -55,7 +55,7 @@ struct MergePlan {
         var candidates = Set<RecordID>(), latestSeen = Set<RecordID>()
         for itemRecords in byItem.values {
             for frontier in frontiers {
-                let seen = itemRecords.filter { frontier.covers($0.payload.recordID) }
+                let seen = ItemVersions.seen(itemRecords, by: frontier)
                 guard let latest = seen.last else { continue }
                 latestSeen.insert(latest.payload.recordID)
                 for record in seen.dropLast() where record.payload.kind == .put { candidates.insert(record.payload.recordID) }

@@ -4,12 +4,17 @@ import KCFormat
 /// How the versions of one item descend from one another (Docs/SYNC.md, rule 5). A record
 /// supersedes the version its base names, those its resolved-versions field names, and the
 /// earlier versions its own device wrote (a device writes on top of everything it wrote before;
-/// a compaction may have dropped the records in between): its writer had them. The versions
-/// nothing supersedes are the item's heads; more than one head means the item was edited on two
-/// machines that had not seen each other's edits, however many edits each made since.
+/// a compaction may have dropped the records in between): its writer had them. A compaction
+/// marker supersedes every version of the item it saw but the latest of them (`seen(_:by:)`):
+/// its machine kept only that one, so a version it dropped that a merge keeps (rule 3's
+/// exception) is no head again. The versions nothing supersedes are the item's heads; more than
+/// one head means the item was edited on two machines that had not seen each other's edits,
+/// however many edits each made since.
 public enum ItemVersions {
-    /// The records among `records` (all of one item) that none of them supersedes, in their order.
-    public static func heads(_ records: [VaultRecord]) -> [VaultRecord] {
+    /// The records among `records` (all of one item) that none of them supersedes, nor a
+    /// compaction marker with one of `frontiers` (the vault's: `VersionVector.frontiers(in:)`),
+    /// in their order.
+    public static func heads(_ records: [VaultRecord], frontiers: [VersionVector]) -> [VaultRecord] {
         var superseded = Set<RecordID>(), latestOfDevice: [[UInt8]: UInt64] = [:]
         for record in records {
             if let base = record.payload.base { superseded.insert(base) }
@@ -17,10 +22,19 @@ public enum ItemVersions {
             let id = record.payload.recordID
             latestOfDevice[id.device] = max(latestOfDevice[id.device] ?? 0, id.counter)
         }
+        let ordered = records.sorted { $0.payload.comesBefore($1.payload) }
+        for frontier in frontiers { superseded.formUnion(seen(ordered, by: frontier).dropLast().map(\.payload.recordID)) }
         return records.filter { record in
             let id = record.payload.recordID
             return !superseded.contains(id) && latestOfDevice[id.device] == id.counter
         }
+    }
+
+    /// The records among `records` (one item's, in merge order) that a compaction marker with
+    /// `frontier` saw: those it covers. Its machine kept only the last of them (Docs/SYNC.md,
+    /// rules 3 and 5).
+    public static func seen(_ records: [VaultRecord], by frontier: VersionVector) -> [VaultRecord] {
+        records.filter { frontier.covers($0.payload.recordID) }
     }
 
     /// The records of each item of `items` among `records` (a vault's), in their order, by item id

@@ -344,12 +344,12 @@ public final class Keychain {
     static func resolvingConflicts(_ pending: [PendingRecord], in records: [VaultRecord]) -> [PendingRecord] {
         let edited = Set(pending.filter { $0.base != nil }.map(\.itemID))
         guard !edited.isEmpty else { return pending }
-        let versions = ItemVersions.records(of: edited, in: records)
+        let versions = ItemVersions.records(of: edited, in: records), frontiers = VersionVector.frontiers(in: records)
         return pending.map { record in
             guard record.base != nil, let held = versions[record.itemID] else { return record }
             var resolving = record
             resolving.notBefore = held.reduce(0) { max($0, $1.payload.timestamp) }
-            let others = ItemVersions.heads(held).map(\.payload.recordID).filter { $0 != record.base }
+            let others = ItemVersions.heads(held, frontiers: frontiers).map(\.payload.recordID).filter { $0 != record.base }
             if !others.isEmpty {
                 resolving.fields.append((FieldTag.resolvedVersions.rawValue, SecureBytes(copying: RecordPayload.resolvedVersionsValue(others))))
             }

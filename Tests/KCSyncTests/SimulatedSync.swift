@@ -251,9 +251,9 @@ final class SimulatedSync {
     }
 
     /// After a final round of syncs: every machine's items, each item's history (through
-    /// `Keychain.history`) and record set equal the model's and the remote's; every conflict
-    /// the documented rule names is listed; with `concurrency`, every truly concurrent write too.
-    func checkConverged(concurrency: Bool) throws {
+    /// `Keychain.history`) and record set equal the model's and the remote's, and the items listed
+    /// in conflict are exactly those the documented rule names (`SyncModel.conflicts`).
+    func checkConverged() throws {
         try checkFile(remoteBytes, place: Self.remote)
         for machine in machines {
             try check(machine)
@@ -265,10 +265,16 @@ final class SimulatedSync {
                 if history != model.history(of: item, in: machine.live) { throw ScenarioFailure("\(machine.name): history of \(service) \(history)") }
             }
             let listed = Set(ItemStates(records: try machine.keychain.records).conflicts.map(\.itemID))
-            let expected = concurrency ? model.concurrentItems(machine.live) : model.documentedConflicts(machine.live)
-            let unlisted = expected.subtracting(listed).map { id in services.first { $0.value == id }?.key ?? "?" }
-            if !unlisted.isEmpty { throw ScenarioFailure("\(machine.name): conflicts not listed: \(unlisted.sorted())") }
+            let expected = model.conflicts(machine.live)
+            let unlisted = names(expected.subtracting(listed)), extra = names(listed.subtracting(expected))
+            if !unlisted.isEmpty { throw ScenarioFailure("\(machine.name): conflicts not listed: \(unlisted)") }
+            if !extra.isEmpty { throw ScenarioFailure("\(machine.name): conflicts listed that no concurrent write made: \(extra)") }
         }
+    }
+
+    /// The services of `items`, sorted (for a failure's message).
+    private func names(_ items: Set<[UInt8]>) -> [String] {
+        items.map { id in services.first { $0.value == id }?.key ?? "?" }.sorted()
     }
 }
 

@@ -130,16 +130,21 @@ struct SyncModel {
             .sorted { $0.precedes($1) }.compactMap(\.value)
     }
 
-    /// Items in conflict by the documented rule (Docs/SYNC.md, rule 5): another record of the item
-    /// shares the winner's base.
-    func documentedConflicts(_ place: String) -> Set<[UInt8]> {
-        Set(conflictCandidates(place).filter { item, winner, others in others.contains { $0.base == winner.base } }.map(\.0))
-    }
-
-    /// Items whose winner was written without its machine having seen another record of the item
-    /// that `place` holds, and the reverse (truly concurrent writes, whatever their bases).
-    func concurrentItems(_ place: String) -> Set<[UInt8]> {
-        Set(conflictCandidates(place).filter { _, winner, others in others.contains { $0.isConcurrent(with: winner) } }.map(\.0))
+    /// Items in conflict by the documented rule (Docs/SYNC.md, rule 5): the winner was written
+    /// without its machine having seen another version of the item that `place` holds, or the
+    /// reverse (truly concurrent writes, whatever their bases); a version that a compaction marker
+    /// `place` holds covers, with a later record of the item, does not count (its machine kept only
+    /// the later one).
+    func conflicts(_ place: String) -> Set<[UInt8]> {
+        let markers = holding(place).map { records[$0]! }.filter { $0.kind == .compaction }
+        return Set(conflictCandidates(place).filter { _, winner, others in
+            others.indices.contains { index in
+                let later = others[(index + 1)...] + [winner]
+                return others[index].isConcurrent(with: winner) && !markers.contains { marker in
+                    others[index].covered(by: marker) && later.contains { $0.covered(by: marker) }
+                }
+            }
+        }.map(\.0))
     }
 
     private func conflictCandidates(_ place: String) -> [([UInt8], Record, [Record])] {

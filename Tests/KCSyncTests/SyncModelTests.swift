@@ -8,14 +8,13 @@ import Keychain
 /// as `pull.rebase=true` does; adds, edits, deletes, compactions on random machines, pulls from
 /// another machine and criss-cross merges. Every step is checked against the model (each place's
 /// records, each machine's items); after a final round of syncs, every machine's items, histories
-/// and records equal the model's, and the conflicts the documented rule names are listed.
+/// and records equal the model's, and the items listed in conflict are exactly those the documented
+/// rule names.
 ///
 /// Each scenario prints its seed; `KC_SYNC_MODEL_SEED=N` replays its operations (which of two
 /// writes made within a millisecond on two machines wins follows the clocks and the random device
 /// ids, so a replay can take the other branch), `KC_SYNC_MODEL_SCENARIOS`
-/// and `KC_SYNC_MODEL_STEPS` scale the run (`make stress`). The conflicts checked are every truly
-/// concurrent write (Docs/SYNC.md, rule 5: conflicts seen through ancestry);
-/// `KC_SYNC_MODEL_CONCURRENCY=0` checks only the writes sharing the winner's base.
+/// and `KC_SYNC_MODEL_STEPS` scale the run (`make stress`).
 final class SyncModelTests: XCTestCase {
     private let environment = ProcessInfo.processInfo.environment
     private var scenarios: Int { Int(environment["KC_SYNC_MODEL_SCENARIOS"] ?? "") ?? 200 }
@@ -34,7 +33,7 @@ final class SyncModelTests: XCTestCase {
             do {
                 let counts = try run(world, seed: seed)
                 totals.steps += counts.steps; totals.syncs += counts.syncs; totals.compactions += counts.compactions
-                totals.conflicts += world.machines.first.map { world.model.documentedConflicts($0.live).count } ?? 0
+                totals.conflicts += world.machines.first.map { world.model.conflicts($0.live).count } ?? 0
                 print("sync model: seed \(seed) ok (\(world.machines.count) machines, \(counts.steps) steps)")
             } catch {
                 let trail = world.log.suffix(12).joined(separator: "; ")
@@ -74,7 +73,7 @@ final class SyncModelTests: XCTestCase {
             }
         }
         for machine in world.machines + world.machines { try world.sync(machine); counts.syncs += 1 }
-        try world.checkConverged(concurrency: environment["KC_SYNC_MODEL_CONCURRENCY"] != "0")
+        try world.checkConverged()
         return counts
     }
 }
