@@ -11,9 +11,7 @@ public enum LocalRecords {
     /// The record ids of `records` that stay on this machine.
     public static func staying(_ records: [VaultRecord]) -> Set<RecordID> {
         var staying = Set<RecordID>()
-        for record in records where record.payload.kind == .put && record.payload.field(.thisDeviceOnly) != nil {
-            staying.insert(record.payload.recordID)
-        }
+        for record in records where record.staysOnItsDevice { staying.insert(record.payload.recordID) }
         guard !staying.isEmpty else { return staying }
         for record in records where record.payload.kind == .delete {
             if let base = record.payload.base, staying.contains(base) { staying.insert(record.payload.recordID) }

@@ -8,7 +8,8 @@ import KCVault
 /// 2. minus the puts a compaction marker shows its compacting side had seen and superseded (a put
 ///    of the same item later in merge order that the marker had also seen), except a put that is
 ///    the latest such marker-seen record of its item for some marker that no other marker's
-///    frontier contains (`ItemVersions.seen`); tombstones and markers are always kept;
+///    frontier contains; tombstones, markers and this-device-only puts (no other machine saw
+///    them: `ItemVersions.seen`) are always kept;
 /// 3. laid out as our records followed by the new ones in merge order, when every record of ours
 ///    is kept; otherwise all kept records in merge order (a full rewrite).
 struct MergePlan {

@@ -31,10 +31,11 @@ public enum ItemVersions {
     }
 
     /// The records among `records` (one item's, in merge order) that a compaction marker with
-    /// `frontier` saw: those it covers. Its machine kept only the last of them (Docs/SYNC.md,
-    /// rules 3 and 5).
+    /// `frontier` saw: those it covers, less the puts carrying the this-device-only mark, which
+    /// never leave their machine (a marker written elsewhere covers their counters without having
+    /// seen them). Its machine kept only the last of them (Docs/SYNC.md, rules 3 and 5).
     public static func seen(_ records: [VaultRecord], by frontier: VersionVector) -> [VaultRecord] {
-        records.filter { frontier.covers($0.payload.recordID) }
+        records.filter { frontier.covers($0.payload.recordID) && !$0.staysOnItsDevice }
     }
 
     /// The records of each item of `items` among `records` (a vault's), in their order, by item id
@@ -48,6 +49,10 @@ public enum ItemVersions {
 }
 
 extension VaultRecord {
+    /// True for a put carrying the this-device-only mark (field 19): it never leaves the machine
+    /// that wrote it (Docs/SYNC.md, "Items that stay on one machine").
+    public var staysOnItsDevice: Bool { payload.kind == .put && payload.field(.thisDeviceOnly) != nil }
+
     /// The record ids its resolved-versions field names (empty when it has none).
     public var resolvedVersions: [RecordID] {
         guard payload.field(.resolvedVersions) != nil else { return [] }

@@ -1,13 +1,15 @@
 """Items marked this-device-only through `kc sync` with real git and a local bare repository (the
 fixtures of test_sync.py): their versions never enter any commit of the remote (every committed copy
 of the vault file is decrypted with kcformat.py) nor the other machine; marking a synced item deletes
-it there, unmarking brings it back; a delete of a marked item stays too."""
+it there, unmarking brings it back; a delete of a marked item stays too; another machine's compaction
+leaves the marked item's history here whole."""
 import json
 import subprocess
 
 from agentsupport import NO_SOURCE, stop_agents, unlock, with_runtime_folder
 from kcformat import TAG_THIS_DEVICE_ONLY, parse_payload, records
 from test_sync import git, machine, pair, remote, services  # noqa: F401  (pytest fixtures)
+from test_sync_scenarios import versions
 
 
 def committed_plaintexts(remote, password: str) -> list:
@@ -140,3 +142,22 @@ def test_sync_init_through_the_agent_leaves_marked_items_out(kc_bin, tmp_path, r
     desktop.ok(["sync", "clone", remote])
     assert services(desktop) == {"shared": "pw0"}
     assert_never_on_remote(remote, laptop, item_id(laptop, "vpn.work"), b"vpn-only-here")
+
+
+def test_a_compaction_elsewhere_keeps_every_version_of_a_marked_item_here(pair):
+    """The desktop's compaction marker covers the counters of the laptop's marked versions (a
+    shared record the laptop wrote after them raises its frontier) without having seen them: the
+    merge of the laptop's next sync keeps them all."""
+    laptop, desktop = pair
+    laptop.add_generic("vpn.work", "me", "vpn-1", "--this-device-only")
+    for value in ("vpn-2", "vpn-3"):
+        laptop.ok(["update", "generic", "-s", "vpn.work", "--password-stdin"], input=value)
+    laptop.add_generic("plain.example", "me", "plain-secret")
+    laptop.ok(["sync"])
+    desktop.ok(["sync"])
+    desktop.ok(["compact"])
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+    assert versions(laptop, "vpn.work") == ["vpn-1", "vpn-2", "vpn-3"], "the marked item's history stays whole"
+    assert services(laptop)["vpn.work"] == "vpn-3"
+    assert "vpn.work" not in services(desktop)
