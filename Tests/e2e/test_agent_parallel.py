@@ -20,7 +20,8 @@ def still_open(sock: socket.socket) -> bool:
     """True while the agent has neither closed `sock` nor sent anything more on it."""
     sock.setblocking(False)
     try:
-        return sock.recv(1) != b""   # data would be a surprise too: it fails the comparison below
+        sock.recv(1)   # end of stream, or data the agent should not have sent
+        return False
     except BlockingIOError:
         return True
     finally:
@@ -59,6 +60,28 @@ def test_a_stalled_peer_delays_no_other_client(kc_ready):
             for peer in peers:
                 peer.close()
         assert kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE).stdout == "hunter2\n"
+
+
+def test_more_silent_peers_than_the_cap_delay_a_client_only_until_one_times_out(kc_ready):
+    kc_ready.add_generic("github.com", "me", "hunter2")
+    with running_agent(kc_ready, unlocked=True) as (_, path):
+        peers = []
+        try:
+            for _ in range(16):   # the agent's cap (AgentConnections.maximum): each served, each silent
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(10)
+                sock.connect(str(path))
+                fixed = sock.recv(13, socket.MSG_WAITALL)
+                assert fixed[:8] == agentwire.MAGIC, fixed
+                sock.recv(fixed[12], socket.MSG_WAITALL)
+                peers.append(sock)
+            result = kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE)
+            assert result.stdout == "hunter2\n"
+            assert not all(still_open(peer) for peer in peers), \
+                "a client beyond the cap was served while every slot was taken"
+        finally:
+            for peer in peers:
+                peer.close()
 
 
 def test_many_clients_at_once_each_get_their_own_answer(kc_ready):
