@@ -1,6 +1,7 @@
 """Writes that replace or destroy the secret of a require-password item ask for the master password
 again through an unlocked agent, as revealing it does: `add -U`, `update` with a new secret, `delete`,
-`security delete-generic-password` and `git-credential erase`. A right password on the command's
+`security add-generic-password -U` and `delete-generic-password`, and `git-credential erase` (and `netrc`
+reveals it). A right password on the command's
 terminal lets the write through, a wrong one or none (no terminal) leaves the vault as it was; writes and
 bulk reveals of unmarked items never ask."""
 import json
@@ -19,6 +20,7 @@ WRITES = {
     "update of the secret": ["update", "generic", "-s", "bank", "--generate"],
     "delete": ["delete", "generic", "-s", "bank"],
     "security delete": ["security", "delete-generic-password", "-s", "bank"],
+    "security add -U": ["security", "add-generic-password", "-U", "-s", "bank", "-a", "me", "-w", "new-secret"],
 }
 
 
@@ -119,3 +121,18 @@ def test_git_credential_erase_of_a_marked_item_asks_again(akc):
     child.sendline(akc.master_password)
     assert finish(child) == 0
     assert "alice" not in akc.ok(["list"], unset=NO_SOURCE).stdout
+
+
+def test_netrc_of_a_marked_item_asks_again(akc):
+    akc.add_internet("h", "alice", "bank-secret", "-r", "https", "--require-password")
+    akc.add_internet("other", "bob", "plain-secret", "-r", "https")
+    unlock(akc)
+    assert "plain-secret" in akc.ok(["netrc", "-s", "other"], unset=NO_SOURCE).stdout
+    result = akc.run(["netrc"], unset=NO_SOURCE)
+    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert result.stdout == ""
+    child = akc.spawn(["netrc", "--force"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendline(akc.master_password)
+    assert finish(child) == 0
+    assert "bank-secret" in child.before and "plain-secret" in child.before
