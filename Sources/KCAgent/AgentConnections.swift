@@ -7,8 +7,8 @@ import Synchronization
 /// The agent's connections, each served on a thread of its own, so a slow or silent peer (a hello
 /// that never comes, a reply read slowly) delays only itself. Requests still reach the service
 /// one at a time, under `serviceLock`, once they were received whole: only the waiting on peers
-/// overlaps. At most `maximum` connections are served at once; each waits at most
-/// `AgentServer.connectionTimeout` for any one send or receive.
+/// overlaps. At most `maximum` connections are served at once; one whose peer makes no progress
+/// for `AgentServer.connectionTimeout` in a send or receive is dropped.
 final class AgentConnections: @unchecked Sendable {
     /// The most connections served at once; more wait in the listen backlog.
     static let maximum = 16

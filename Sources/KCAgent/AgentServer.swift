@@ -10,8 +10,8 @@ import Keychain
 public enum AgentServer {
     /// How often, at most, the agent looks at its socket path and its vault between requests.
     static let checkInterval = 2.0
-    /// How long a connection may wait for its peer in any one send or receive (the hello, the
-    /// request, each frame of the reply).
+    /// How long a connection may wait for its peer without progress in a send or receive (the
+    /// hello, the request, the reply).
     static let connectionTimeout = 5.0
 
     /// Runs the agent of `endpoint` until it locks. `readinessDescriptor` (a spawned agent) is
