@@ -7,9 +7,9 @@ import Synchronization
 /// Bytes in sodium-allocated memory: locked against swapping (mlock) when the system allows it,
 /// excluded from core dumps, wiped when released. Holds keys, passwords and secrets.
 ///
-/// Small buffers are carved from shared 256 KiB secure chunks (`SecureArena`): each
-/// `sodium_malloc` costs several memory mappings, and a vault of thousands of records would
-/// otherwise exhaust the process's mapping limit. A buffer wipes its own bytes when released;
+/// Small buffers are carved from shared secure chunks (`SecureArena`: 16 KiB first, doubling
+/// up to 256 KiB): each `sodium_malloc` costs several memory mappings, and a vault of thousands
+/// of records would otherwise exhaust the process's mapping limit. A buffer wipes its own bytes when released;
 /// its chunk is wiped and freed by `sodium_free` when its last buffer is gone.
 ///
 /// Guard pages: each chunk has libsodium's inaccessible page on either side and a canary, so
@@ -53,7 +53,11 @@ public final class SecureBytes: @unchecked Sendable {
         if !bytes.isEmpty { memcpy(pointer, bytes.baseAddress!, bytes.count) }
     }
 
+    /// The start of the chunk holding these bytes (tests).
+    var chunkBase: UInt { UInt(bitPattern: chunk.base) }
+
     /// `count` random bytes from the operating system's generator.
+
     public static func random(count: Int) -> SecureBytes {
         let result = SecureBytes(count: count)
         if count > 0 { randombytes_buf(result.pointer, count) }
@@ -160,14 +164,21 @@ final class SecureChunk: @unchecked Sendable {
 }
 
 /// Hands out 16-byte-aligned pieces of shared secure chunks; large requests get a chunk each.
+/// The first chunk is small (a command that holds one secret locks and faults in a few pages,
+/// not 64); each new chunk is twice the last, up to `maxChunkSize`, so a large vault still needs
+/// few mappings.
 final class SecureArena: Sendable {
     static let shared = SecureArena()
-    static let chunkSize = 256 << 10
-    static let largeThreshold = 16 << 10
+    static let firstChunkSize = 16 << 10
+    static let maxChunkSize = 256 << 10
+    /// Requests of this size or more get a chunk of their own; anything smaller fits a fresh
+    /// chunk of any size.
+    static let largeThreshold = firstChunkSize
 
     private struct State {
         var chunk: SecureChunk?
         var used = 0
+        var nextSize = SecureArena.firstChunkSize
     }
     private let state = Mutex(State())
 
@@ -178,9 +189,10 @@ final class SecureArena: Sendable {
         }
         let rounded = (size + 15) & ~15
         return state.withLock { state in
-            if state.chunk == nil || state.used + rounded > Self.chunkSize {
-                state.chunk = SecureChunk(size: Self.chunkSize)
+            if state.chunk == nil || state.used + rounded > state.chunk!.size {
+                state.chunk = SecureChunk(size: state.nextSize)
                 state.used = 0
+                state.nextSize = min(state.nextSize * 2, Self.maxChunkSize)
             }
             let chunk = state.chunk!
             let pointer = chunk.base + state.used
