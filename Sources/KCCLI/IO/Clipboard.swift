@@ -77,11 +77,10 @@ struct Clipboard {
     /// and xsel claim the clipboard from the process they leave behind, a moment after the one kc
     /// waits for has ended.
     func holds(_ secret: SecureBytes, within seconds: Double) -> Bool {
-        let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: .milliseconds(Int(seconds * 1000)))
+        let deadline = BootClock.now() + seconds
         while true {
             if let held = contents(upTo: secret.count), held.isEqual(to: secret) { return true }
-            if clock.now >= deadline { return false }
+            if BootClock.now() >= deadline { return false }
             BootClock.sleep(seconds: 0.02)
         }
     }
