@@ -31,12 +31,17 @@ public struct FileDescriptor: Sendable, Equatable {
     }
 
     /// Reads up to `count` bytes; an empty result means end of file.
+    /// The buffer is filled by `read` alone, never zeroed first.
     public func read(upTo count: Int) throws(Errno) -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: count)
-        let n = try retryingOnInterrupt {
-            buffer.withUnsafeMutableBytes { raw in Glibc.read(rawValue, raw.baseAddress, raw.count) }
+        var failure: Errno?
+        let buffer = [UInt8](unsafeUninitializedCapacity: count) { raw, done in
+            do throws(Errno) {
+                done = try retryingOnInterrupt { Glibc.read(rawValue, raw.baseAddress, count) }
+            } catch {
+                failure = error
+            }
         }
-        buffer.removeSubrange(n...)
+        if let failure { throw failure }
         return buffer
     }
 
@@ -70,15 +75,10 @@ public struct FileDescriptor: Sendable, Equatable {
     /// Reads what the file holds now in one buffer of that size, then whatever was appended meanwhile.
     public func readToEnd(from offset: Int) throws(Errno) -> [UInt8] {
         var result = try read(count: max(0, try status().size - offset), at: offset)
-        var position = offset + result.count
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = try retryingOnInterrupt {
-                chunk.withUnsafeMutableBytes { raw in pread(rawValue, raw.baseAddress, raw.count, off_t(position)) }
-            }
-            if n == 0 { return result }
-            result.append(contentsOf: chunk[0..<n])
-            position += n
+            let more = try read(count: 1 << 16, at: offset + result.count)
+            if more.isEmpty { return result }
+            result += more
         }
     }
 

@@ -18,6 +18,12 @@ struct AnchorPolicy {
     private(set) var notStored: VaultError?
     /// The vault id the state folder remembers at this path, when it is not this vault's.
     private(set) var previousVaultAtPath: [UInt8]?
+    /// The anchor as the last `checkWritable` read it, under the exclusive lock (empty when
+    /// missing or damaged): what a write's counters and the rewrites start from.
+    private(set) var lockedAnchor = VersionVector()
+    /// True once `vault-paths` is known to name this vault at its path (`checkPath` found it so,
+    /// or a write stored it): a write then does not read that file again.
+    private(set) var pathRemembered = false
 
     /// After a read: compares `vector` with the anchor, and raises the anchor when the vault is
     /// ahead. What was read may still be only in the page cache (a writer killed between its
@@ -45,30 +51,27 @@ struct AnchorPolicy {
     /// one whose anchor is damaged, unless the rollback is accepted.
     mutating func checkWritable(_ vector: VersionVector, vaultID: [UInt8]) throws {
         switch try state.anchor(of: vaultID) {
-        case .vector(let anchor): rollbackDevices = vector.devicesBehind(anchor); damagedAnchor = nil
-        case .damaged(let file): damagedAnchor = file
-        case .missing: damagedAnchor = nil
+        case .vector(let anchor): rollbackDevices = vector.devicesBehind(anchor); damagedAnchor = nil; lockedAnchor = anchor
+        case .damaged(let file): damagedAnchor = file; lockedAnchor = VersionVector()
+        case .missing: damagedAnchor = nil; lockedAnchor = VersionVector()
         }
         if acceptRollback { return }
         if let damagedAnchor { throw VaultError.anchorDamaged(path: damagedAnchor) }
         if !rollbackDevices.isEmpty { throw VaultError.rollback(devices: rollbackDevices.map(\.hexString)) }
     }
 
-    /// The anchor's vector (empty when missing or damaged).
-    func anchorVector(of vaultID: [UInt8]) throws -> VersionVector {
-        if case .vector(let vector) = try state.anchor(of: vaultID) { return vector }
-        return VersionVector()
-    }
-
-    /// After a durable write: the anchor becomes the join of itself and `vector` (`vector` alone
-    /// when the rollback was accepted), and `path` is remembered as this vault's. The write
-    /// already happened, so a failure is kept in `notStored`, not thrown.
+    /// After a durable write: the anchor becomes the join of itself (read again: another process
+    /// may have raised it since `checkWritable`) and `vector` (`vector` alone when the rollback was
+    /// accepted), and `path` is remembered as this vault's. The write already happened, so a
+    /// failure is kept in `notStored`, not thrown.
     mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String) {
         do {
-            var joined = acceptRollback ? VersionVector() : try anchorVector(of: vaultID)
+            var joined = VersionVector()
+            if !acceptRollback, case .vector(let anchor) = try state.anchor(of: vaultID) { joined = anchor }
             for (device, counter) in vector.counters { joined.raise(device, to: counter) }
             try state.storeAnchor(joined, of: vaultID)
-            try state.remember(vaultID, at: Self.absolute(path))
+            if !pathRemembered { try state.remember(vaultID, at: Self.absolute(path)) }
+            pathRemembered = true
             notStored = nil
             damagedAnchor = nil
             previousVaultAtPath = nil
@@ -87,7 +90,9 @@ struct AnchorPolicy {
         if let remembered, remembered != vaultID {
             previousVaultAtPath = remembered
         } else if remembered == nil {
-            do { try state.remember(vaultID, at: absolute) } catch { notStored = error }
+            do { try state.remember(vaultID, at: absolute); pathRemembered = true } catch { notStored = error }
+        } else {
+            pathRemembered = true
         }
     }
 

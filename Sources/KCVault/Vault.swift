@@ -155,10 +155,8 @@ public final class Vault {
         fold?.reset()
     }
 
-    /// The anchor's vector for this vault (empty when missing or damaged).
-    var anchorVector: VersionVector {
-        get throws { try anchors.anchorVector(of: header.vaultID) }
-    }
+    /// The anchor's vector for this vault as `lockForWriting` read it (empty when missing or damaged).
+    var anchorVector: VersionVector { anchors.lockedAnchor }
 
     /// Records the state just made durable (see `AnchorPolicy.advance`).
     func advanceAnchor() {

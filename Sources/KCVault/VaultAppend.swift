@@ -49,7 +49,7 @@ extension Vault {
         }
 
         // Never reuse a record id this device already used, even in a copy that was rolled back.
-        var counter = max(versionVector[device], try anchorVector[device])
+        var counter = max(versionVector[device], anchorVector[device])
         var clock = HybridLogicalClock(after: log.clockStart(now: HybridLogicalClock.wallMilliseconds()))
         var bytes: [UInt8] = []
         var written: [VaultRecord] = []

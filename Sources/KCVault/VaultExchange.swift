@@ -68,7 +68,7 @@ extension Vault {
         do { current = try file.descriptor.read(count: log.endOffset, at: 0) } catch {
             throw VaultError.io(operation: .read, path: path, errno: error)
         }
-        guard let (result, resultKey) = try body(Lease(bytes: current, key: key, anchor: try anchorVector)), result != current else {
+        guard let (result, resultKey) = try body(Lease(bytes: current, key: key, anchor: anchorVector)), result != current else {
             return (.unchanged, nil)
         }
         let previousKey = key

@@ -18,7 +18,7 @@ extension Vault {
             let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
             let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
             let device = try anchors.state.deviceID()
-            var counter = max(versionVector[device], try anchorVector[device])
+            var counter = max(versionVector[device], anchorVector[device])
             var clock = HybridLogicalClock(after: log.clockStart(now: HybridLogicalClock.wallMilliseconds()))
             var added: [PendingRecord] = []
             if rotateKey { added.append(Vault.earlierKeyRecord(key)) }

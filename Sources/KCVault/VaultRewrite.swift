@@ -52,7 +52,7 @@ extension Vault {
                 }
             }
             let device = try anchors.state.deviceID()
-            kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], try anchorVector[device]) + 1,
+            kept.append(Vault.compactionMarker(frontier: vector, device: device, counter: max(vector[device], anchorVector[device]) + 1,
                                                after: log.clockStart(now: HybridLogicalClock.wallMilliseconds())))
             return (try rewriteHeader(), key, kept)
         }

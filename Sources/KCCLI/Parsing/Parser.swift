@@ -60,12 +60,22 @@ public struct Parser: Sendable {
 
     /// The command named exactly by `words`, hidden ones included.
     public func command(named words: [String]) -> CommandSpec? {
-        commands.first { $0.words == words }
+        guard let name = Self.name(of: words) else { return nil }
+        return commands.first { $0.name == name }
     }
 
     /// Commands whose words start with `words` (a group such as "add").
     public func commands(under words: [String]) -> [CommandSpec] {
-        commands.filter { $0.words.count > words.count && Array($0.words.prefix(words.count)) == words }
+        guard let name = Self.name(of: words) else { return [] }
+        let prefix = name.isEmpty ? "" : name + " "
+        return commands.filter { $0.name.utf8.count > prefix.utf8.count && $0.name.utf8.starts(with: prefix.utf8) }
+    }
+
+    /// The command name `words` spell ("add generic"), compared with the table's names as they
+    /// are written (no word of a name is empty or holds a space); nil when no name can match.
+    private static func name(of words: [String]) -> String? {
+        if words.contains(where: { $0.isEmpty || $0.utf8.contains(UInt8(ascii: " ")) }) { return nil }
+        return words.joined(separator: " ")
     }
 
     // MARK: - State
