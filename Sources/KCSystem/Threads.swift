@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSystemShim
 
 /// Threads of this process, for the few places that wait on several peers at once (the agent's
 /// connections). What they share is theirs to guard.
