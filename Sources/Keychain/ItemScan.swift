@@ -21,8 +21,12 @@ public final class ItemScan: RecordFold {
 
     public let wanted: Wanted
     private let keyAttributes: [Attribute]
-    /// The key attributes of each class, by `ItemFields.ItemClass` (generic, internet).
-    private let classKeyAttributes = (generic: Attribute.primaryKey(for: .generic), internet: Attribute.primaryKey(for: .internet))
+    /// For the items of each class, the queries an item not wanted may still share a wanted
+    /// item's primary key by (`PayloadView.mayShareKey`): those filtering on more than the
+    /// class's key attributes. A query on key attributes alone matches every item of a key it
+    /// matches (most finds: a service or server, maybe an account), so none is kept for it.
+    private let keyQueries: (generic: [Query], internet: [Query])
+    private static let keyAttributes = (generic: Attribute.primaryKey(for: .generic), internet: Attribute.primaryKey(for: .internet))
 
     /// An item id's place in creation order (first appearance in the log): the record of the item
     /// that comes last in the merge order so far, and where its put is kept when it is live and
@@ -64,6 +68,14 @@ public final class ItemScan: RecordFold {
     public init(_ wanted: Wanted) {
         self.wanted = wanted
         if case .primaryKey(let attributes) = wanted { keyAttributes = Attribute.primaryKey(for: attributes.itemClass) } else { keyAttributes = [] }
+        guard case .matchingAny(let queries) = wanted else { keyQueries = ([], []); return }
+        func filteringBeyondKey(_ itemClass: ItemClass, _ keys: [Attribute]) -> [Query] {
+            queries.filter { query in
+                (query.itemClass ?? itemClass) == itemClass
+                    && (query.itemID != nil || query.ignoreCase || query.filters.contains { $0.value.isEmpty || !keys.contains($0.key) })
+            }
+        }
+        keyQueries = (filteringBeyondKey(.generic, Self.keyAttributes.generic), filteringBeyondKey(.internet, Self.keyAttributes.internet))
     }
 
     /// The live items wanted that hold their primary key, in creation order; errSecDecode when a
@@ -127,8 +139,10 @@ public final class ItemScan: RecordFold {
     /// True when a put not wanted may have the primary key of a wanted item (every item with the
     /// key of a new item is wanted already).
     private func mayHoldWantedKey(_ payload: PayloadView, _ fieldsClass: ItemFields.ItemClass) -> Bool {
-        guard case .matchingAny(let queries) = wanted else { return false }
-        let keyAttributes = fieldsClass == .generic ? classKeyAttributes.generic : classKeyAttributes.internet
+        let generic = fieldsClass == .generic
+        let queries = generic ? keyQueries.generic : keyQueries.internet
+        guard !queries.isEmpty else { return false }
+        let keyAttributes = generic ? Self.keyAttributes.generic : Self.keyAttributes.internet
         return queries.contains { payload.mayShareKey(withMatchOf: $0, keyAttributes: keyAttributes, fieldsClass: fieldsClass) }
     }
 
