@@ -80,11 +80,12 @@ public enum AgentServer {
             }
             if expired == true { return }
             guard let ownSocket, let now = try? FileSystem.linkStatus(endpoint.socketPath), now.isSameFile(as: ownSocket) else { return }
-            guard accepting, ready[2] else {
+            if accepting, ready[2] {
+                if let connection = try? UnixSocket.accept(listener) { connections.serve(connection) }
+            } else if !ready[1] {
+                // A quiet moment (the wait timed out): follow the vault as a request would.
                 if connections.withIdleService({ $0.refreshVault() }) == false { return }
-                continue
             }
-            if let connection = try? UnixSocket.accept(listener) { connections.serve(connection) }
         }
     }
 }
