@@ -79,6 +79,7 @@ final class AgentConnections: @unchecked Sendable {
             if first.kind == Hello.shutdownKind { return true }
             // A client of another build may only ask this agent to stop.
             guard hello.protocolNumber == Hello.protocolNumber, hello.build == service.build else { return false }
+            defer { try? channel.finishReply() }
             return serviceLock.withLock { _ -> Bool in
                 // An agent about to exit answers nothing more (it is locked).
                 if counts.withLock({ $0.mustExit }) {

@@ -32,6 +32,8 @@ final class Channel: @unchecked Sendable {
     private(set) var endedLocked = false
     /// True while the last frame sent had the more flag (a reply is streaming).
     private var midMessage = false
+    /// The rest of a reply that no longer needs the vault (`sendAfterRelease`).
+    private var sendLater: (() throws(AgentError) -> Void)?
 
     init(socket: FileDescriptor) { self.socket = socket }
 
@@ -44,6 +46,18 @@ final class Channel: @unchecked Sendable {
         }
         midMessage = frame.withUnsafeBytes { $0[5] == 1 }
         try sendWhole(frame)
+    }
+
+    /// Leaves the rest of the reply, which no longer needs the vault or the key (a sealed copy
+    /// already made), to `finishReply`, called once the request has released the vault.
+    func sendAfterRelease(_ rest: @escaping () throws(AgentError) -> Void) { sendLater = rest }
+
+    /// Sends what `sendAfterRelease` left, whole: the session's deadlines no longer stop it.
+    func finishReply() throws(AgentError) {
+        mustLock = nil
+        let rest = sendLater
+        sendLater = nil
+        try rest?()
     }
 
     private func sendWhole(_ frame: SecureBytes) throws(AgentError) {

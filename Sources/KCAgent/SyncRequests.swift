@@ -106,6 +106,11 @@ struct SyncRequests {
         var writer = WireWriter()
         writer.mergeCounts(summary)
         try channel.send(writer.frame(kind: ReplyKind.merged.rawValue, more: true))
-        try CopyStream.send([summary.bytes], kind: ReplyKind.merged.rawValue, on: channel)
+        // The sealed copy is made: it is sent once the vault is released, so a long copy read
+        // slowly keeps no other client waiting.
+        let channel = channel
+        channel.sendAfterRelease { () throws(AgentError) in
+            try CopyStream.send([summary.bytes], kind: ReplyKind.merged.rawValue, on: channel)
+        }
     }
 }

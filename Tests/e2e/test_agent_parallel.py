@@ -1,10 +1,11 @@
 """The agent serves its clients side by side: a peer that connects and stalls (says nothing, or
 half a hello, or half a request) delays nobody else, many clients at once all get their own
-answers, writes interleaved with reads stay consistent, and a listing in progress when the max TTL
-passes stops there, answered locked. The stalled connections are compared
+answers, writes interleaved with reads stay consistent, a sync copy read slowly holds up no one,
+and a listing in progress when the max TTL passes stops there, answered locked. The stalled connections are compared
 with the agent's own per-connection timeout, never with the clock: another client must have its
 answer while the stalled connection is still open (a serialized agent would have dropped it first)."""
 import socket
+import struct
 import threading
 import time
 
@@ -14,6 +15,9 @@ from kcharness import EXIT_INTERACTION
 from test_agent_process import running_agent
 
 FIND = ["find", "generic", "-w", "-s"]
+# The sync export request and the merged-copy reply (Docs/AGENT.md).
+MERGED_EXPORT = 12
+REPLY_MERGED = 9
 
 
 def still_open(sock: socket.socket) -> bool:
@@ -84,6 +88,50 @@ def test_more_silent_peers_than_the_cap_delay_a_client_only_until_one_times_out(
                 peer.close()
 
 
+def slow_reader(path, request: bytes) -> tuple[socket.socket, agentwire.Connection]:
+    """A connection with a tiny receive buffer (the agent soon waits for it) that sent `request`."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.settimeout(20)
+    sock.connect(str(path))
+    sock.sendall(agentwire.hello())
+    connection = agentwire.Connection.on(sock)
+    connection.receive(13 + len(agentwire.TEST_BUILD))
+    sock.sendall(request)
+    return sock, connection
+
+
+def add_big_items(path, count: int = 40) -> None:
+    """Items of 64 KiB secrets through the agent: a listing or a copy of them takes megabytes."""
+    for n in range(count):
+        name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"x" * 65536, service=f"big-{n}"))
+        assert name == "items", name
+
+
+def test_a_sync_copy_read_slowly_delays_no_other_client(kc_ready):
+    kc_ready.add_generic("github.com", "me", "hunter2")
+    with running_agent(kc_ready, unlocked=True) as (_, path):
+        add_big_items(path)
+        # A sync export of the live vault (an empty copy), whose reader stops after the counts.
+        sock, connection = slow_reader(path, agentwire.frame(MERGED_EXPORT, bytes([0]) + agentwire.blob(b"")))
+        try:
+            kind, more, _ = connection.read_frame()
+            while kind == "warnings":
+                kind, more, _ = connection.read_frame()
+            assert (kind, more) == (str(REPLY_MERGED), True)
+            assert kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE).stdout == "hunter2\n"
+            # The copy was still being sent: it arrives whole (a serialized agent would have
+            # dropped this reader after 5 s without progress before answering the find).
+            received = 0
+            while more:
+                kind, more, body = connection.read_frame()
+                assert kind == str(REPLY_MERGED), kind
+                received += struct.unpack(">I", body[1:5])[0]
+            assert received > 40 * 65536
+        finally:
+            sock.close()
+
+
 def test_many_clients_at_once_each_get_their_own_answer(kc_ready):
     services = [f"site-{n}" for n in range(8)]
     for service in services:
@@ -142,21 +190,12 @@ def test_writes_interleaved_with_reads_stay_consistent(kc_ready):
 
 def test_a_listing_in_progress_stops_locked_when_the_max_ttl_passes(kc_ready):
     with running_agent(kc_ready, unlocked=True) as (process, path):
-        for n in range(40):
-            name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"x" * 65536, service=f"big-{n}"))
-            assert name == "items", name
+        add_big_items(path)
         # Unlocked again with a max TTL of 3 s (an unlocked agent takes the new timers).
         name, _ = agentwire.request(path, "unlock", agentwire.unlock_body(kc_ready.master_password, max_ttl=3))
         assert name == "done", name
         unlocked_at = time.monotonic()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)   # the agent waits for its reader
-        sock.settimeout(20)
-        sock.connect(str(path))
-        sock.sendall(agentwire.hello())
-        connection = agentwire.Connection.on(sock)
-        connection.receive(13 + len(agentwire.TEST_BUILD))
-        sock.sendall(agentwire.frame(agentwire.REQUEST["allItems"], b"\x01" + agentwire.optional_secret(None)))
+        sock, connection = slow_reader(path, agentwire.frame(agentwire.REQUEST["allItems"], b"\x01" + agentwire.optional_secret(None)))
         kind, more, _ = connection.read_frame()
         assert (kind, more) == ("items", True), "the listing must start within the max TTL and take several frames"
         # The agent now waits to send the next frame; the max TTL passes meanwhile (well within

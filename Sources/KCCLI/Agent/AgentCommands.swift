@@ -9,7 +9,7 @@ let agentTimersHelp = """
 The idle timeout locks the agent once no command has read a secret or written an item for that long \
 (kc status and attribute-only lookups do not count); the max TTL locks it that long after the unlock, \
 whatever happens. Both run on a clock that counts suspend. A timer that runs out while the agent sends \
-a long answer (list --json of a large vault, a sync copy) stops that answer: the command then goes on with \
+a long answer (list --json of a large vault) stops that answer: the command then goes on with \
 the master password when it has a source, else fails with errSecInteractionNotAllowed (exit 36). Durations are written like 90s, 15m, 8h or 1h30m \
 (units d, h, m, s, largest first; 1s to 31d). They come from the flags, else from the config file \
 $XDG_CONFIG_HOME/kc/agent.conf (else ~/.config/kc/agent.conf), lines 'idle-timeout = 15m' and 'max-ttl = 8h' \
