@@ -143,24 +143,63 @@ public final class SecureBytes: @unchecked Sendable {
 final class SecureChunk: @unchecked Sendable {
     let base: UnsafeMutableRawPointer
     let size: Int
+    /// This chunk's place in `live`.
+    private let slot: Int
 
     init(size: Int) {
         guard let base = sodium_malloc(size) else { fatalError("kc: out of memory for secure bytes") }
         self.base = base
         self.size = size
-        Self.live.withLock { $0[UInt(bitPattern: base)] = size }
+        let address = UInt(bitPattern: base)
+        slot = Self.live.withLock { $0.insert(address, size) }
         // libsodium locks the chunk but ignores a failure (e.g. a low RLIMIT_MEMLOCK): lock again
         // (locking locked pages costs nothing more) to learn whether it worked.
         if sodium_mlock(base, size) != 0 { SecureMemory.recordLockFailure(errno) }
     }
 
     deinit {
-        Self.live.withLock { _ = $0.removeValue(forKey: UInt(bitPattern: base)) }
+        Self.live.withLock { $0.remove(slot) }
         sodium_free(base)
     }
 
     /// The address and size of every chunk not yet freed (`SecureMemory.wipeAll`).
-    static let live = Mutex<[UInt: Int]>([:])
+    static let live = Mutex(LiveChunks())
+}
+
+/// The chunks not yet freed, in slots reused once free: adding and removing one costs the same
+/// at any count, and no hashed table (whose key type's conformance the runtime would look up at
+/// every start) is involved.
+struct LiveChunks {
+    private var bases: [UInt] = []   // 0: a free slot
+    private var sizes: [Int] = []
+    private var free: [Int] = []
+
+    /// How many chunks are live.
+    private(set) var count = 0
+
+    /// Records a chunk; returns its slot.
+    mutating func insert(_ base: UInt, _ size: Int) -> Int {
+        count += 1
+        if let slot = free.popLast() {
+            bases[slot] = base
+            sizes[slot] = size
+            return slot
+        }
+        bases.append(base)
+        sizes.append(size)
+        return bases.count - 1
+    }
+
+    mutating func remove(_ slot: Int) {
+        count -= 1
+        bases[slot] = 0
+        free.append(slot)
+    }
+
+    /// Calls `body` with the address and size of every live chunk.
+    func forEach(_ body: (UnsafeMutableRawPointer, Int) -> Void) {
+        for slot in bases.indices where bases[slot] != 0 { body(UnsafeMutableRawPointer(bitPattern: bases[slot])!, sizes[slot]) }
+    }
 }
 
 /// Hands out 16-byte-aligned pieces of shared secure chunks; large requests get a chunk each.
@@ -219,7 +258,7 @@ public enum SecureMemory {
     /// memory afterwards.
     public static func wipeAll() {
         SecureChunk.live.withLock { chunks in
-            for (base, size) in chunks { sodium_memzero(UnsafeMutableRawPointer(bitPattern: base), size) }
+            chunks.forEach { base, size in sodium_memzero(base, size) }
         }
     }
 

@@ -63,3 +63,25 @@ final class SecureArenaTests: XCTestCase {
         XCTAssertTrue(buffers.allSatisfy { $0.copyBytes().allSatisfy { $0 == 0 } })
     }
 }
+
+/// `LiveChunks`: the register `wipeAll` walks; a freed slot is reused and never listed.
+final class LiveChunksTests: XCTestCase {
+    func testSlotsAreReusedAndOnlyLiveChunksListed() {
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 16)
+        defer { memory.deallocate() }
+        var live = LiveChunks()
+        let address = UInt(bitPattern: memory)
+        let a = live.insert(address, 1), b = live.insert(address + 16, 2), c = live.insert(address + 32, 3)
+        XCTAssertEqual([a, b, c], [0, 1, 2])
+        live.remove(b)
+        XCTAssertEqual(live.count, 2)
+        var listed: [Int] = []
+        live.forEach { _, size in listed.append(size) }
+        XCTAssertEqual(listed, [1, 3])
+        XCTAssertEqual(live.insert(address + 48, 4), b, "the freed slot is taken again")
+        listed = []
+        live.forEach { base, size in listed.append(size); XCTAssertEqual(base, memory + 16 * (size == 4 ? 3 : size - 1)) }
+        XCTAssertEqual(listed, [1, 4, 3])
+        XCTAssertEqual(live.count, 3)
+    }
+}
