@@ -133,7 +133,7 @@ final class Channel: @unchecked Sendable {
 
     /// Sends the hello: magic, protocol number, build id.
     func sendHello(build: String) throws(AgentError) {
-        try sendWhole(SecureBytes(copying: Hello.encode(build: build)))
+        try sendWhole(Hello.encode(build: build).withUnsafeBytes { SecureBytes(copying: $0) })   // one memcpy, not the generic copy
     }
 
     /// Receives the peer's hello: its protocol number and build id.
