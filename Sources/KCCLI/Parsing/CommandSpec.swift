@@ -125,7 +125,10 @@ public struct CommandSpec: Sendable {
     public var abstract: String
     /// Paragraphs shown in `kc help COMMAND` and the man page, separated by blank lines and
     /// reflowed; a paragraph whose every line starts with four spaces is shown as written.
-    public var discussion: String
+    public var discussion: String { writeDiscussion() }
+    /// Builds `discussion` when help or the man page asks: most are assembled from shared pieces,
+    /// and a command that runs (every kc process parses one) never reads them.
+    private let writeDiscussion: @Sendable () -> String
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
     /// Example command lines for help and the man page.
@@ -140,12 +143,13 @@ public struct CommandSpec: Sendable {
     public var usageErrorStatus: Int32?
     public var handler: CommandHandler
 
-    public init(_ name: String, abstract: String, discussion: String = "", arguments: [ArgumentSpec] = [],
+    public init(_ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
+                arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], examples: [String] = [], hidden: Bool = false,
                 passesArgumentsThrough: Bool = false, usageErrorStatus: Int32? = nil, handler: @escaping CommandHandler) {
         self.name = name
         self.abstract = abstract
-        self.discussion = discussion
+        self.writeDiscussion = discussion
         self.arguments = arguments
         self.options = options
         self.examples = examples
