@@ -51,12 +51,19 @@ public final class Context {
     }
 
     /// The vault: `--vault`, else `--keychain`, else `KC_VAULT`, else the default keychain, else
-    /// `login` (see `VaultLocation.resolve`).
+    /// `login` (see `VaultLocation.resolve`). Resolved once: a command works on one vault, and the
+    /// default keychain's file is read at most once.
     public var vaultPath: String {
         get throws(KeychainError) {
-            try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
+            if let chosenVault { return try chosenVault.get() }
+            let chosen = Result { () throws(KeychainError) in
+                try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
+            }
+            chosenVault = chosen
+            return try chosen.get()
         }
     }
+    private var chosenVault: Result<String, KeychainError>?
 
     /// The state folder (device id, rollback anchors): `$XDG_STATE_HOME/kc`, else
     /// `~/.local/state/kc`, found as the vault path is.
