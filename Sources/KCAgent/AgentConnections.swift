@@ -17,23 +17,18 @@ final class AgentConnections: @unchecked Sendable {
     /// Held around every use of `service`.
     private let serviceLock = Mutex(())
     private let counts = Mutex((active: 0, mustExit: false))
-    /// Written one byte when a connection ends, to wake the accepting loop.
-    private let wake: (read: FileDescriptor, write: FileDescriptor)
+    /// Signalled when a connection ends, to wake the accepting loop.
+    private let wake: WakePipe
 
     init(service: AgentService) throws(Errno) {
         self.service = service
-        wake = try Processes.pipe()
-    }
-
-    deinit {
-        wake.read.close()
-        wake.write.close()
+        wake = try WakePipe()
     }
 
     /// The descriptor that turns readable when a connection ended (`drainWake` empties it).
-    var wakeDescriptor: FileDescriptor { wake.read }
+    var wakeDescriptor: FileDescriptor { wake.readEnd }
 
-    func drainWake() { _ = try? wake.read.read(upTo: 256) }
+    func drainWake() { wake.drain() }
 
     /// True while fewer than `maximum` connections are served.
     var accepting: Bool { counts.withLock { $0.active < Self.maximum } }
@@ -64,7 +59,7 @@ final class AgentConnections: @unchecked Sendable {
             $0.active -= 1
             if exit { $0.mustExit = true }
         }
-        try? wake.write.write(all: [1])
+        wake.signal()
     }
 
     /// Serves one connection (one request); true when the agent must exit.

@@ -28,6 +28,37 @@ public enum Threads {
     }
 }
 
+/// A pipe that wakes a thread waiting on its read end (`Readiness`) from any other thread. Both
+/// ends are non-blocking; its bytes carry no data, so it bypasses the fault seam of vault I/O.
+public final class WakePipe: Sendable {
+    public let readEnd: FileDescriptor
+    private let writeEnd: FileDescriptor
+
+    public init() throws(Errno) {
+        var fds: [Int32] = [0, 0]
+        if pipe2(&fds, O_CLOEXEC | O_NONBLOCK) != 0 { throw Errno.current }
+        readEnd = FileDescriptor(rawValue: fds[0])
+        writeEnd = FileDescriptor(rawValue: fds[1])
+    }
+
+    deinit {
+        readEnd.close()
+        writeEnd.close()
+    }
+
+    /// Makes the read end readable (a full pipe is readable already).
+    public func signal() {
+        var byte: UInt8 = 1
+        _ = Glibc.write(writeEnd.rawValue, &byte, 1)
+    }
+
+    /// Empties the pipe (without waiting).
+    public func drain() {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        while Glibc.read(readEnd.rawValue, &buffer, buffer.count) > 0 {}
+    }
+}
+
 extension Readiness {
     /// Waits until one of `descriptors` is readable, or `seconds` pass (nil: forever); returns
     /// which are readable (all false on a timeout or an interrupted wait).
