@@ -55,15 +55,13 @@ public final class Context {
     /// default keychain's file is read at most once.
     public var vaultPath: String {
         get throws(KeychainError) {
-            if let chosenVault { return try chosenVault.get() }
-            let chosen = Result { () throws(KeychainError) in
-                try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
-            }
-            chosenVault = chosen
-            return try chosen.get()
+            if let chosenVault { return chosenVault }
+            let path = try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
+            chosenVault = path
+            return path
         }
     }
-    private var chosenVault: Result<String, KeychainError>?
+    private var chosenVault: String?   // a failure is not kept: it ends the command
 
     /// The state folder (device id, rollback anchors): `$XDG_STATE_HOME/kc`, else
     /// `~/.local/state/kc`, found as the vault path is.
