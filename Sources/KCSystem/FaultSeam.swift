@@ -42,6 +42,17 @@ public enum FaultSeam {
         #endif
     }
 
+    /// True when this process injects a fault or traces its file operations (`KC_FAULT`,
+    /// `KC_FAULT_TRACE`; debug builds only): work that could overlap then runs in one thread, in
+    /// one order, so fault counts and traces stay deterministic. Always false in the release binary.
+    public static var isActive: Bool {
+        #if KC_FAULT_SEAM
+        return plan != nil || traceFile >= 0
+        #else
+        return false
+        #endif
+    }
+
     /// Exit status used when the seam ends the process, so tests can tell it from a crash.
     public static let exitStatus: Int32 = 77
 

@@ -3,8 +3,8 @@ import Glibc
 #endif
 import CSystemShim
 
-/// Threads of this process, for the few places that wait on several peers at once (the agent's
-/// connections). What they share is theirs to guard.
+/// Threads of this process, for the few places that wait on several things at once (the agent's
+/// connections; a write's two fsyncs). What they share is theirs to guard.
 public enum Threads {
     private final class Job {
         let body: () -> Void
@@ -25,6 +25,26 @@ public enum Threads {
             throw Errno(rawValue: result)
         }
         pthread_detach(thread)
+    }
+
+    /// Runs `side` on a new thread while `body` runs on this one, and returns `body`'s result once
+    /// both ended (what `side` wrote is then visible here). Nil when no thread could be started:
+    /// then neither ran.
+    public static func overlapping<T>(_ side: @escaping () -> Void, with body: () -> T) -> T? {
+        let job = Unmanaged.passRetained(Job(side)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            guard let raw else { return nil }
+            Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
+            return nil
+        }, job)
+        guard result == 0 else {
+            Unmanaged<Job>.fromOpaque(job).release()
+            return nil
+        }
+        let value = body()
+        pthread_join(thread, nil)
+        return value
     }
 }
 

@@ -64,12 +64,19 @@ struct AnchorPolicy {
     /// may have raised it since `checkWritable`) and `vector` (`vector` alone when the rollback was
     /// accepted), and `path` is remembered as this vault's. The write already happened, so a
     /// failure is kept in `notStored`, not thrown.
-    mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String) {
+    /// `staged`, when `stage` made it for this write, is published when it holds that same
+    /// join (no other process raised the anchor meanwhile), else removed.
+    mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String, staged: StateFolder.StagedAnchor? = nil) {
         do {
             var joined = VersionVector()
             if !acceptRollback, case .vector(let anchor) = try state.anchor(of: vaultID) { joined = anchor }
             for (device, counter) in vector.counters { joined.raise(device, to: counter) }
-            try state.storeAnchor(joined, of: vaultID)
+            if let staged, staged.vector == joined {
+                try state.publish(staged)
+            } else {
+                staged?.discard()
+                try state.storeAnchor(joined, of: vaultID)
+            }
             if !pathRemembered { try state.remember(vaultID, at: Self.absolute(path)) }
             pathRemembered = true
             notStored = nil
@@ -79,6 +86,17 @@ struct AnchorPolicy {
             notStored = error as? VaultError ?? .io(operation: .updateAnchor, path: state.path, errno: .ioError)
         }
         rollbackDevices = []
+    }
+
+    /// Under the exclusive lock, before a write that will bring the vault to `vector`: writes and
+    /// fsyncs, beside the anchor file, the anchor `advance` will most likely store (the join of
+    /// `lockedAnchor` and `vector`, or `vector` alone when the rollback was accepted), so that its
+    /// fsync can overlap the vault's. Only `advance`, after the vault's fsync, puts it in place.
+    /// Nil when it cannot be written (`advance` then tries again and keeps the failure).
+    func stage(_ vector: VersionVector, vaultID: [UInt8]) -> StateFolder.StagedAnchor? {
+        var joined = acceptRollback ? VersionVector() : lockedAnchor
+        for (device, counter) in vector.counters { joined.raise(device, to: counter) }
+        return try? state.stageAnchor(joined, of: vaultID)
     }
 
     /// Compares `vaultID` with the one the state folder remembers at `path`: another vault

@@ -85,11 +85,37 @@ public struct StateFolder: Sendable, Equatable {
 
     /// Replaces the anchor of `vaultID` with `vector` (atomically).
     public func storeAnchor(_ vector: VersionVector, of vaultID: [UInt8]) throws(VaultError) {
+        try publish(try stageAnchor(vector, of: vaultID))
+    }
+
+    /// An anchor written and fsynced beside the anchor file, not yet in its place (`publish`).
+    public struct StagedAnchor {
+        public let vector: VersionVector
+        let file: StagedFile
+
+        /// Removes it unpublished.
+        public func discard() {
+            file.discard()
+            file.descriptor.close()
+        }
+    }
+
+    /// Writes `vector` as the next anchor of `vaultID` to a temporary beside the anchor file and
+    /// fsyncs it (the first half of `storeAnchor`), after removing what killed processes left.
+    public func stageAnchor(_ vector: VersionVector, of vaultID: [UInt8]) throws(VaultError) -> StagedAnchor {
         try makeFolder(path)
         try makeFolder(path + "/anchors")
-        do { try FileSystem.writeAtomically(Array(vector.text.utf8), to: anchorPath(vaultID)) } catch {
+        let file = anchorPath(vaultID)
+        StagedFile.removeAbandoned(besides: file)
+        do { return StagedAnchor(vector: vector, file: try StagedFile.write(Array(vector.text.utf8), for: file)) } catch {
             throw .stateFileNotWritten(error)
         }
+    }
+
+    /// Puts a staged anchor in place of the anchor file (rename, then an fsync of the folder).
+    public func publish(_ staged: StagedAnchor) throws(VaultError) {
+        defer { staged.file.descriptor.close() }
+        do { try staged.file.publishReplacing() } catch { throw .stateFileNotWritten(error) }
     }
 
     // MARK: Vault paths
