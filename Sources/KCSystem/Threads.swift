@@ -13,6 +13,22 @@ public enum Threads {
 
     /// Runs `body` on a new detached thread (it inherits this thread's signal mask).
     public static func detach(_ body: @escaping () -> Void) throws(Errno) {
+        pthread_detach(try start(body))
+    }
+
+    /// Runs `side` on a new thread while `body` runs on this one, and returns `body`'s result once
+    /// both ended (what `side` wrote is then visible here). Nil when no thread could be started:
+    /// then neither ran.
+    public static func overlapping<T>(_ side: @escaping () -> Void, with body: () -> T) -> T? {
+        guard let thread = try? start(side) else { return nil }
+        let value = body()
+        pthread_join(thread, nil)
+        return value
+    }
+
+    /// Starts `body` on a new thread (it inherits this thread's signal mask); the caller detaches
+    /// or joins it.
+    private static func start(_ body: @escaping () -> Void) throws(Errno) -> pthread_t {
         let job = Unmanaged.passRetained(Job(body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -24,27 +40,7 @@ public enum Threads {
             Unmanaged<Job>.fromOpaque(job).release()
             throw Errno(rawValue: result)
         }
-        pthread_detach(thread)
-    }
-
-    /// Runs `side` on a new thread while `body` runs on this one, and returns `body`'s result once
-    /// both ended (what `side` wrote is then visible here). Nil when no thread could be started:
-    /// then neither ran.
-    public static func overlapping<T>(_ side: @escaping () -> Void, with body: () -> T) -> T? {
-        let job = Unmanaged.passRetained(Job(side)).toOpaque()
-        var thread = pthread_t()
-        let result = pthread_create(&thread, nil, { raw in
-            guard let raw else { return nil }
-            Unmanaged<Job>.fromOpaque(raw).takeRetainedValue().body()
-            return nil
-        }, job)
-        guard result == 0 else {
-            Unmanaged<Job>.fromOpaque(job).release()
-            return nil
-        }
-        let value = body()
-        pthread_join(thread, nil)
-        return value
+        return thread
     }
 }
 
