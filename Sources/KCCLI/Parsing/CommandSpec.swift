@@ -32,7 +32,10 @@ public struct OptionSpec: Sendable {
     public var long: String
     public var short: Character?
     public var kind: Kind
-    public var help: String
+    /// One line of help; built when help, the man page or the completions read it (some are
+    /// assembled from defaults and names), never by a command that runs.
+    public var help: String { writeHelp() }
+    private var writeHelp: @Sendable () -> String
     /// May be given more than once (values accumulate).
     public var isRepeatable: Bool
     /// A flag standing where `security` takes a secret (`-w`): a value written after it is
@@ -41,22 +44,24 @@ public struct OptionSpec: Sendable {
     public var completion: ValueCompletion
 
     /// A switch.
-    public static func flag(_ long: String, short: Character? = nil, help: String,
+    public static func flag(_ long: String, short: Character? = nil, help: @autoclosure @escaping @Sendable () -> String,
                             refusesSecretValue: Bool = false) -> OptionSpec {
-        OptionSpec(long: long, short: short, kind: .flag, help: help, isRepeatable: false,
+        OptionSpec(long: long, short: short, kind: .flag, writeHelp: help, isRepeatable: false,
                    refusesSecretValue: refusesSecretValue, completion: .none)
     }
 
     /// An option taking a value.
-    public static func value(_ long: String, short: Character? = nil, valueName: String, help: String,
+    public static func value(_ long: String, short: Character? = nil, valueName: String,
+                             help: @autoclosure @escaping @Sendable () -> String,
                              repeatable: Bool = false, completion: ValueCompletion = .none) -> OptionSpec {
-        OptionSpec(long: long, short: short, kind: .value(valueName: valueName), help: help,
+        OptionSpec(long: long, short: short, kind: .value(valueName: valueName), writeHelp: help,
                    isRepeatable: repeatable, refusesSecretValue: false, completion: completion)
     }
 
     /// An option with an optional value (`--generate[=SPEC]`).
-    public static func optionalValue(_ long: String, valueName: String, help: String) -> OptionSpec {
-        OptionSpec(long: long, short: nil, kind: .optionalValue(valueName: valueName), help: help,
+    public static func optionalValue(_ long: String, valueName: String,
+                                     help: @autoclosure @escaping @Sendable () -> String) -> OptionSpec {
+        OptionSpec(long: long, short: nil, kind: .optionalValue(valueName: valueName), writeHelp: help,
                    isRepeatable: false, refusesSecretValue: false, completion: .none)
     }
 
