@@ -90,8 +90,10 @@ public struct StagedFile {
     /// Puts the temporary in place of the file at `path` (rename), then fsyncs the folder. With
     /// `previous`, the file being replaced is first linked there and, when the folder fsync fails,
     /// put back (so a reported failure leaves the old file in place); it is removed on success.
+    /// Without `syncingFolder`, the rename is left for the system to make durable: for a file whose
+    /// previous content is still a correct (older) answer after a power loss takes the rename back.
     /// The descriptor stays open: when the caller locked it, the lock is held throughout.
-    public func publishReplacing(keepingPreviousAt previous: String? = nil) throws(Failure) {
+    public func publishReplacing(keepingPreviousAt previous: String? = nil, syncingFolder: Bool = true) throws(Failure) {
         if let previous {
             try? FileSystem.unlink(previous)
             do { try FileSystem.link(path, to: previous) } catch {
@@ -104,6 +106,7 @@ public struct StagedFile {
             if let previous { try? FileSystem.unlink(previous) }
             throw Failure(step: .rename, path: path, errno: error)
         }
+        guard syncingFolder else { return }
         do { try FileSystem.syncDirectory(containing: path) } catch {
             if let previous {
                 try? FileSystem.rename(previous, to: path)

@@ -43,7 +43,7 @@ struct AnchorPolicy {
 
     private mutating func raise(to vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) {
         do { try sync() } catch { notStored = .io(operation: .sync, path: state.path, errno: error); return }
-        do { try state.storeAnchor(vector, of: vaultID) } catch { notStored = error }
+        do { try state.storeAnchor(vector, of: vaultID, onlyRaises: true) } catch { notStored = error }
     }
 
     /// Before a write, under the exclusive lock and caught up: compares with the anchor again
@@ -71,11 +71,12 @@ struct AnchorPolicy {
             var joined = VersionVector()
             if !acceptRollback, case .vector(let anchor) = try state.anchor(of: vaultID) { joined = anchor }
             for (device, counter) in vector.counters { joined.raise(device, to: counter) }
+            // The join never lowers the anchor; an accepted rollback may.
             if let staged, staged.vector == joined {
-                try state.publish(staged)
+                try state.publish(staged, onlyRaises: !acceptRollback)
             } else {
                 staged?.discard()
-                try state.storeAnchor(joined, of: vaultID)
+                try state.storeAnchor(joined, of: vaultID, onlyRaises: !acceptRollback)
             }
             if !pathRemembered { try state.remember(vaultID, at: Self.absolute(path)) }
             pathRemembered = true

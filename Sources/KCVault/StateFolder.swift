@@ -83,9 +83,9 @@ public struct StateFolder: Sendable, Equatable {
         return .vector(vector)
     }
 
-    /// Replaces the anchor of `vaultID` with `vector` (atomically).
-    public func storeAnchor(_ vector: VersionVector, of vaultID: [UInt8]) throws(VaultError) {
-        try publish(try stageAnchor(vector, of: vaultID))
+    /// Replaces the anchor of `vaultID` with `vector` (atomically). `onlyRaises`: see `publish`.
+    public func storeAnchor(_ vector: VersionVector, of vaultID: [UInt8], onlyRaises: Bool = false) throws(VaultError) {
+        try publish(try stageAnchor(vector, of: vaultID), onlyRaises: onlyRaises)
     }
 
     /// An anchor written and fsynced beside the anchor file, not yet in its place (`publish`).
@@ -112,10 +112,13 @@ public struct StateFolder: Sendable, Equatable {
         }
     }
 
-    /// Puts a staged anchor in place of the anchor file (rename, then an fsync of the folder).
-    public func publish(_ staged: StagedAnchor) throws(VaultError) {
+    /// Puts a staged anchor in place of the anchor file: a rename, then an fsync of the folder,
+    /// except when the caller knows the new anchor `onlyRaises` the one it replaces (at or above it
+    /// for every device). A power loss that takes such a rename back leaves the previous anchor,
+    /// which only lags behind the vault: it never reports a rollback that did not happen (FORMAT.md).
+    public func publish(_ staged: StagedAnchor, onlyRaises: Bool = false) throws(VaultError) {
         defer { staged.file.descriptor.close() }
-        do { try staged.file.publishReplacing() } catch { throw .stateFileNotWritten(error) }
+        do { try staged.file.publishReplacing(syncingFolder: !onlyRaises) } catch { throw .stateFileNotWritten(error) }
     }
 
     // MARK: Vault paths
