@@ -101,14 +101,21 @@ def test_without_an_agent_nothing_and_never_a_prompt(akc, source):
 
 
 def test_a_locked_agent_gives_nothing(akc, tmp_path):
+    """A locked agent (as the systemd user unit starts it, after a wrong password too) names no item."""
     fill(akc)
-    wrong = akc.write_secret_file(tmp_path / "wrong", "not the password\n")
-    assert akc.run(["unlock"], env={"KC_MASTER_PASSWORD_FILE": str(wrong)}).returncode == EXIT_AUTH_FAILED
-    assert wait_until(lambda: agent_pids(akc), timeout=10), "the agent stays, locked"
-    child = akc.spawn(["__complete-items"], timeout=30)
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0 and child.before == ""
+    agent = akc.popen(["agent", "--foreground"], stdin=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: agent_pids(akc) == {agent.pid}, timeout=10), "the agent did not start"
+        wrong = akc.write_secret_file(tmp_path / "wrong", "not the password\n")
+        assert akc.run(["unlock"], env={"KC_MASTER_PASSWORD_FILE": str(wrong)}).returncode == EXIT_AUTH_FAILED
+        child = akc.spawn(["__complete-items"], timeout=30)
+        child.expect(pexpect.EOF)
+        child.close()
+        assert child.exitstatus == 0 and child.before == ""
+        assert agent_pids(akc) == {agent.pid}, "the locked agent went away: the test proved nothing"
+    finally:
+        agent.kill()
+        agent.wait()
 
 
 def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
