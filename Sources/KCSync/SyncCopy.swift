@@ -56,7 +56,22 @@ public struct SyncCopy: Sendable {
         try git.run(["config", "merge.kc.name", "kc vault merge"])
         try git.run(["config", "merge.kc.driver", driver])
         try git.run(["config", "pull.rebase", "false"])
+        try configurePacking()
         try pinAttributes()
+    }
+
+    /// git's delta search settings for this copy (`git gc` and pushes): every compaction rewrites
+    /// the vault file, and git's default window (10) finds too few of the deltas across those
+    /// rewrites, leaving the repository many times larger than `git gc --aggressive` would.
+    public static let packSettings = [("pack.window", 50), ("pack.depth", 50)]
+
+    /// Sets each of `packSettings` that is missing or lower (a user's larger value is kept).
+    public func configurePacking() throws {
+        for (key, value) in Self.packSettings {
+            let set = try git.attempt(["config", "--get", key])
+            if set.termination.succeeded, let current = Int(set.text), current >= value { continue }
+            try git.run(["config", key, String(value)])
+        }
     }
 
     /// The copy's own attributes file: git reads it before any `.gitattributes` and never pushes it.

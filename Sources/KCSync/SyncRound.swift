@@ -76,6 +76,7 @@ public struct SyncRound {
     /// installs the result in the live vault through them.
     public func run(_ keys: some SyncKeys) throws -> Report {
         try copy.pinAttributes()
+        try copy.configurePacking()
         if copy.mergeInProgress {
             guard continuing else { throw SyncCopy.Problem.mergeInProgress(folder: copy.folder) }
             try copy.finishMerge(keys: keys, identity: identity)
