@@ -1,3 +1,4 @@
+import KCAgent
 import KCCrypto
 import KCSystem
 import KCFormat
@@ -47,8 +48,9 @@ let syncResetDeviceCommand = CommandSpec(
     home folder, a cloned virtual machine) makes two machines write as one: 'kc sync' then refuses their \
     records ("two machines share device id"). Run this on the copy, before it writes again: it makes a new \
     random device id, so this machine's next records are its own. Records already written under the old \
-    id stay as they are (see Docs/SYNC.md, Device ids, for a copy that already wrote). Run it while no \
-    other kc command (or agent) of this machine is running.
+    id stay as they are (see Docs/SYNC.md, Device ids, for a copy that already wrote). The vault's agent, \
+    when one runs, is locked first (it would go on writing as the old device); agents of other vaults must \
+    be locked by hand ('kc --keychain NAME lock'). Run it while no other kc command of this machine is running.
 
     \(deviceNameHelp)
     """,
@@ -58,6 +60,13 @@ let syncResetDeviceCommand = CommandSpec(
 
 func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let name = try deviceName(invocation)
+    // The vault's agent read the device id when it opened the vault: it would go on writing as the
+    // old device. It is locked first (it wipes the key and exits), as after 'kc passwd --rotate-key'.
+    if let path = try? context.vaultPath, let endpoint = try? context.agentEndpoint(),
+       let agent = try context.runningAgent(endpoint, announcingOtherBuild: true) {
+        try AgentWording.call { () throws(AgentError) in try agent.lock() }
+        context.notice("locked \(path): its agent wrote as the old device id (unlock it again with 'kc unlock')")
+    }
     let replaced: (old: [UInt8]?, new: [UInt8])
     do { replaced = try StateFolder(context.stateDirectory).replaceDeviceID() } catch { throw KeychainError(error) }
     context.notice("this machine now writes as device \(replaced.new.hexString)"
