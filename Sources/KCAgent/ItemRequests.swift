@@ -56,6 +56,7 @@ struct ItemRequests {
                 try verify(password)
             }
             touch()
+            try convertBeforeMarking(attributes.thisDeviceOnly, password)
             let item = try keychain.add(attributes, secret: secret, updateExisting: updateExisting)
             try sendItems([item], revealing: false)
         case .addAll:
@@ -81,6 +82,7 @@ struct ItemRequests {
             // password, as reading such a secret does.
             if requirePassword != nil || (secret != nil && keychain.selectsMarkedItem(query)) { try verify(password) }
             touch()
+            try convertBeforeMarking(thisDeviceOnly == true, password)
             let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword,
                                             thisDeviceOnly: thisDeviceOnly)
             try sendItems(items, revealing: false)
@@ -117,6 +119,14 @@ struct ItemRequests {
     /// Checks the master password typed again: none is `AskAgain`, a wrong one errSecAuthFailed.
     /// The key is derived again from the header's salt and parameters (the cost of an unlock) and
     /// compared with the one held in constant time.
+    /// A version-1 vault is converted before an item is marked this-device-only: the agent forgot
+    /// the master password, so the conversion's new header asks for it again.
+    func convertBeforeMarking(_ marking: Bool, _ password: SecureBytes?) throws {
+        guard keychain.convertsBeforeMarking(marking) else { return }
+        try verify(password)
+        try keychain.convertBeforeMarking(marking, password: password)
+    }
+
     func verify(_ password: SecureBytes?) throws {
         guard let password else { throw AskAgain() }
         if try !keychain.verifyMasterPassword(password) { throw KeychainError(.authFailed, .vault(.wrongPassword)) }

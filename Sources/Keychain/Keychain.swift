@@ -101,6 +101,13 @@ public final class Keychain {
         return scan
     }
 
+    /// Lets go of the scan the keychain was opened with (before a rewrite of the file), the vault
+    /// keeping its records from then on.
+    func dropScan() {
+        scan = nil
+        vault.keepRecords()
+    }
+
     /// Non-fatal findings of the last read or write (a torn tail, a rollback, an anchor that could
     /// not be stored, a vault readable by others, ...), for the front end to word.
     public var warnings: [KeychainWarning] { vault.warnings.map(KeychainWarning.init) }
@@ -183,6 +190,7 @@ public final class Keychain {
             stored = item
             return [Self.put(item, base: nil)]
         }
+        try convertBeforeMarking(attributes.thisDeviceOnly)
         let scan = takeScan(.primaryKey(of: attributes))
         if let scan, !updateExisting {
             // Under the lock, the scan takes what other processes appended since it was read.
@@ -272,6 +280,7 @@ public final class Keychain {
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
                        requirePassword: Bool? = nil, thisDeviceOnly: Bool? = nil) throws(KeychainError) -> [Item] {
         var updated: [Item] = []
+        try convertBeforeMarking(thisDeviceOnly == true)
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             let now = Self.now()
