@@ -22,6 +22,7 @@ extension Vault {
             // Each item's last put and last tombstone in the merge order; the later of the two decides.
             var latest: [[UInt8]: Int] = [:]
             var lastTombstone: [[UInt8]: RecordPayload] = [:]
+            var newestName: [[UInt8]: Int] = [:]
             for (index, record) in records.enumerated() {
                 let id = record.payload.itemID
                 switch record.payload.kind {
@@ -31,7 +32,13 @@ extension Vault {
                 case .delete:
                     if let known = lastTombstone[id], !known.comesBefore(record.payload) { continue }
                     lastTombstone[id] = record.payload
-                case .compaction, .passwordChange, .earlierKey, .deviceName: continue
+                case .deviceName:
+                    // Each device's newest name (merge order) among the records that name something.
+                    guard Self.namesDevice(record) else { continue }
+                    let device = record.payload.recordID.device
+                    if let known = newestName[device], !records[known].payload.comesBefore(record.payload) { continue }
+                    newestName[device] = index
+                case .compaction, .passwordChange, .earlierKey: continue
                 }
             }
             let deleted = Set(lastTombstone.filter { id, tombstone in
@@ -39,13 +46,16 @@ extension Vault {
             }.keys)
             var kept: [SecureBytes] = []
             var emitted = Set<[UInt8]>()
-            for record in records {
+            for (position, record) in records.enumerated() {
                 let id = record.payload.itemID
                 switch record.payload.kind {
                 case .put:
                     guard !deleted.contains(id), emitted.insert(id).inserted, let index = latest[id] else { continue }
                     kept.append(records[index].plaintextWithoutBatchMarker())
-                case .delete, .passwordChange, .earlierKey, .deviceName:
+                case .deviceName:
+                    guard newestName[record.payload.recordID.device] == position else { continue }
+                    kept.append(record.plaintextWithoutBatchMarker())
+                case .delete, .passwordChange, .earlierKey:
                     kept.append(record.plaintextWithoutBatchMarker())
                 case .compaction:
                     continue
@@ -56,6 +66,13 @@ extension Vault {
                                                after: log.clockStart(now: HybridLogicalClock.wallMilliseconds())))
             return (try rewriteHeader(), key, kept)
         }
+    }
+
+    /// True when a device-name record names its device: a name field of 1 to 64 bytes of UTF-8
+    /// (Docs/FORMAT.md, "Device names"; the others name nothing, and a compaction drops them).
+    static func namesDevice(_ record: VaultRecord) -> Bool {
+        guard let range = record.payload.field(.deviceName), (1...64).contains(range.count) else { return false }
+        return String(validating: record.plaintext.slice(range).copyBytes(), as: UTF8.self) != nil
     }
 
     /// A compaction marker's payload: `frontier` as one field per device, sorted by device id.
