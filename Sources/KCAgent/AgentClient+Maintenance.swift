@@ -28,6 +28,20 @@ extension AgentClient {
         }
     }
 
+    /// Names this machine's device `name` (checked already) as `Keychain.nameDevice` does; the
+    /// master password is asked again only for a version-1 vault (its conversion).
+    public func nameDevice(_ name: String) throws(KeychainError) {
+        try askingAgain { (password) in
+            var writer = WireWriter()
+            writer.string(name)
+            writer.optionalSecret(password)
+            return [writer.frame(kind: RequestKind.nameDevice.rawValue)]
+        } read: { (frame) throws(AgentError) in
+            guard frame.kind == ReplyKind.done.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
+            try frame.reader.finish()
+        }
+    }
+
     /// The vault's torn tail as the agent reads it now (nil: none), removed when `removing`.
     public func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? {
         var writer = WireWriter()

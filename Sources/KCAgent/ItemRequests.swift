@@ -103,7 +103,7 @@ struct ItemRequests {
             if revealing { touch() }
             try Self.sendWarnings(of: keychain, on: channel)
             try ConflictWire.send(conflicts, revealing: revealing, on: channel)
-        case .history, .compact, .tornTail, .check:
+        case .history, .compact, .tornTail, .check, .nameDevice:
             try serveMaintenance(kind, reader: &reader)
         case .status, .unlock, .lock, .shutdown, .merge, .syncExport, .syncImport, .copySummary:
             throw AgentError.protocolError(.badValue)

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSync
 import Keychain
 
 // The maintenance requests: what `kc history`, `kc compact`, `kc repair` (without salvage) and `kc check` need
@@ -43,6 +44,17 @@ extension ItemRequests {
             writer.u64(UInt64(torn?.offset ?? 0))
             writer.u64(UInt64(torn?.length ?? 0))
             try channel.send(writer.frame(kind: ReplyKind.tornTail.rawValue))
+        case .nameDevice:
+            let name = try reader.string()
+            let password = try reader.optionalSecret()
+            try reader.finish()
+            guard DeviceNames.checked(name) != nil else { throw AgentError.protocolError(.badValue) }
+            // A version-1 vault is converted first, which needs the master password the agent forgot.
+            if !keychain.allowsVersion2Content { try verify(password) }
+            touch()
+            try keychain.nameDevice(name, password: password)
+            try Self.sendWarnings(of: keychain, on: channel)
+            try channel.send(WireWriter().frame(kind: ReplyKind.done.rawValue))
         case .check:
             try reader.finish()
             // Walks the file past damage with the key held; reveals nothing and writes nothing.

@@ -9,6 +9,8 @@ enum RequestKind: UInt8 {
     /// The maintenance of a vault open with the key (`MaintenanceRequests`): an item's versions,
     /// the compaction, the removal of a torn tail, the check of every record.
     case history, compact, tornTail, check
+    /// A device-name record naming this machine (`kc sync init`, `kc sync --device-name`).
+    case nameDevice
     case shutdown = 0x7F
 
     /// True for the sync requests.

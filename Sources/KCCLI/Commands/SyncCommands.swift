@@ -53,7 +53,7 @@ let syncCommand = CommandSpec(
     with the vault key, commits the merge, and goes on with the sync.
 
     --device-name NAME renames this machine first (a newer device-name record, which this sync sends; the \
-    master password is asked for it even when the agent is unlocked). \(deviceNameHelp)
+    unlocked agent writes it, asking no master password). \(deviceNameHelp)
 
     \(syncFolderText)
     """,
@@ -79,8 +79,7 @@ let syncInitCommand = CommandSpec(
     the existing sync copy, and the attribute line in .git/info/attributes, for a 'git pull' run there by \
     hand after kc moved ('kc sync' passes the driver on git's command line and needs no repair). Nothing else is touched and no password is asked.
 
-    \(deviceNameHelp) With --device-name the master password is asked even when the agent is unlocked. \
-    \(defaultDeviceNameHelp)
+    \(deviceNameHelp) \(defaultDeviceNameHelp)
     """,
     options: [
         .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
@@ -120,10 +119,12 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
         _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
-    if try deviceName(invocation) == nil, let agent = setup.unlockedAgent() {
+    let name = try deviceName(invocation) ?? defaultDeviceName()
+    if let agent = setup.unlockedAgent() {
         try create(try SyncSetup.worded { try agent.liveVault() })
+        // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
+        if let name { try agent.nameDevice(name) }
     } else {
-        let name = try deviceName(invocation) ?? defaultDeviceName()
         let (keychain, password) = try setup.openVault()
         _ = try SyncSetup.worded {
             try keychain.exchange { lease in

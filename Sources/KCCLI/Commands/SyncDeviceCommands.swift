@@ -21,8 +21,8 @@ each device's newest name. A vault of format version 1 is converted to version 2
 /// What `kc sync init` and `kc sync clone` say about naming without --device-name.
 let defaultDeviceNameHelp = """
 Without --device-name, the machine's host name names it (when it is a valid name; a host name that is \
-empty or not valid writes no name), except when an unlocked agent serves 'kc sync init' (no master \
-password is asked then) or 'kc sync clone' finds the same vault already here: no name is written then.
+empty or not valid writes no name, without an error), also when an unlocked agent serves 'kc sync init'; \
+none is written when 'kc sync clone' finds the same vault already here.
 """
 
 /// The checked `--device-name` value, or nil without the flag.
@@ -75,8 +75,10 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
     return 0
 }
 
-/// Opens the vault of `setup` with the master password and names this machine's device `name`.
+/// Names this machine's device `name` in the vault of `setup`: through its unlocked agent when
+/// there is one (no master password), else with the master password.
 func nameThisDevice(_ name: String, _ setup: SyncSetup) throws(KeychainError) {
+    if let agent = setup.unlockedAgent() { return try agent.nameDevice(name) }
     let (keychain, password) = try setup.openVault()
     try keychain.nameDevice(name, password: password)
 }
