@@ -95,7 +95,9 @@ public enum FileSystem {
         return String(path[..<slash])
     }
 
-    public static var currentUser: UInt32 { UInt32(getuid()) }
+    /// The user this process runs as, asked once: kc never changes it, and every ownership check
+    /// of the state folder and its files compares against it.
+    public static let currentUser: UInt32 = UInt32(getuid())
 }
 
 /// Process-wide hardening applied at start-up.
