@@ -155,8 +155,10 @@ public struct StateFolder: Sendable, Equatable {
 
     // MARK: Ownership
 
-    /// Creates `folder` (0700) when missing, and refuses it when it is not the user's own.
+    /// Creates `folder` (0700) when missing, and refuses it when it is not the user's own. A folder
+    /// already there costs one stat (it is not looked at again after creating nothing).
     private func makeFolder(_ folder: String) throws(VaultError) {
+        if case let status?? = try? FileSystem.status(folder) { return try refuseUnlessOwn(status, folder) }
         do { try FileSystem.makeDirectories(folder) } catch { throw .stateFileNotWritten(.init(step: .create, path: folder, errno: error)) }
         try checkFolder(folder)
     }
@@ -164,7 +166,11 @@ public struct StateFolder: Sendable, Equatable {
     private func checkFolder(_ folder: String) throws(VaultError) {
         let status: FileStatus?
         do { status = try FileSystem.status(folder) } catch { throw .io(operation: .inspect, path: folder, errno: error) }
-        if let problem = status?.ownershipProblem(directory: true) { throw .unsafeStateFile(path: folder, problem: problem) }
+        if let status { try refuseUnlessOwn(status, folder) }
+    }
+
+    private func refuseUnlessOwn(_ status: FileStatus, _ folder: String) throws(VaultError) {
+        if let problem = status.ownershipProblem(directory: true) { throw .unsafeStateFile(path: folder, problem: problem) }
     }
 
     /// The bytes of `file` in the state folder (nil when it does not exist), after checking that
