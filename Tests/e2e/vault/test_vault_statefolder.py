@@ -77,6 +77,8 @@ def test_state_folder_of_another_user_or_writable_by_others_is_refused(tmp_path)
         ("folder writable by the group", lambda: os.chmod(state, 0o770), lambda: os.chmod(state, 0o700)),
         ("anchor of another user", lambda: os.chown(anchor, NOBODY, NOBODY), lambda: os.chown(anchor, 0, 0)),
         ("device id writable by others", lambda: os.chmod(state / "device-id", 0o666), lambda: os.chmod(state / "device-id", 0o600)),
+        ("anchors folder of another user", lambda: os.chown(anchor.parent, NOBODY, NOBODY), lambda: os.chown(anchor.parent, 0, 0)),
+        ("anchors folder writable by others", lambda: os.chmod(anchor.parent, 0o777), lambda: os.chmod(anchor.parent, 0o700)),
     ]
     for name, spoil, mend in cases:
         before = anchor.read_bytes()
@@ -130,3 +132,20 @@ def test_another_vault_swapped_in_at_the_same_path_is_reported(tmp_path):
     os.rename(other, kc.vault)
     r = kc.ok(["find", "generic", "-s", "w"])
     assert "not the vault this machine last saw at this path" in r.stderr, r
+
+
+def test_missing_anchors_folder_is_made_private_again(tmp_path):
+    """A write finds the folders it stages in with one look each: a missing one is still made,
+    0700 whatever the umask, and the anchor written into it."""
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "x")
+    anchors = kc.anchor_files()[0].parent
+    for child in anchors.iterdir():
+        child.unlink()
+    anchors.rmdir()
+    r = kc.run(["add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y",
+               wrapper=("/bin/sh", "-c", 'umask 000 && exec "$@"', "sh"))
+    assert r.returncode == 0, r
+    assert anchors.is_dir() and (anchors.stat().st_mode & 0o777) == 0o700, oct(anchors.stat().st_mode)
+    assert len(kc.anchor_files()) == 1
