@@ -315,7 +315,7 @@ def peer_measurers(bench: Bench, results: dict, pass_max: int, secret_max: int) 
     measurers = {}
     cost = {}
     if shutil.which("pass") and shutil.which("gpg"):
-        store = PassStore(work / "pass")
+        store = PassStore()
         closers.append(store.close)
 
         def measure_pass(size, items, fill):

@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,9 +26,11 @@ class PassStore:
     files are encrypted by one `gpg --multifile --encrypt` per batch rather than one `pass insert` each:
     the same files pass writes, without a gpg process per entry."""
 
-    def __init__(self, root: Path):
-        self.gnupg = root / "gnupg"
-        self.gnupg.mkdir(mode=0o700, parents=True)
+    def __init__(self):
+        # GNUPGHOME is a short temporary folder, as gpg-agent's sockets (S.gpg-agent.browser and
+        # others) live in it and a socket path must fit in 108 bytes: under a deep results folder
+        # (pytest's) gpg would run without its agent and fail.
+        self.gnupg = Path(tempfile.mkdtemp(prefix="kc-bench-gpg-"))
         self.env = dict(os.environ, GNUPGHOME=str(self.gnupg))
         run(["gpg", "--batch", "--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key",
              "kc bench <bench@example.invalid>", "future-default", "default", "never"], env=self.env)
@@ -50,6 +53,7 @@ class PassStore:
 
     def close(self) -> None:
         subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=self.env, check=False)
+        shutil.rmtree(self.gnupg, ignore_errors=True)
 
 
 class Keyring:
