@@ -119,7 +119,12 @@ public enum FaultSeam {
     /// Records `bytes` just written to `fd`, which now stands right after them.
     static func recordWrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) {
         guard traceFile >= 0, openDescriptors.contains(fd) else { return }
-        let offset = Int(lseek(fd, 0, SEEK_CUR)) - bytes.count
+        recordWrite(fd, bytes, at: Int(lseek(fd, 0, SEEK_CUR)) - bytes.count)
+    }
+
+    /// Records `bytes` just written to `fd` at `offset`.
+    static func recordWrite(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        guard traceFile >= 0, openDescriptors.contains(fd) else { return }
         let digits = Array("0123456789abcdef".utf8)
         var hex = [UInt8]()
         hex.reserveCapacity(bytes.count * 2)

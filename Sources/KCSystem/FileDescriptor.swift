@@ -107,6 +107,26 @@ public struct FileDescriptor: Sendable, Equatable {
         _ = FaultSeam.checkpoint(.write, after: true)
     }
 
+    /// Writes every byte at `offset` (`pwrite`, looping over short writes), without moving the
+    /// file offset: for a file rewritten in place.
+    public func write(all bytes: [UInt8], at offset: Int) throws(Errno) {
+        if let injected = FaultSeam.checkpoint(.write, after: false) { throw injected }
+        let failure = bytes.withUnsafeBytes { raw -> Errno? in
+            var done = 0
+            while done < raw.count {
+                do throws(Errno) {
+                    done += try retryingOnInterrupt { pwrite(rawValue, raw.baseAddress! + done, raw.count - done, off_t(offset + done)) }
+                } catch { return error }
+            }
+            #if KC_FAULT_SEAM
+            FaultSeam.recordWrite(rawValue, raw, at: offset)
+            #endif
+            return nil
+        }
+        if let failure { throw failure }
+        _ = FaultSeam.checkpoint(.write, after: true)
+    }
+
     public func write(all bytes: [UInt8]) throws(Errno) {
         if bytes.isEmpty { return }
         let failure = bytes.withUnsafeBytes { raw -> Errno? in

@@ -4,7 +4,7 @@ import Glibc
 import CSystemShim
 
 /// Threads of this process, for the few places that wait on several things at once (the agent's
-/// connections; a write's two fsyncs). What they share is theirs to guard.
+/// connections). What they share is theirs to guard.
 public enum Threads {
     private final class Job {
         let body: () -> Void
@@ -16,18 +16,7 @@ public enum Threads {
         pthread_detach(try start(body))
     }
 
-    /// Runs `side` on a new thread while `body` runs on this one, and returns `body`'s result once
-    /// both ended (what `side` wrote is then visible here). Nil when no thread could be started:
-    /// then neither ran.
-    public static func overlapping<T>(_ side: @escaping () -> Void, with body: () -> T) -> T? {
-        guard let thread = try? start(side) else { return nil }
-        let value = body()
-        pthread_join(thread, nil)
-        return value
-    }
-
-    /// Starts `body` on a new thread (it inherits this thread's signal mask); the caller detaches
-    /// or joins it.
+    /// Starts `body` on a new thread (it inherits this thread's signal mask); the caller detaches it.
     private static func start(_ body: @escaping () -> Void) throws(Errno) -> pthread_t {
         let job = Unmanaged.passRetained(Job(body)).toOpaque()
         var thread = pthread_t()

@@ -43,7 +43,7 @@ struct AnchorPolicy {
 
     private mutating func raise(to vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) {
         do { try sync() } catch { notStored = .io(operation: .sync, path: state.path, errno: error); return }
-        do { try state.storeAnchor(vector, of: vaultID, onlyRaises: true) } catch { notStored = error }
+        do { try state.raiseAnchor(to: vector, of: vaultID) } catch { notStored = error }
     }
 
     /// Before a write, under the exclusive lock and caught up: compares with the anchor again
@@ -60,23 +60,16 @@ struct AnchorPolicy {
         if !rollbackDevices.isEmpty { throw VaultError.rollback(devices: rollbackDevices.map(\.hexString)) }
     }
 
-    /// After a durable write: the anchor becomes the join of itself (read again: another process
-    /// may have raised it since `checkWritable`) and `vector` (`vector` alone when the rollback was
-    /// accepted), and `path` is remembered as this vault's. The write already happened, so a
-    /// failure is kept in `notStored`, not thrown.
-    /// `staged`, when `stage` made it for this write, is published when it holds that same
-    /// join (no other process raised the anchor meanwhile), else removed.
-    mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String, staged: StateFolder.StagedAnchor? = nil) {
-        do {
-            var joined = VersionVector()
-            if !acceptRollback, case .vector(let anchor) = try state.anchor(of: vaultID) { joined = anchor }
-            for (device, counter) in vector.counters { joined.raise(device, to: counter) }
-            // The join never lowers the anchor; an accepted rollback may.
-            if let staged, staged.vector == joined {
-                try state.publish(staged, onlyRaises: !acceptRollback)
+    /// After a durable write: the anchor becomes the join of itself (read again, under the anchor
+    /// file's lock: another process may have raised it since `checkWritable`) and `vector`
+    /// (`vector` alone, durably, when the rollback was accepted), and `path` is remembered as this
+    /// vault's. The write already happened, so a failure is kept in `notStored`, not thrown.
+    mutating func advance(to vector: VersionVector, vaultID: [UInt8], path: String) {
+        do throws(VaultError) {
+            if acceptRollback {
+                try state.replaceAnchor(with: vector, of: vaultID)
             } else {
-                staged?.discard()
-                try state.storeAnchor(joined, of: vaultID, onlyRaises: !acceptRollback)
+                try state.raiseAnchor(to: vector, of: vaultID)
             }
             if !pathRemembered { try state.remember(vaultID, at: Self.absolute(path)) }
             pathRemembered = true
@@ -84,20 +77,9 @@ struct AnchorPolicy {
             damagedAnchor = nil
             previousVaultAtPath = nil
         } catch {
-            notStored = error as? VaultError ?? .io(operation: .updateAnchor, path: state.path, errno: .ioError)
+            notStored = error
         }
         rollbackDevices = []
-    }
-
-    /// Under the exclusive lock, before a write that will bring the vault to `vector`: writes and
-    /// fsyncs, beside the anchor file, the anchor `advance` will most likely store (the join of
-    /// `lockedAnchor` and `vector`, or `vector` alone when the rollback was accepted), so that its
-    /// fsync can overlap the vault's. Only `advance`, after the vault's fsync, puts it in place.
-    /// Nil when it cannot be written (`advance` then tries again and keeps the failure).
-    func stage(_ vector: VersionVector, vaultID: [UInt8]) -> StateFolder.StagedAnchor? {
-        var joined = acceptRollback ? VersionVector() : lockedAnchor
-        for (device, counter) in vector.counters { joined.raise(device, to: counter) }
-        return try? state.stageAnchor(joined, of: vaultID)
     }
 
     /// Compares `vaultID` with the one the state folder remembers at `path`: another vault

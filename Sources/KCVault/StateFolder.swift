@@ -79,46 +79,87 @@ public struct StateFolder: Sendable, Equatable {
     public func anchor(of vaultID: [UInt8]) throws(VaultError) -> Anchor {
         let file = anchorPath(vaultID)
         guard let bytes = try readOwnFile(file) else { return .missing }
-        guard let vector = VersionVector(text: String(decoding: bytes, as: UTF8.self)) else { return .damaged(path: file) }
+        guard let vector = AnchorFile.parse(bytes).vector else { return .damaged(path: file) }
         return .vector(vector)
     }
 
-    /// Replaces the anchor of `vaultID` with `vector` (atomically). `onlyRaises`: see `publish`.
-    public func storeAnchor(_ vector: VersionVector, of vaultID: [UInt8], onlyRaises: Bool = false) throws(VaultError) {
-        try publish(try stageAnchor(vector, of: vaultID), onlyRaises: onlyRaises)
-    }
-
-    /// An anchor written and fsynced beside the anchor file, not yet in its place (`publish`).
-    public struct StagedAnchor {
-        public let vector: VersionVector
-        let file: StagedFile
-
-        /// Removes it unpublished.
-        public func discard() {
-            file.discard()
-            file.descriptor.close()
+    /// Raises the anchor of `vaultID` to its join with `vector`, in place: the slot not holding
+    /// the anchor is rewritten (AnchorFile), under an exclusive `flock` of the anchor file, so
+    /// concurrent raises never lower it. Without `durably` the write is left for the system to
+    /// make durable: a power loss that loses or tears it leaves the other slot, the previous
+    /// anchor, which only lags behind the vault and never reports a rollback that did not happen.
+    /// A missing file is created; a file of the first format is replaced. A damaged one is left
+    /// as it is (`anchorDamaged`): only `replaceAnchor` replaces it.
+    public func raiseAnchor(to vector: VersionVector, of vaultID: [UInt8], durably: Bool = false) throws(VaultError) {
+        try updateAnchor(of: vaultID, durably: durably) { current throws(VaultError) in
+            guard let current else { throw .anchorDamaged(path: anchorPath(vaultID)) }
+            return current.joined(with: vector)
         }
     }
 
-    /// Writes `vector` as the next anchor of `vaultID` to a temporary beside the anchor file and
-    /// fsyncs it (the first half of `storeAnchor`), after removing what killed processes left.
-    public func stageAnchor(_ vector: VersionVector, of vaultID: [UInt8]) throws(VaultError) -> StagedAnchor {
+    /// Sets the anchor of `vaultID` to `vector`, which may be lower than it (an accepted rollback),
+    /// durably: the slot write is fsynced (or a new file published and its folder fsynced). A
+    /// damaged anchor file is replaced.
+    public func replaceAnchor(with vector: VersionVector, of vaultID: [UInt8]) throws(VaultError) {
+        try updateAnchor(of: vaultID, durably: true) { _ in vector }
+    }
+
+    /// Reads the anchor file under its exclusive lock, asks `next` for the new anchor (given the
+    /// current one, nil when damaged) and writes it to the slot not holding the current one.
+    private func updateAnchor(of vaultID: [UInt8], durably: Bool,
+                              _ next: (VersionVector?) throws(VaultError) -> VersionVector) throws(VaultError) {
         try makeFolder(path)
         try makeFolder(path + "/anchors")
         let file = anchorPath(vaultID)
-        StagedFile.removeAbandoned(besides: file)
-        do { return StagedAnchor(vector: vector, file: try StagedFile.write(Array(vector.text.utf8), for: file)) } catch {
-            throw .stateFileNotWritten(error)
+        for _ in 0..<8 {
+            guard let descriptor = try openOwnFile(file, O_RDWR) else {
+                let created = try next(VersionVector())
+                if try publishAnchorFile(AnchorFile.Slot(generation: 1, vector: created), at: file, replacing: false) { return }
+                continue   // another process created it first: raise that one
+            }
+            defer { descriptor.close() }
+            do { try descriptor.lock(.exclusive, timeout: nil) } catch { throw .io(operation: .updateAnchor, path: file, errno: error) }
+            // A file renamed over this one while this process waited is the anchor now.
+            guard let current = try? FileSystem.linkStatus(file), let locked = try? descriptor.status(),
+                  current.isSameFile(as: locked) else { continue }
+            let contents: AnchorFile.Contents
+            do { contents = AnchorFile.parse(try descriptor.read(count: locked.size, at: 0)) } catch {
+                throw .io(operation: .read, path: file, errno: error)
+            }
+            let vector = try next(contents.vector)
+            guard case .slots(_, _, let region) = contents, let newest = contents.newest else {
+                // The first format, or damaged: a new file in its place.
+                _ = try publishAnchorFile(AnchorFile.Slot(generation: 1, vector: vector), at: file, replacing: true)
+                return
+            }
+            if vector == newest.slot.vector && !durably { return }
+            let slot = AnchorFile.encode(AnchorFile.Slot(generation: newest.slot.generation + 1, vector: vector))
+            guard slot.count <= region else {
+                _ = try publishAnchorFile(AnchorFile.Slot(generation: newest.slot.generation + 1, vector: vector), at: file, replacing: true)
+                return
+            }
+            do {
+                try descriptor.write(all: slot, at: newest.index == 0 ? region : 0)
+                if durably { try descriptor.sync() }
+            } catch { throw .io(operation: .updateAnchor, path: file, errno: error) }
+            return
         }
+        throw .io(operation: .updateAnchor, path: file, errno: .wouldBlock)
     }
 
-    /// Puts a staged anchor in place of the anchor file: a rename, then an fsync of the folder,
-    /// except when the caller knows the new anchor `onlyRaises` the one it replaces (at or above it
-    /// for every device). A power loss that takes such a rename back leaves the previous anchor,
-    /// which only lags behind the vault: it never reports a rollback that did not happen (FORMAT.md).
-    public func publish(_ staged: StagedAnchor, onlyRaises: Bool = false) throws(VaultError) {
-        defer { staged.file.descriptor.close() }
-        do { try staged.file.publishReplacing(syncingFolder: !onlyRaises) } catch { throw .stateFileNotWritten(error) }
+    /// Publishes a new anchor file holding `slot` (a temporary, fsynced, then linked or renamed
+    /// into place and the folder fsynced), after removing temporaries killed processes left.
+    /// False when `replacing` is false and a file is already there.
+    private func publishAnchorFile(_ slot: AnchorFile.Slot, at file: String, replacing: Bool) throws(VaultError) -> Bool {
+        StagedFile.removeAbandoned(besides: file)
+        do {
+            let staged = try StagedFile.write(AnchorFile.file(slot), for: file)
+            defer { staged.descriptor.close() }
+            if replacing { try staged.publishReplacing() } else { try staged.publishNew() }
+            return true
+        } catch where !replacing && error.step == .link && error.errno == .fileExists {
+            return false
+        } catch { throw .stateFileNotWritten(error) }
     }
 
     // MARK: Vault paths
@@ -176,6 +217,16 @@ public struct StateFolder: Sendable, Equatable {
     /// The bytes of `file` in the state folder (nil when it does not exist), after checking that
     /// the file and the folders holding it (up to the state folder) are the user's own.
     private func readOwnFile(_ file: String) throws(VaultError) -> [UInt8]? {
+        guard let descriptor = try openOwnFile(file, O_RDONLY) else { return nil }
+        defer { descriptor.close() }
+        do { return try descriptor.readAll(limit: 1 << 20) } catch {
+            throw .io(operation: .read, path: file, errno: error)
+        }
+    }
+
+    /// `file` in the state folder opened with `flags` (nil when it does not exist), after checking
+    /// that it and the folders holding it (up to the state folder) are the user's own.
+    private func openOwnFile(_ file: String, _ flags: Int32) throws(VaultError) -> FileDescriptor? {
         var folder = FileSystem.directoryName(file)
         while true {
             try checkFolder(folder)
@@ -183,17 +234,20 @@ public struct StateFolder: Sendable, Equatable {
             folder = FileSystem.directoryName(folder)
         }
         let descriptor: FileDescriptor
-        do { descriptor = try FileDescriptor.open(file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+        do { descriptor = try FileDescriptor.open(file, flags | O_NOFOLLOW | O_NONBLOCK) } catch {
             if error == .noSuchFile { return nil }
             if error == .tooManySymbolicLinks { throw .unsafeStateFile(path: file, problem: .symbolicLink) }
             throw .io(operation: .open, path: file, errno: error)
         }
-        defer { descriptor.close() }
         do {
-            if let problem = try descriptor.status().ownershipProblem() { throw VaultError.unsafeStateFile(path: file, problem: problem) }
-            return try descriptor.readAll(limit: 1 << 20)
+            if let problem = try descriptor.status().ownershipProblem() {
+                descriptor.close()
+                throw VaultError.unsafeStateFile(path: file, problem: problem)
+            }
         } catch let error as VaultError { throw error } catch {
-            throw .io(operation: .read, path: file, errno: error as? Errno ?? .ioError)
+            descriptor.close()
+            throw .io(operation: .inspect, path: file, errno: error as? Errno ?? .ioError)
         }
+        return descriptor
     }
 }

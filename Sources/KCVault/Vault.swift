@@ -159,8 +159,8 @@ public final class Vault {
     var anchorVector: VersionVector { anchors.lockedAnchor }
 
     /// Records the state just made durable (see `AnchorPolicy.advance`).
-    func advanceAnchor(staged: StateFolder.StagedAnchor? = nil) {
-        anchors.advance(to: versionVector, vaultID: header.vaultID, path: path, staged: staged)
+    func advanceAnchor() {
+        anchors.advance(to: versionVector, vaultID: header.vaultID, path: path)
     }
 }
 

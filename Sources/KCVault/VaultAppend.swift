@@ -76,14 +76,9 @@ extension Vault {
             progress?(.sealingRecords, index + 1, pending.count)
         }
 
-        // The anchor this write raises to is staged while the records reach the disk: one wait
-        // for the disk, not two in a row. It is put in place only after the vault's fsync.
-        var raised = versionVector
-        raised.raise(device, to: counter)
-        let staged: StateFolder.StagedAnchor?
         do {
             try descriptor.write(all: bytes)
-            staged = try descriptor.sync(alongside: { anchors.stage(raised, vaultID: header.vaultID) }, discard: { $0?.discard() })
+            try descriptor.sync()
         } catch {
             try? descriptor.truncate(to: endOffset)
             try? descriptor.sync()
@@ -100,7 +95,7 @@ extension Vault {
             try? fold.commitBatch()
         }
         log.commit(tally, kept: fold == nil ? written : [], end: endOffset + bytes.count, tag: tag)
-        advanceAnchor(staged: staged)   // the write is durable: a failure to store the anchor is a warning
+        advanceAnchor()   // the write is durable: a failure to store the anchor is a warning
         return written
     }
 }

@@ -237,7 +237,7 @@ extension Vault {
         defer { descriptor.close() }   // the new file is durable: let waiting writers in once the anchor is set
         var vector = frontier
         vector.raise(device, to: frontier[device] + 1)
-        let anchorStored = (try? state.storeAnchor(vector, of: vaultID)) != nil
+        let anchorStored = (try? state.raiseAnchor(to: vector, of: vaultID, durably: true)) != nil
         return (keptName, anchorStored)
     }
 

@@ -390,3 +390,60 @@ def device_names(data: bytes, password: bytes) -> dict:
         if device not in newest or newest[device][0] < key:
             newest[device] = (key, name)
     return {device: name for device, (_, name) in newest.items()}
+
+
+# -- the rollback anchor file (Docs/FORMAT.md, "Anchor file") ------------------------------------
+ANCHOR_MAGIC = b"KCANCHOR"
+ANCHOR_BLOCK = 4096
+
+
+def anchor_slot(region: bytes) -> tuple[int, dict[str, int]] | None:
+    """(generation, {device hex: counter}) of one slot, or None when it fails a check."""
+    if not region.startswith(ANCHOR_MAGIC) or len(region) < 24:
+        return None
+    generation, count = struct.unpack_from("<QI", region, 8)
+    end = 20 + 24 * count
+    if end + 4 > len(region):
+        return None
+    entries = [(region[20 + 24 * i:36 + 24 * i], struct.unpack_from("<Q", region, 36 + 24 * i)[0]) for i in range(count)]
+    if any(a[0] >= b[0] for a, b in zip(entries, entries[1:])):
+        return None
+    if struct.unpack_from("<I", region, end)[0] != crc32c(region[:end]):
+        return None
+    return generation, {device.hex(): counter for device, counter in entries}
+
+
+def anchor_slots(data: bytes) -> list[tuple[int, dict[str, int]] | None] | None:
+    """Both slots of an anchor file in the slot format, None for a file of the first format."""
+    half = len(data) // 2
+    if len(data) >= 2 * ANCHOR_BLOCK and len(data) % (2 * ANCHOR_BLOCK) == 0 and \
+            (data.startswith(ANCHOR_MAGIC) or data[half:].startswith(ANCHOR_MAGIC)):
+        return [anchor_slot(data[:half]), anchor_slot(data[half:])]
+    return None
+
+
+def anchor_vector(data: bytes) -> dict[str, int] | None:
+    """The rollback anchor an anchor file holds ({device hex: counter}); None when damaged."""
+    slots = anchor_slots(data)
+    if slots is None:                       # the first format: "DEVICEHEX COUNTER" lines
+        vector = {}
+        for line in data.split(b"\n"):
+            parts = line.split(b" ")
+            if line == b"":
+                continue
+            if len(parts) != 2 or len(parts[0]) != 32 or not parts[1].isdigit() or \
+                    any(c not in b"0123456789abcdefABCDEF" for c in parts[0]):
+                return None
+            vector[parts[0].decode().lower()] = int(parts[1])
+        return vector
+    valid = [s for s in slots if s is not None]
+    return max(valid, key=lambda s: s[0])[1] if valid else None
+
+
+def anchor_file(vector: dict[str, int], generation: int = 1) -> bytes:
+    """A new anchor file holding `vector` in its first slot (as kc writes one)."""
+    body = ANCHOR_MAGIC + struct.pack("<QI", generation, len(vector)) + b"".join(
+        bytes.fromhex(d) + struct.pack("<Q", c) for d, c in sorted(vector.items()))
+    body += struct.pack("<I", crc32c(body))
+    region = -(-(len(body) + 24 * len(vector)) // ANCHOR_BLOCK) * ANCHOR_BLOCK
+    return body + bytes(2 * region - len(body))

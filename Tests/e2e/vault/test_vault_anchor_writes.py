@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import os
 
+from kcformat import anchor_vector
 from vaultkit import Kc
 
 
 def anchor_lines(kc: Kc) -> dict[str, int]:
     [anchor] = kc.anchor_files()
-    return {device: int(counter) for device, counter in (line.split(" ") for line in anchor.read_text().splitlines())}
+    return anchor_vector(anchor.read_bytes())
 
 
 def test_accepted_rollback_write_never_reuses_a_counter_of_the_anchor(tmp_path):

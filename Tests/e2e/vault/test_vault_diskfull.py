@@ -116,15 +116,14 @@ def seam_labels(lab: Lab) -> dict:
     """For each I/O step kind, the file each successive step touches (via strace)."""
     lab.reset()
     trace = lab.kc.root / "strace.txt"
-    # With the seam active (here a trace to /dev/null) kc does its I/O in one thread, in the order
-    # the fault runs see; without it, a write's fsyncs overlap and strace's order is the race's.
-    lab.kc.run(lab.scenario.command(lab.kc), input=lab.scenario.input, env={"KC_FAULT_TRACE": "/dev/null"},
-               wrapper=["strace", "-f", "-y", "-qq", "-o", trace, "-e", "trace=write,fsync,ftruncate,rename"])
+    # The seam counts a positioned write (pwrite: the rollback anchor's slot) as a write.
+    lab.kc.run(lab.scenario.command(lab.kc), input=lab.scenario.input,
+               wrapper=["strace", "-f", "-y", "-qq", "-o", trace, "-e", "trace=write,pwrite64,fsync,ftruncate,rename"])
     labels = {"write": [], "fsync": []}
     for line in trace.read_text().splitlines():
-        m = re.match(r"\d+\s+(write|fsync)\((\d+)<([^>]*)>", line)
-        if m and m.group(3) != "/dev/null":   # not the trace's own lines
-            labels[m.group(1)].append(m.group(3))
+        m = re.match(r"\d+\s+(write|pwrite64|fsync)\((\d+)<([^>]*)>", line)
+        if m:
+            labels["fsync" if m.group(1) == "fsync" else "write"].append(m.group(3))
     lab.reset()
     return labels
 

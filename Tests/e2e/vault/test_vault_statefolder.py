@@ -113,8 +113,8 @@ def test_failed_anchor_write_is_reported(tmp_path):
     kc.put("a", "x")
     anchor = kc.anchor_files()[0]
     before = anchor.read_bytes()
-    # The add's first rename is the anchor's (an append renames nothing): make it fail.
-    r = kc.run(["add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y", fault="rename:1:EIO")
+    # The add's second write is the anchor's slot (the first is its record): make it fail.
+    r = kc.run(["add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y", fault="write:2:EIO")
     assert r.returncode == 0, r
     assert "rollback anchor could not be stored" in r.stderr, r
     assert anchor.read_bytes() == before
