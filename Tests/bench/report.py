@@ -12,7 +12,7 @@ TIME_ROWS = [
     ("find-beyond-kdf", "cold `kc find -w`, beyond the KDF"),
     ("find-moderate", "cold `kc find -w`, default MODERATE KDF (3 passes, 256 MiB)"),
     ("add", "cold `kc add` (whole process, with its fsync)"),
-    ("fsync", "one 200-byte append and fsync alone (in-process)"),
+    ("fsync", "one 200-byte append and fsync alone (in-process, each after a 10 ms pause)"),
     ("add-beyond", "cold `kc add`, beyond the KDF and the fsync"),
     ("list", "cold `kc list --json`"),
     ("update", "cold `kc update --set-comment`"),
