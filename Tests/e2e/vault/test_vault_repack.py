@@ -4,7 +4,7 @@ write leaves enough records of a version-2 file outside pages, kc rewrites the f
 left alone; an agent-served add repacks too and the agent keeps answering; a crash anywhere in the
 repack leaves the old or the new file, with the write present once it was acknowledged.
 
-The debug build's KC_TEST_REPACK_THRESHOLD lowers the threshold (4,096 in kc) to THRESHOLD."""
+The debug build's KC_TEST_REPACK_THRESHOLD lowers the threshold (512 in kc) to THRESHOLD."""
 from __future__ import annotations
 
 import json
