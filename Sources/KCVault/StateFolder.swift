@@ -123,7 +123,10 @@ public struct StateFolder: Sendable, Equatable {
             guard let current = try? FileSystem.linkStatus(file), let locked = try? descriptor.status(),
                   current.isSameFile(as: locked) else { continue }
             let contents: AnchorFile.Contents
-            do { contents = AnchorFile.parse(try descriptor.read(count: locked.size, at: 0)) } catch {
+            do {
+                // As `readOwnFile`: a file larger than any anchor is not read (it is damaged).
+                contents = locked.size > Self.largestFile ? .damaged : AnchorFile.parse(try descriptor.read(count: locked.size, at: 0))
+            } catch {
                 throw .io(operation: .read, path: file, errno: error)
             }
             let vector = try next(contents.vector)
@@ -196,6 +199,9 @@ public struct StateFolder: Sendable, Equatable {
 
     // MARK: Ownership
 
+    /// The largest state file kc reads (an anchor of tens of thousands of devices).
+    static let largestFile = 1 << 20
+
     /// Creates `folder` (0700) when missing, and refuses it when it is not the user's own. A folder
     /// already there costs one stat (it is not looked at again after creating nothing).
     private func makeFolder(_ folder: String) throws(VaultError) {
@@ -219,7 +225,7 @@ public struct StateFolder: Sendable, Equatable {
     private func readOwnFile(_ file: String) throws(VaultError) -> [UInt8]? {
         guard let descriptor = try openOwnFile(file, O_RDONLY) else { return nil }
         defer { descriptor.close() }
-        do { return try descriptor.readAll(limit: 1 << 20) } catch {
+        do { return try descriptor.readAll(limit: Self.largestFile) } catch {
             throw .io(operation: .read, path: file, errno: error)
         }
     }
