@@ -179,8 +179,16 @@ public final class AgentClient: ItemStore {
             channel = pending
             self.pending = nil
         } else {
-            guard let (opened, _) = try AgentConnection.open(endpoint) else { throw AgentError.agentGone(errno: nil) }
-            channel = opened
+            // No agent listens any more, or it went away during the hello: it ended between two
+            // requests of this command (a timer, `kc lock`) and this one was never sent, so the
+            // caller may go on as with an agent that answered `locked` (without it).
+            let opened: (channel: Channel, pid: Int32)?
+            do { opened = try AgentConnection.open(endpoint) } catch {
+                if case .agentGone = error { throw AgentError.locked }
+                throw error
+            }
+            guard let opened else { throw AgentError.locked }
+            channel = opened.channel
         }
         replyChannel = channel
         defer {
