@@ -19,6 +19,10 @@ public final class Context {
     public var commandLineSecret: SecureBytes?
     /// The progress line of this command's long work, once `showProgress` started it on a terminal.
     public private(set) var progress: ProgressLine?
+    /// The master password as given for an ask-again item (`askAgain`): a vault this command then
+    /// opens itself (its agent ended meanwhile) is opened with it, not asked for a second time
+    /// (a descriptor source could not give it twice).
+    var masterPasswordGiven: SecureBytes?
 
     public init(globals: GlobalOptions, environment: [String: String],
                 output: Output, errors: Output) {
@@ -106,7 +110,8 @@ public final class Context {
         do {
             keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress,
                                          scan: question.map(ItemScan.init)) { () throws(KeychainError) -> SecureBytes in
-                try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
+                if let given = self.masterPasswordGiven { return given }
+                return try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
             }
         } catch {
             if case .vault(.noSuchVault) = error.reason, globals.vault == nil, let name = globals.keychain {

@@ -71,7 +71,9 @@ extension Context {
     /// The master password typed again for an item that asks for it even while unlocked.
     func askAgain() throws(KeychainError) -> SecureBytes {
         let path = (try? vaultPath) ?? "the vault"
-        return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+        let password = try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+        masterPasswordGiven = password
+        return password
     }
 
     /// The failure of a missing vault, named as the user named it (`--keychain NAME` or a path).
