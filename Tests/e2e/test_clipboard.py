@@ -75,17 +75,32 @@ def clearers(home: Path) -> dict[int, tuple[list[bytes], list[bytes]]]:
     return {pid: p for pid, p in processes_of(home, b"kc").items() if p[0][1:2] == [b"__clear-clipboard"]}
 
 
-@pytest.fixture
-def clip(kc_ready, display):
-    """kc with a vault holding one generic item of a random secret, and DISPLAY set; the clearers
-    a test leaves behind are ended."""
+class Board:
+    """A session's clipboard as the tests see it: `read` (None when nothing owns it), `write`
+    (returns once it shows), and the program kc leaves behind to serve it (`server`)."""
+
+    def __init__(self, read, write, server: bytes):
+        self.read, self.write, self.server = read, write, server
+
+
+def clip_fixture(kc_ready, env: dict, board: Board):
+    """kc with a vault holding one generic item of a random secret, `env` set and `board` its
+    clipboard; the clearers a test leaves behind are ended."""
     kc_ready.secret = ("clip-" + secrets.token_hex(12)).encode()
     kc_ready.add_generic("clip.example", "me", kc_ready.secret)
-    kc_ready.env["DISPLAY"] = display
-    kc_ready.display = display
+    kc_ready.env.update(env)
+    kc_ready.board = board
     yield kc_ready
     for pid in clearers(kc_ready.home):
         os.kill(pid, signal.SIGKILL)
+
+
+@pytest.fixture
+def clip(kc_ready, display):
+    """An X11 session (Xvfb) with xclip."""
+    kc_ready.display = display
+    yield from clip_fixture(kc_ready, {"DISPLAY": display},
+                            Board(lambda: xclip_out(display), lambda data: xclip_in(display, data), b"xclip"))
 
 
 FIND = ["find", "generic", "-s", "clip.example", "-w", "--clip"]
@@ -116,19 +131,19 @@ def test_find_clip_puts_the_secret_on_the_clipboard_and_nothing_on_stdout(clip):
 
 def test_clipboard_is_cleared_after_the_timeout(clip):
     clip.ok([*FIND, "--clip-timeout", "2"])
-    assert xclip_out(clip.display) == clip.secret
-    wait_until(lambda: xclip_out(clip.display) != clip.secret, "the clearer")
-    assert xclip_out(clip.display) in (b"", None)
+    assert clip.board.read() == clip.secret
+    wait_until(lambda: clip.board.read() != clip.secret, "the clearer")
+    assert clip.board.read() in (b"", None)
     wait_until(lambda: not clearers(clip.home), "the clearer to end")
 
 
 def test_clipboard_changed_meanwhile_is_left_alone(clip):
     clip.ok([*FIND, "--clip-timeout", "10"])
     (pid, _), = clearers(clip.home).items()
-    xclip_in(clip.display, b"mine now")
+    clip.board.write(b"mine now")
     assert pid in clearers(clip.home), "the clearer woke before the clipboard was changed: the test proves nothing"
     wait_until(lambda: not clearers(clip.home), "the clearer to end")
-    assert xclip_out(clip.display) == b"mine now"
+    assert clip.board.read() == b"mine now"
 
 
 def test_an_older_clearer_leaves_a_newer_secret(clip):
@@ -143,18 +158,18 @@ def test_an_older_clearer_leaves_a_newer_secret(clip):
 
 
 def test_the_secret_is_in_no_argv_or_environment(clip):
-    """Every process (kc, xclip, the clearer, the xclip the clearer runs) is sampled throughout."""
+    """Every process (kc, the clipboard program, the clearer, the programs the clearer runs) is sampled throughout."""
     sampler = Sampler(None, [clip.secret])
     try:
         clip.ok([*FIND, "--clip-timeout", "1"])
-        wait_until(lambda: xclip_out(clip.display) != clip.secret, "the clearer")
+        wait_until(lambda: clip.board.read() != clip.secret, "the clearer")
         wait_until(lambda: not clearers(clip.home), "the clearer to end")
     finally:
         sampler.stop()
     print(f"{sampler.samples} samples of {Sampler.PLACES}; commands seen: {len(sampler.commands)}")
     assert sampler.hits == []
     assert any(c.endswith("kc __clear-clipboard 1") for c in sampler.commands), sampler.commands
-    assert any(c.startswith("xclip -selection clipboard -in") for c in sampler.commands), sampler.commands
+    assert any(c.startswith(clip.board.server.decode()) for c in sampler.commands), sampler.commands
 
 
 def test_timeout_zero_never_clears(clip):

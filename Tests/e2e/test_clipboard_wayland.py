@@ -3,18 +3,18 @@ wl-copy and wl-paste: the secret goes to the clipboard and nowhere else, wl-copy
 serve it, and a detached kc clears it later only if the clipboard still holds it. sway refuses to
 run as root, so as root it runs as `nobody`; WAYLAND_DISPLAY is then the socket's absolute path."""
 import os
-import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
 import pytest
 
-from procsampler import Sampler
-from test_clipboard import DEADLINE, clearers, processes_of, wait_until
+from test_clipboard import DEADLINE, Board, clearers, clip_fixture, processes_of, wait_until
+# The behaviour both sessions share, run here against Wayland (with this module's `clip`).
+from test_clipboard import (test_clipboard_changed_meanwhile_is_left_alone, test_clipboard_is_cleared_after_the_timeout,  # noqa: F401
+                            test_the_secret_is_in_no_argv_or_environment)
 
 
 @pytest.fixture(scope="module")
@@ -60,15 +60,11 @@ def copy(socket: str, data: bytes):
 
 @pytest.fixture
 def clip(kc_ready, wayland):
-    """kc with one generic item of a random secret, WAYLAND_DISPLAY set and no DISPLAY."""
-    kc_ready.secret = ("wl-" + secrets.token_hex(12)).encode()
-    kc_ready.add_generic("clip.example", "me", kc_ready.secret)
-    kc_ready.env["WAYLAND_DISPLAY"] = wayland
+    """A Wayland session (headless sway) with wl-copy, and no DISPLAY; the wl-copy servers are ended."""
     kc_ready.env.pop("DISPLAY", None)
     kc_ready.socket = wayland
-    yield kc_ready
-    for pid in clearers(kc_ready.home):
-        os.kill(pid, signal.SIGKILL)
+    yield from clip_fixture(kc_ready, {"WAYLAND_DISPLAY": wayland},
+                            Board(lambda: paste(wayland), lambda data: copy(wayland, data), b"wl-copy"))
     for pid in processes_of(kc_ready.home, b"wl-copy"):
         os.kill(pid, signal.SIGKILL)
 
@@ -90,35 +86,3 @@ def test_find_clip_puts_the_secret_on_the_wayland_clipboard(clip):
     for argv, environ in servers.values():
         assert argv == [b"wl-copy"]
         assert not [v for v in environ if v.startswith(b"KC_")]
-
-
-def test_wayland_clipboard_is_cleared_after_the_timeout(clip):
-    clip.ok([*FIND, "--clip-timeout", "2"])
-    assert paste(clip.socket) == clip.secret
-    wait_until(lambda: paste(clip.socket) != clip.secret, "the clearer")
-    assert paste(clip.socket) in (b"", None)
-    wait_until(lambda: not clearers(clip.home), "the clearer to end")
-
-
-def test_wayland_clipboard_changed_meanwhile_is_left_alone(clip):
-    clip.ok([*FIND, "--clip-timeout", "10"])
-    (pid, _), = clearers(clip.home).items()
-    copy(clip.socket, b"mine now")
-    assert pid in clearers(clip.home), "the clearer woke before the clipboard was changed: the test proves nothing"
-    wait_until(lambda: not clearers(clip.home), "the clearer to end")
-    assert paste(clip.socket) == b"mine now"
-
-
-def test_the_secret_is_in_no_argv_or_environment_under_wayland(clip):
-    """Every process (kc, wl-copy, the clearer, the wl-paste and wl-copy it runs) is sampled throughout."""
-    sampler = Sampler(None, [clip.secret])
-    try:
-        clip.ok([*FIND, "--clip-timeout", "1"])
-        wait_until(lambda: paste(clip.socket) != clip.secret, "the clearer")
-        wait_until(lambda: not clearers(clip.home), "the clearer to end")
-    finally:
-        sampler.stop()
-    print(f"{sampler.samples} samples of {Sampler.PLACES}; commands seen: {len(sampler.commands)}")
-    assert sampler.hits == []
-    assert any(c.endswith("kc __clear-clipboard 1") for c in sampler.commands), sampler.commands
-    assert any(c.startswith("wl-copy") for c in sampler.commands), sampler.commands
