@@ -41,6 +41,15 @@ final class AgentConnections: @unchecked Sendable {
         serviceLock.withLock { _ in body(service) }
     }
 
+    /// The agent is leaving (a signal, a timer, its socket or vault gone): marks it exiting, so a
+    /// request still waiting for the service is answered `locked` (an unlock among them would
+    /// otherwise derive a key in an agent about to exit), then wipes the key once the request
+    /// being served is done.
+    func shutDown() {
+        counts.withLock { $0.mustExit = true }
+        withService { $0.wipe() }
+    }
+
     /// Runs `body` with the service unless a request is being served (then nil).
     func withIdleService<T>(_ body: (AgentService) -> T) -> T? {
         serviceLock.withLockIfAvailable { _ in body(service) }

@@ -55,7 +55,7 @@ public enum AgentServer {
         let unlockDeadline = unlockWithin.map { clock() + $0 }
         defer {
             // Waits for the request being served (its connection times out if its peer stalls).
-            connections.withService { $0.wipe() }
+            connections.shutDown()
             // Unlink the socket only while it is still ours (not a newer agent's).
             if let ownSocket, let now = try? FileSystem.linkStatus(endpoint.socketPath), now.isSameFile(as: ownSocket) {
                 try? FileSystem.unlink(endpoint.socketPath)
