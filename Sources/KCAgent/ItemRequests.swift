@@ -6,7 +6,8 @@ import Keychain
 struct AskAgain: Error {}
 
 /// The agent's answers to item requests, on its open keychain. Reads that reveal secrets and
-/// every write push the idle deadline back (`touch`); searches and listings without secrets do not.
+/// writes that succeed push the idle deadline back (`touch`); searches, listings without secrets
+/// and refused writes (a duplicate, no such item) do not.
 struct ItemRequests {
     let keychain: Keychain
     let channel: Channel
@@ -55,16 +56,16 @@ struct ItemRequests {
             if updateExisting, try keychain.itemReplaced(byAdding: attributes)?.attributes.requirePassword == true {
                 try verify(password)
             }
-            touch()
             try convertBeforeMarking(attributes.thisDeviceOnly, password)
             let item = try keychain.add(attributes, secret: secret, updateExisting: updateExisting)
+            touch()
             try sendItems([item], revealing: false)
         case .addAll:
             var frame = first
             frame.reader = reader
             let (entries, dryRun) = try receiveEntries(startingWith: frame)
-            if !dryRun { touch() }
             let outcomes = try keychain.addAll(entries, dryRun: dryRun)
+            if !dryRun && outcomes.contains(where: { if case .added = $0 { true } else { false } }) { touch() }
             try sendOutcomes(outcomes)
         case .update:
             let query = try reader.query()
@@ -81,18 +82,19 @@ struct ItemRequests {
             // Setting or removing the mark, or replacing a marked secret, asks for the master
             // password, as reading such a secret does.
             if requirePassword != nil || (secret != nil && keychain.selectsMarkedItem(query)) { try verify(password) }
-            touch()
             try convertBeforeMarking(thisDeviceOnly == true, password)
             let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword,
                                             thisDeviceOnly: thisDeviceOnly)
+            touch()
             try sendItems(items, revealing: false)
         case .delete:
             let query = try reader.query()
             let password = try reader.optionalSecret()
             try reader.finish()
             if keychain.selectsMarkedItem(query) { try verify(password) }   // destroying a marked secret asks again
+            let deleted = try keychain.delete(query)
             touch()
-            try sendItems(try keychain.delete(query), revealing: false)
+            try sendItems(deleted, revealing: false)
         case .conflicts:
             let itemID = try reader.bool() ? try reader.bytes() : nil
             let revealing = try reader.bool()

@@ -21,10 +21,10 @@ extension ItemRequests {
             try ListStream.send(versions, kind: .versions, on: channel) { $0.version($1, revealing: revealing) }
         case .compact:
             try reader.finish()
-            touch()
             // The same verified rewrite as kc's own (lock, fsync, read back, rename, rollback
             // anchor); the keychain then follows the new file, read again with the key it holds.
             let counts = try keychain.compact()
+            touch()
             var writer = WireWriter()
             writer.u64(UInt64(counts.before))
             writer.u64(UInt64(counts.after))
@@ -36,8 +36,8 @@ extension ItemRequests {
             try keychain.refresh()
             let torn = keychain.tornTail
             if removing && torn != nil {
-                touch()
                 _ = try keychain.removeTornTail()
+                touch()
             }
             var writer = WireWriter()
             writer.bool(torn != nil)
@@ -51,8 +51,8 @@ extension ItemRequests {
             guard DeviceNames.checked(name) != nil else { throw AgentError.protocolError(.badValue) }
             // A version-1 vault is converted first, which needs the master password the agent forgot.
             if !keychain.allowsVersion2Content { try verify(password) }
-            touch()
             try keychain.nameDevice(name, password: password)
+            touch()
             try Self.sendWarnings(of: keychain, on: channel)
             try channel.send(WireWriter().frame(kind: ReplyKind.done.rawValue))
         case .check:

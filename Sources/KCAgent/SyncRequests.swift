@@ -39,12 +39,12 @@ struct SyncRequests {
             try sendMerged(MergeSummary(bytes: merged))
         case .syncImport:
             let synced = try CopyStream.receive(first, kind: kind.rawValue, parts: 1, on: channel)[0]
-            touch()
             var report = SyncRound.Report()
             try underLock { (keys) throws(MergeError) in
                 report = try keys.imported(synced)
                 return keys.installing
             }
+            touch()
             try ItemRequests.sendWarnings(of: keychain, on: channel)
             var writer = WireWriter()
             writer.received(report)
