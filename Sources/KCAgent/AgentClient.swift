@@ -4,13 +4,18 @@ import Keychain
 
 /// A client of the running agent of one vault: the item operations of `ItemStore`, answered by
 /// the agent with the key it holds, plus status, unlock and lock. Each request uses its own
-/// connection (the first one the connection `connect` checked), so no connection is held while
-/// a person types. Never starts an agent (see `AgentLauncher`).
+/// connection (the first may be the one `connect` checked, while it is fresh), so no connection is
+/// held while a person types. Never starts an agent (see `AgentLauncher`).
 public final class AgentClient: ItemStore {
     public let endpoint: AgentEndpoint
     /// The agent's process id (from SO_PEERCRED).
     public let agentPID: Int32
     private var pending: Channel?
+    /// When `pending` was opened (`BootClock`): the agent drops a connection that says nothing
+    /// for `AgentServer.connectionTimeout`, and a command may read a secret from a person first.
+    private let pendingOpened = BootClock.now()
+    /// How old `pending` may be when the first request is sent; older, a fresh connection is opened.
+    static let pendingFreshFor = AgentServer.connectionTimeout / 5
     private let reauthenticate: () throws(KeychainError) -> SecureBytes
     /// The master password given for an ask-again item, kept for the rest of this client's
     /// life (one command): asked once per command.
@@ -175,6 +180,10 @@ public final class AgentClient: ItemStore {
     /// Sends `frames` on a fresh connection (or the one `connect` checked) and reads the reply.
     func exchange<T>(_ frames: some Sequence<SecureBytes>, _ read: (Reply) throws(AgentError) -> T) throws(AgentError) -> T {
         let channel: Channel
+        if let pending, BootClock.now() - pendingOpened > Self.pendingFreshFor {
+            pending.socket.close()
+            self.pending = nil
+        }
         if let pending {
             channel = pending
             self.pending = nil

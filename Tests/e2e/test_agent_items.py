@@ -179,3 +179,23 @@ def test_a_torn_append_and_its_repair_by_other_processes(akc):
     assert served(akc, ["find", "-s", "service-1", "-w"]).stdout == "secret-1\n"
     akc.ok(["lock"])
     akc.ok(["check"])
+
+
+def test_a_secret_typed_slowly_at_the_prompt_is_still_added_through_the_agent(akc):
+    """`kc add` checks the agent before it asks for the item's secret; the agent drops a connection
+    that says nothing for 5 seconds, so a person who types for longer must still be served (by a
+    fresh connection), not told that the agent stopped before answering."""
+    import time
+
+    import pexpect
+    unlock(akc)
+    child = akc.spawn(["add", "generic", "-s", "typed-slowly", "-a", "me"], unset=NO_SOURCE)
+    child.expect_exact("Password for the item: ")
+    time.sleep(6)
+    child.sendline("slow-secret")
+    child.expect_exact("Retype the password: ")
+    child.sendline("slow-secret")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert served(akc, ["find", "-s", "typed-slowly", "-w"]).stdout == "slow-secret\n"
