@@ -80,7 +80,10 @@ final class AgentConnections: @unchecked Sendable {
             try channel.sendHello(build: service.build)
             let hello = try channel.receiveHello()
             guard let first = try channel.receiveRequest() else { return false }
-            if first.kind == Hello.shutdownKind { return true }
+            if first.kind == Hello.shutdownKind {
+                counts.withLock { $0.mustExit = true }
+                return true
+            }
             // A client of another build may only ask this agent to stop.
             guard hello.protocolNumber == Hello.protocolNumber, hello.build == service.build else { return false }
             defer { try? channel.finishReply() }
@@ -98,8 +101,10 @@ final class AgentConnections: @unchecked Sendable {
                     Processes.releaseFreeMemory()
                 }
                 service.releaseMemoryIfReread()
-                // Locked by this request, even one whose client went away meanwhile: exit.
+                // Locked by this request, even one whose client went away meanwhile: exit. Marked
+                // before the service is let go, so a request waiting for it is answered `locked`.
                 if exit || (wasUnlocked && service.keychain == nil) {
+                    counts.withLock { $0.mustExit = true }
                     service.wipe()
                     return true
                 }
