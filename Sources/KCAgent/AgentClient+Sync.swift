@@ -63,7 +63,9 @@ extension AgentClient {
             var reader = frame.reader
             let vector = try reader.vector(), names = try reader.deviceNames()
             try reader.finish()
-            let items = try ListStream.receive(startingWith: try self.replyChannel!.receiveRequired(), on: self.replyChannel!) {
+            // A deadline may cut the reply here too: a `locked` frame in place of the list.
+            let channel = self.replyChannel!
+            let items = try ListStream.receive(startingWith: try channel.receiveContinuation(of: frame.kind), on: channel) {
                 (reader) throws(AgentError) in try reader.summaryItem()
             }
             return CopySummary(vector: vector, items: Dictionary(items, uniquingKeysWith: { first, _ in first }), names: names)

@@ -34,12 +34,13 @@ enum CopyStream {
         for frame in frames(copies, kind: kind) { try channel.send(frame) }
     }
 
-    /// Receives `parts` copies starting with the frame `first` (nil: with the next frame); a copy
-    /// beyond the cap, or parts out of order, is a protocol error.
+    /// Receives `parts` copies starting with the frame `first` (nil: with the next frame, which
+    /// continues a reply: `locked` there is `AgentError.locked`); a copy beyond the cap, or parts
+    /// out of order, is a protocol error.
     static func receive(_ first: Frame?, kind: UInt8, parts: Int, on channel: Channel) throws(AgentError) -> [[UInt8]] {
         var copies = [[UInt8]](repeating: [], count: parts)
         var frame: Frame
-        if let first { frame = first } else { frame = try channel.receiveRequired() }
+        if let first { frame = first } else { frame = try channel.receiveContinuation(of: kind) }
         var current = 0
         while true {
             guard frame.kind == kind else { throw AgentError.protocolError(.unexpectedReply) }
