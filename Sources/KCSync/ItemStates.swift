@@ -11,7 +11,7 @@ public struct ItemStates {
         public let itemID: [UInt8]
         public let records: [VaultRecord]
         /// The frontiers of the compaction markers among the records the item was read from.
-        let frontiers: [VersionVector]
+        let frontiers: [MarkerFrontier]
         /// The record that decides the item's state: the last in merge order.
         public var winner: VaultRecord { records[records.count - 1] }
         /// True when the winner is a tombstone.

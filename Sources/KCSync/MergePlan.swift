@@ -66,8 +66,8 @@ struct MergePlan {
     }
 
     /// True when frontier `b` covers every record `a` covers, and more.
-    private static func isBelow(_ a: VersionVector, _ b: VersionVector) -> Bool {
-        b.devicesBehind(a).isEmpty && !a.devicesBehind(b).isEmpty
+    private static func isBelow(_ a: MarkerFrontier, _ b: MarkerFrontier) -> Bool {
+        b.vector.devicesBehind(a.vector).isEmpty && !a.vector.devicesBehind(b.vector).isEmpty
     }
 
     /// The new records to append after `ours`, or nil when a record of ours is dropped (the

@@ -14,7 +14,7 @@ public enum ItemVersions {
     /// The records among `records` (all of one item) that none of them supersedes, nor a
     /// compaction marker with one of `frontiers` (the vault's: `VersionVector.frontiers(in:)`),
     /// in their order.
-    public static func heads(_ records: [VaultRecord], frontiers: [VersionVector]) -> [VaultRecord] {
+    public static func heads(_ records: [VaultRecord], frontiers: [MarkerFrontier]) -> [VaultRecord] {
         var superseded = Set<RecordID>(), latestOfDevice: [[UInt8]: UInt64] = [:]
         for record in records {
             if let base = record.payload.base { superseded.insert(base) }
@@ -31,11 +31,19 @@ public enum ItemVersions {
     }
 
     /// The records among `records` (one item's, in merge order) that a compaction marker with
-    /// `frontier` saw: those it covers, less the puts carrying the this-device-only mark, which
-    /// never leave their machine (a marker written elsewhere covers their counters without having
-    /// seen them). Its machine kept only the last of them (Docs/SYNC.md, rules 3 and 5).
-    public static func seen(_ records: [VaultRecord], by frontier: VersionVector) -> [VaultRecord] {
-        records.filter { frontier.covers($0.payload.recordID) && !$0.staysOnItsDevice }
+    /// `frontier` saw: those it covers, less the records that stay on another machine than the
+    /// marker's (a put carrying the this-device-only mark, or the delete of one): they never left
+    /// it, so a marker written elsewhere covers their counters without having seen them, while the
+    /// marker of their own machine did see them. Its machine kept only the last of them
+    /// (Docs/SYNC.md, rules 3 and 5).
+    public static func seen(_ records: [VaultRecord], by frontier: MarkerFrontier) -> [VaultRecord] {
+        let marked = Set(records.lazy.filter(\.staysOnItsDevice).map(\.payload.recordID))
+        return records.filter { record in
+            let id = record.payload.recordID
+            guard frontier.vector.covers(id) else { return false }
+            if id.device == frontier.device { return true }
+            return !record.staysOnItsDevice && !(record.payload.kind == .delete && record.payload.base.map(marked.contains) == true)
+        }
     }
 
     /// The records of each item of `items` among `records` (a vault's), in their order, by item id

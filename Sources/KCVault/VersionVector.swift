@@ -71,10 +71,12 @@ public struct VersionVector: Equatable, Sendable {
         }
     }
 
-    /// The frontier of each compaction marker among `records`, as a vector.
-    public static func frontiers(in records: [VaultRecord]) -> [VersionVector] {
+    /// The frontier of each compaction marker among `records`, as a vector, with the device that
+    /// wrote the marker.
+    public static func frontiers(in records: [VaultRecord]) -> [MarkerFrontier] {
         records.filter { $0.payload.kind == .compaction }.map { marker in
-            VersionVector(Dictionary(frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max))
+            MarkerFrontier(device: marker.payload.recordID.device,
+                           vector: VersionVector(Dictionary(frontier(of: marker).map { ($0.device, $0.counter) }, uniquingKeysWith: max)))
         }
     }
 
@@ -96,4 +98,11 @@ public struct VersionVector: Equatable, Sendable {
             counters[device] = counter
         }
     }
+}
+
+/// What a compaction marker saw: the records its `vector` covers, written on the machine `device`
+/// (the marker's own record id), which also had the records that stay there.
+public struct MarkerFrontier: Sendable {
+    public let device: [UInt8]
+    public let vector: VersionVector
 }
