@@ -15,6 +15,12 @@ enum AnchorFile {
     static let headerLength = magic.count + 8 + 4
     static let entryLength = RecordPayload.idLength + 8
     static let checksumLength = 4
+    /// The largest anchor file kc reads or writes (regions of half this size, 349,524 devices
+    /// each); a larger file is damaged.
+    static let largestFile = 16 << 20
+    /// The largest write assumed to reach the disk whole or not at all (a sector): a longer slot
+    /// write may tear.
+    static let atomicWrite = 512
 
     /// One slot as read: its generation and vector.
     struct Slot: Equatable {
@@ -107,14 +113,19 @@ enum AnchorFile {
         return writer.bytes
     }
 
+    /// The length of a slot holding `devices` devices.
+    static func slotLength(devices: Int) -> Int { headerLength + devices * entryLength + checksumLength }
+
     /// The region size for a slot of `length` bytes: whole blocks.
     static func region(for length: Int) -> Int { (length + blockSize - 1) / blockSize * blockSize }
 
     /// A whole new file holding `slot` in the first slot and nothing valid in the second, with
-    /// regions large enough for twice as many devices (the file need not grow at the next one).
-    static func file(_ slot: Slot) -> [UInt8] {
+    /// regions large enough for twice as many devices (the file need not grow at the next one),
+    /// within `largestFile`; nil when the slot alone does not fit.
+    static func file(_ slot: Slot) -> [UInt8]? {
         let bytes = encode(slot)
-        let region = region(for: bytes.count + slot.vector.counters.count * entryLength)
+        guard 2 * region(for: bytes.count) <= largestFile else { return nil }
+        let region = min(region(for: bytes.count + slot.vector.counters.count * entryLength), largestFile / 2)
         return bytes + [UInt8](repeating: 0, count: 2 * region - bytes.count)
     }
 }

@@ -78,7 +78,11 @@ public struct StateFolder: Sendable, Equatable {
 
     public func anchor(of vaultID: [UInt8]) throws(VaultError) -> Anchor {
         let file = anchorPath(vaultID)
-        guard let bytes = try readOwnFile(file) else { return .missing }
+        let read: [UInt8]?
+        do { read = try readOwnFile(file, limit: AnchorFile.largestFile) } catch .io(_, _, let errno) where errno.rawValue == EFBIG {
+            return .damaged(path: file)   // larger than any anchor kc writes
+        }
+        guard let bytes = read else { return .missing }
         guard let vector = AnchorFile.parse(bytes).vector else { return .damaged(path: file) }
         return .vector(vector)
     }
@@ -124,8 +128,8 @@ public struct StateFolder: Sendable, Equatable {
                   current.isSameFile(as: locked) else { continue }
             let contents: AnchorFile.Contents
             do {
-                // As `readOwnFile`: a file larger than any anchor is not read (it is damaged).
-                contents = locked.size > Self.largestFile ? .damaged : AnchorFile.parse(try descriptor.read(count: locked.size, at: 0))
+                // As `anchor(of:)`: a file larger than any anchor is not read (it is damaged).
+                contents = locked.size > AnchorFile.largestFile ? .damaged : AnchorFile.parse(try descriptor.read(count: locked.size, at: 0))
             } catch {
                 throw .io(operation: .read, path: file, errno: error)
             }
@@ -136,12 +140,20 @@ public struct StateFolder: Sendable, Equatable {
                 return
             }
             if vector == newest.slot.vector && !durably { return }
-            let slot = AnchorFile.encode(AnchorFile.Slot(generation: newest.slot.generation + 1, vector: vector))
-            guard slot.count <= region else {
-                _ = try publishAnchorFile(AnchorFile.Slot(generation: newest.slot.generation + 1, vector: vector), at: file, replacing: true)
+            let (generation, wrapped) = newest.slot.generation.addingReportingOverflow(1)
+            let slot = AnchorFile.encode(AnchorFile.Slot(generation: generation, vector: vector))
+            // A slot that outgrew its region, or past the last generation: a new file, from 1.
+            guard slot.count <= region, !wrapped else {
+                _ = try publishAnchorFile(AnchorFile.Slot(generation: 1, vector: vector), at: file, replacing: true)
                 return
             }
             do {
+                // A slot longer than a sector may tear. The slot kept must then be durable before
+                // the other is overwritten: a lost write of it and a torn one of this would leave
+                // no valid slot, or bring back an anchor an accepted rollback replaced.
+                if max(slot.count, AnchorFile.slotLength(devices: newest.slot.vector.counters.count)) > AnchorFile.atomicWrite {
+                    try descriptor.sync()
+                }
                 try descriptor.write(all: slot, at: newest.index == 0 ? region : 0)
                 if durably { try descriptor.sync() }
             } catch { throw .io(operation: .updateAnchor, path: file, errno: error) }
@@ -154,9 +166,12 @@ public struct StateFolder: Sendable, Equatable {
     /// into place and the folder fsynced), after removing temporaries killed processes left.
     /// False when `replacing` is false and a file is already there.
     private func publishAnchorFile(_ slot: AnchorFile.Slot, at file: String, replacing: Bool) throws(VaultError) -> Bool {
+        guard let bytes = AnchorFile.file(slot) else {
+            throw .stateFileNotWritten(.init(step: .write, path: file, errno: Errno(rawValue: EFBIG)))
+        }
         StagedFile.removeAbandoned(besides: file)
         do {
-            let staged = try StagedFile.write(AnchorFile.file(slot), for: file)
+            let staged = try StagedFile.write(bytes, for: file)
             defer { staged.descriptor.close() }
             if replacing { try staged.publishReplacing() } else { try staged.publishNew() }
             return true
@@ -199,7 +214,7 @@ public struct StateFolder: Sendable, Equatable {
 
     // MARK: Ownership
 
-    /// The largest state file kc reads (an anchor of tens of thousands of devices).
+    /// The largest state file kc reads other than an anchor (`AnchorFile.largestFile`).
     static let largestFile = 1 << 20
 
     /// Creates `folder` (0700) when missing, and refuses it when it is not the user's own. A folder
@@ -222,10 +237,10 @@ public struct StateFolder: Sendable, Equatable {
 
     /// The bytes of `file` in the state folder (nil when it does not exist), after checking that
     /// the file and the folders holding it (up to the state folder) are the user's own.
-    private func readOwnFile(_ file: String) throws(VaultError) -> [UInt8]? {
+    private func readOwnFile(_ file: String, limit: Int = largestFile) throws(VaultError) -> [UInt8]? {
         guard let descriptor = try openOwnFile(file, O_RDONLY) else { return nil }
         defer { descriptor.close() }
-        do { return try descriptor.readAll(limit: Self.largestFile) } catch {
+        do { return try descriptor.readAll(limit: limit) } catch {
             throw .io(operation: .read, path: file, errno: error)
         }
     }

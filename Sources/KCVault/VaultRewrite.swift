@@ -237,7 +237,9 @@ extension Vault {
         defer { descriptor.close() }   // the new file is durable: let waiting writers in once the anchor is set
         var vector = frontier
         vector.raise(device, to: frontier[device] + 1)
-        let anchorStored = (try? state.raiseAnchor(to: vector, of: vaultID, durably: true)) != nil
+        // Replaced, not raised: `frontier` already holds a readable anchor, and a damaged one is
+        // what the salvage, confirmed by the user, sets aside.
+        let anchorStored = (try? state.replaceAnchor(with: vector, of: vaultID)) != nil
         return (keptName, anchorStored)
     }
 

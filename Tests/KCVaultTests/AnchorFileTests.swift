@@ -36,10 +36,10 @@ final class AnchorFileTests: XCTestCase {
         XCTAssertNil(AnchorFile.slot(bytes.dropLast()[...]), "a cut slot was accepted")
     }
 
-    func testTheNewestValidSlotIsTheAnchorAndATornOneLeavesTheOther() {
+    func testTheNewestValidSlotIsTheAnchorAndATornOneLeavesTheOther() throws {
         let old = AnchorFile.Slot(generation: 4, vector: VersionVector([here: 3]))
         let new = AnchorFile.Slot(generation: 5, vector: VersionVector([here: 4]))
-        var file = AnchorFile.file(old)
+        var file = try XCTUnwrap(AnchorFile.file(old))
         let region = file.count / 2
         file.replaceSubrange(region..<(region + AnchorFile.encode(new).count), with: AnchorFile.encode(new))
         XCTAssertEqual(AnchorFile.parse(file).vector, VersionVector([here: 4]))
