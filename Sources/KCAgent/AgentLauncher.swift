@@ -28,13 +28,11 @@ public enum AgentLauncher {
         defer { spawnLock.close() }
         do { try spawnLock.lock(.exclusive, timeout: 10) } catch { throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error) }
         if try running(endpoint) { return }
-        let executable: String
-        do { executable = try Processes.currentExecutable() } catch { throw AgentError.spawnFailed(errno: error) }
         let pipe: (read: FileDescriptor, write: FileDescriptor)
         do { pipe = try Processes.pipe() } catch { throw AgentError.spawnFailed(errno: error) }
         defer { pipe.read.close() }
         do {
-            _ = try Processes.spawnDetached(executable, arguments: arguments, environment: environment.filter { passedVariables.contains($0.key) },
+            _ = try Processes.spawnItselfDetached(arguments: arguments, environment: environment.filter { passedVariables.contains($0.key) },
                                             passing: pipe.write, as: readinessDescriptor)
         } catch {
             pipe.write.close()

@@ -46,12 +46,15 @@ public enum Processes {
         return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    /// Starts `executable` detached: a new session, standard descriptors on /dev/null, the given
-    /// environment only, and `passing` (if any) as descriptor `childDescriptor`. Returns its pid.
-    public static func spawnDetached(_ executable: String, arguments: [String], environment: [String: String],
-                                     passing: FileDescriptor?, as childDescriptor: Int32) throws(Errno) -> Int32 {
-        try ChildProcess.spawn(executable, arguments: [executable] + arguments, environment: environment,
-                               descriptors: passing.map { [childDescriptor: $0] } ?? [:], newSession: true).id
+    /// Starts this very executable again, detached: `/proc/self/exe` itself, which names the
+    /// running file even after an upgrade renamed another over its path (argv[0] is that path, for
+    /// `ps`); a new session, standard descriptors on /dev/null, the given environment only, and
+    /// `passing` (if any) as descriptor `childDescriptor`. Returns its pid.
+    public static func spawnItselfDetached(arguments: [String], environment: [String: String],
+                                           passing: FileDescriptor?, as childDescriptor: Int32) throws(Errno) -> Int32 {
+        let name = (try? currentExecutable()) ?? "kc"
+        return try ChildProcess.spawn("/proc/self/exe", arguments: [name] + arguments, environment: environment,
+                                      descriptors: passing.map { [childDescriptor: $0] } ?? [:], newSession: true).id
     }
 
     /// A descriptor that becomes readable when process `pid` exits (pidfd), or nil when it is gone.

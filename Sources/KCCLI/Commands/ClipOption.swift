@@ -89,8 +89,8 @@ struct ClipRequest {
             let pipe = try Processes.pipe()
             defer { pipe.read.close() }
             do throws(Errno) {
-                _ = try Processes.spawnDetached(try Processes.currentExecutable(), arguments: [Self.clearerCommand, String(timeout)],
-                                                environment: clipboard.environment, passing: pipe.read, as: Self.handoverDescriptor)
+                _ = try Processes.spawnItselfDetached(arguments: [Self.clearerCommand, String(timeout)],
+                                                     environment: clipboard.environment, passing: pipe.read, as: Self.handoverDescriptor)
             } catch {
                 pipe.write.close()
                 throw error
