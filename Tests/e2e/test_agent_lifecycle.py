@@ -209,3 +209,19 @@ def test_a_foreground_agent_waits_locked_for_kc_unlock(akc):
         if agent.poll() is None:
             agent.kill()
             agent.wait()
+
+
+def test_new_timeouts_for_an_agent_that_locks_while_the_password_is_typed(akc):
+    """`kc unlock --timeout` for an unlocked agent whose timer runs out while the master password is
+    typed: the agent is gone when the unlock is sent, so kc unlock starts one, as when none ran
+    (not "the agent is locked; run kc unlock")."""
+    unlock(akc, "--timeout", "3s")
+    child = akc.spawn(["unlock", "--timeout", "1h"], unset=NO_SOURCE, timeout=60)
+    child.expect_exact("Master password for ")
+    assert wait_until(lambda: not_unlocked(akc)), "the agent did not lock after 3 s idle"
+    child.sendline(akc.master_password)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    code, state = status(akc)
+    assert code == 0 and state["idleSecondsLeft"] > 60, state

@@ -19,32 +19,34 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-    let client: AgentClient
+    let unlocked = { (client: AgentClient) throws(KeychainError) -> Int32 in
+        try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+        for warning in client.warnings { context.warn(WarningWording.text(warning)) }
+        context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
+                       + "at most \(DurationText.text(timeouts.maxTTL)) from now")
+        return 0
+    }
     if let running {
-        client = running
-    } else {
-        client = try AgentWording.call { () throws(AgentError) in
-            try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
-                                                          String(AgentLauncher.readinessDescriptor)],
-                                    environment: context.environment)
-            guard let started = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
-                throw AgentError.agentGone(errno: nil)
-            }
-            return started
+        do { return try unlocked(running) } catch where AgentItemStore.agentEnded(error) {
+            // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
+            // when none ran.
         }
     }
-    do {
-        try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
-    } catch where running == nil {
+    let client = try AgentWording.call { () throws(AgentError) in
+        try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
+                                                      String(AgentLauncher.readinessDescriptor)],
+                                environment: context.environment)
+        guard let started = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
+            throw AgentError.agentGone(errno: nil)
+        }
+        return started
+    }
+    do { return try unlocked(client) } catch {
         // The agent started for this unlock holds nothing (a wrong password, say): stop it and
         // wait until it has exited, so a failed unlock leaves no process behind.
         try? client.lock()
         throw error
     }
-    for warning in client.warnings { context.warn(WarningWording.text(warning)) }
-    context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
-                   + "at most \(DurationText.text(timeouts.maxTTL)) from now")
-    return 0
 }
 
 func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
