@@ -123,7 +123,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     if let agent = setup.unlockedAgent() {
         try create(try SyncSetup.worded { try agent.liveVault() })
         // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-        if let name { try agent.nameDevice(name) }
+        if let name { try nameThisDevice(name, setup) }
     } else {
         let (keychain, password) = try setup.openVault()
         _ = try SyncSetup.worded {

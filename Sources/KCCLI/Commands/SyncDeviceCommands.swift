@@ -76,9 +76,13 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
 }
 
 /// Names this machine's device `name` in the vault of `setup`: through its unlocked agent when
-/// there is one (no master password), else with the master password.
+/// there is one (no master password), else, or when it ended meanwhile, with the master password.
 func nameThisDevice(_ name: String, _ setup: SyncSetup) throws(KeychainError) {
-    if let agent = setup.unlockedAgent() { return try agent.nameDevice(name) }
+    if let agent = setup.unlockedAgent() {
+        do { return try agent.nameDevice(name) } catch where AgentItemStore.agentEnded(error) {
+            // It ended since it was found (a timer during a push, say): go on without it.
+        }
+    }
     let (keychain, password) = try setup.openVault()
     try keychain.nameDevice(name, password: password)
 }

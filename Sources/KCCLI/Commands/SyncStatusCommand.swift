@@ -27,7 +27,7 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     let setup = try SyncSetup(context)
     try setup.requireSyncCopy()
     let agent = setup.unlockedAgent()
-    let keychain = agent == nil ? try setup.openVault().0 : nil
+    var keychain = agent == nil ? try setup.openVault().0 : nil
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     let (remoteURL, lastSync, toPush, toMerge, upstream) = try SyncSetup.worded { () throws -> (String, String, Int, Int, [UInt8]?) in
         let url = try copy.git.attempt(["config", "--get", "remote.origin.url"]).text
@@ -38,13 +38,18 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     // under the lock; nothing is written).
     var live = CopySummary(records: []), remote = CopySummary(records: [])
     if let agent {
-        try SyncSetup.worded {
-            do {
-                live = try agent.liveSummary()
-                if let upstream { remote = try agent.summary(of: upstream) }
-            } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
+        do {
+            try SyncSetup.worded {
+                do {
+                    live = try agent.liveSummary()
+                    if let upstream { remote = try agent.summary(of: upstream) }
+                } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
+            }
+        } catch where AgentItemStore.agentEnded(error) {
+            keychain = try setup.openVault().0   // it ended since it was found: read here
         }
-    } else if let keychain {
+    }
+    if let keychain {
         live = CopySummary(live: try keychain.records)
         var failure: MergeError?
         _ = try keychain.exchange { lease in
