@@ -15,10 +15,18 @@ extension WireWriter {
         switch error.reason {
         case .none: u8(0)
         case .vault(let vault): vaultError(vault)
-        case .ambiguousMatch(let items):
+        case .ambiguousMatch(let items, let count):
+            // The matches shown stay within `Channel.listSplit` bytes (attributes have no limit of
+            // their own, and a frame has one); the count is the whole.
             u8(2)
-            u32(UInt32(items.count))
-            for item in items { self.item(item, revealing: false) }
+            u32(UInt32(clamping: count))
+            var shown = WireWriter(), number: UInt32 = 0
+            for item in items where shown.count < Channel.listSplit {
+                shown.item(item, revealing: false)
+                number += 1
+            }
+            u32(number)
+            append(shown)
         case .primaryKeyCollision: u8(3)
         case .invalidAttribute(let attribute, let value):
             u8(4)
@@ -82,9 +90,11 @@ extension WireReader {
         switch try u8() {
         case 0: reason = .none
         case 2:
+            let matching = Int(try u32())
             var items: [Item] = []
             for _ in 0..<(try count(minimumSize: 30)) { items.append(try item()) }
-            reason = .ambiguousMatch(items)
+            guard items.count <= matching else { throw AgentError.protocolError(.badValue) }
+            reason = .ambiguousMatch(items, count: matching)
         case 3: reason = .primaryKeyCollision
         case 4: reason = .invalidAttribute(try attribute(), try string())
         case 5: reason = .changedSinceSalvageConfirmed

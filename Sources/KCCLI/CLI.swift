@@ -99,9 +99,10 @@ public enum CLI {
     /// `kc: error: MESSAGE (errSecName)` and, when there is one, `kc: hint: HINT`; an ambiguous
     /// match first lists the matches.
     public static func report(_ error: KeychainError, to errors: Output) {
-        if case .ambiguousMatch(let items) = error.reason {
-            StatusLine.write(.notice, "\(items.count) items match:", to: errors)
+        if case .ambiguousMatch(let items, let count) = error.reason {
+            StatusLine.write(.notice, "\(count) items match:", to: errors)
             ItemPrinter.writeTable(items, to: errors)
+            if items.count < count { StatusLine.write(.notice, "(\(count - items.count) more not shown)", to: errors) }
         }
         report(FailureWording(error), error.status, to: errors)
     }

@@ -330,7 +330,7 @@ public final class Keychain {
         let matches = live.filter { $0.matches(query) }
         if matches.isEmpty { throw KeychainError(.itemNotFound) }
         if matches.count > 1 && !query.matchAll {
-            throw KeychainError(.param, .ambiguousMatch(matches.map(\.item)))
+            throw KeychainError(.param, .ambiguousMatch(matches.map(\.item), count: matches.count))
         }
         return matches
     }

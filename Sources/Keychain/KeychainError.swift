@@ -77,8 +77,9 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case none
         /// The vault failed: missing, damaged, locked, refused, or a system call.
         case vault(VaultError)
-        /// More than one item matches a query that changes or selects one item; nothing was changed.
-        case ambiguousMatch([Item])
+        /// More than one item (`count`) matches a query that changes or selects one item; nothing
+        /// was changed. `items` are the matches, or the first of them when a reply must stay small.
+        case ambiguousMatch([Item], count: Int)
         /// An update would give an item the primary key of another item; nothing was changed.
         case primaryKeyCollision
         /// A value its attribute does not take (`Attribute.checked`).

@@ -61,7 +61,7 @@ final class WireTests: XCTestCase {
     func testEveryTruncationOfAMessageIsRejected() throws {
         var writer = WireWriter()
         writer.item(sample(), revealing: true)
-        writer.keychainError(KeychainError(.param, .ambiguousMatch([sample(), sample()])))
+        writer.keychainError(KeychainError(.param, .ambiguousMatch([sample(), sample()], count: 2)))
         writer.query(Query(itemClass: .generic, filters: [.service: "x"], ignoreCase: true, matchAll: true, itemID: [1, 2]))
         let whole = body(writer)
         for length in 0..<whole.count {
@@ -77,7 +77,7 @@ final class WireTests: XCTestCase {
         XCTAssertNoThrow(try {
             _ = try complete.item()
             let error = try complete.keychainError()
-            guard case .ambiguousMatch(let items) = error.reason, items.count == 2 else { throw AgentError.protocolError(.badValue) }
+            guard case .ambiguousMatch(let items, 2) = error.reason, items.count == 2 else { throw AgentError.protocolError(.badValue) }
             _ = try complete.query()
             try complete.finish()
         }())

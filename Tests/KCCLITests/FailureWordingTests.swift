@@ -1,3 +1,4 @@
+import KCCrypto
 import KCFormat
 import KCSystem
 import KCVault
@@ -8,6 +9,17 @@ import XCTest
 /// KCCLI words the reasons the vault and format layers give (they carry data only).
 final class FailureWordingTests: XCTestCase {
     private func message(_ error: VaultError) -> String { FailureWording(KeychainError(error)).message }
+
+    func testAnAmbiguousMatchCountsEveryMatchAndSaysHowManyAreNotShown() {
+        let shown = [Item(id: Array(repeating: 1, count: 16), attributes: ItemAttributes(.generic, [.service: "shared", .account: "a"]), created: 0, modified: 0, secret: SecureBytes(copying: []))]
+        let errors = Output()
+        CLI.report(KeychainError(.param, .ambiguousMatch(shown, count: 18)), to: errors)
+        errors.flush()
+        let text = errors.capturedText
+        XCTAssertTrue(text.contains("18 items match:"), text)
+        XCTAssertTrue(text.contains("(17 more not shown)"), text)
+        XCTAssertTrue(text.contains("18 items match; nothing was changed"), text)
+    }
 
     func testAFailedSystemCallSaysWhatKcWasDoingAndOnWhichFile() {
         let errno = Errno.ioError

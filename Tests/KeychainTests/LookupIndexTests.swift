@@ -63,7 +63,7 @@ final class LookupIndexTests: XCTestCase {
         XCTAssertEqual(ids(indexed, [Query(filters: [.service: "gitlab.com"], matchAll: true)]).count, 1, "updated in place")
         // Updates and deletes select their items through the lookup as well.
         XCTAssertThrowsError(try indexed.delete(Query(filters: [.service: "github.com"], ignoreCase: true))) { error in
-            guard case .ambiguousMatch(let items)? = (error as? KeychainError)?.reason else { return XCTFail("\(error)") }
+            guard case .ambiguousMatch(let items, _)? = (error as? KeychainError)?.reason else { return XCTFail("\(error)") }
             XCTAssertEqual(items.count, 2)
         }
         XCTAssertEqual(try indexed.delete(Query(filters: [.service: "github.com"], ignoreCase: true, matchAll: true)).count, 2)

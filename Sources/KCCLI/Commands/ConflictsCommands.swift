@@ -92,7 +92,7 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     let query = Query(itemClass: itemClass, filters: filters)
     let matches = try store.find(anyOf: [query], revealing: false)
     guard matches.count == 1, let item = matches.first else {
-        throw matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches))
+        throw matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count))
     }
     guard let conflict = try itemConflicts(in: store, of: item.id, revealing: keep == "other").first else {
         throw KeychainError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")

@@ -39,8 +39,8 @@ struct FailureWording: Equatable {
         switch error.reason {
         case .none: self.init(error.status.message)
         case .vault(let failure): self.init(failure)
-        case .ambiguousMatch(let items):
-            self.init("\(items.count) items match; nothing was changed",
+        case .ambiguousMatch(_, let count):
+            self.init("\(count) items match; nothing was changed",
                       hint: "narrow the selection with more attributes (e.g. -a ACCOUNT), or add --all for every match")
         case .primaryKeyCollision: self.init("the change would give an item the primary key of another item")
         case .invalidAttribute(let attribute, let value): self.init(Self.invalid(attribute, value, written: "the \(attribute.rawValue)"))
