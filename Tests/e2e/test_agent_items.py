@@ -199,3 +199,22 @@ def test_a_secret_typed_slowly_at_the_prompt_is_still_added_through_the_agent(ak
     child.close()
     assert child.exitstatus == 0, child.before
     assert served(akc, ["find", "-s", "typed-slowly", "-w"]).stdout == "slow-secret\n"
+
+
+def test_an_add_whose_secret_comes_late_beside_a_locked_agent_goes_the_slow_way(akc):
+    """Docs/kc-agent.service keeps a locked agent running, which every kc add connects to first: a
+    secret piped after more than 5 seconds still takes the slow path (the master password file),
+    not "the agent stopped before answering"."""
+    import subprocess
+    import time
+    agent = akc.popen(["agent", "--foreground"], stdin=subprocess.DEVNULL)
+    try:
+        assert wait_until(lambda: status(akc)[1]["state"] == "locked"), "the agent did not listen"
+        add = akc.popen(["add", "generic", "-s", "slow", "-a", "me", "--password-stdin"])
+        time.sleep(6)
+        out, err = add.communicate(b"typed-slowly", timeout=60)
+        assert add.returncode == 0, err.decode()
+        assert akc.ok(["find", "-s", "slow", "-w"]).stdout == "typed-slowly\n"
+    finally:
+        agent.kill()
+        agent.wait()
