@@ -8,6 +8,9 @@ import KCSystem
 enum AgentConnection {
     /// How long the client waits for an answer: an unlock or an ask-again derives a key.
     static let replyTimeout = 120.0
+    /// How long the client waits for the agent's hello (answered at once by a running agent; a
+    /// stopped one must not hold every command for `replyTimeout`).
+    static let helloTimeout = 5.0
     /// How long an agent of another build may take to exit after Shutdown.
     static let exitTimeout = 5.0
 
@@ -26,10 +29,11 @@ enum AgentConnection {
             let peer: (pid: Int32, uid: UInt32)
             do { peer = try UnixSocket.peer(of: socket) } catch { throw AgentError.connectFailed(path: endpoint.socketPath, errno: error) }
             guard peer.uid == getuid() else { throw AgentError.peerRefused(uid: peer.uid) }
-            UnixSocket.setTimeouts(socket, seconds: replyTimeout)
+            UnixSocket.setTimeouts(socket, seconds: helloTimeout)
             let channel = Channel(socket: socket)
             try channel.sendHello(build: BuildIdentity.current)
             let hello = try channel.receiveHello()
+            UnixSocket.setTimeouts(socket, seconds: replyTimeout)
             if hello.protocolNumber != Hello.protocolNumber || hello.build != BuildIdentity.current {
                 try stop(channel, pid: peer.pid)
                 throw AgentError.otherBuildStopped(build: hello.build)

@@ -121,3 +121,20 @@ def test_no_secret_in_any_argv_or_environment_while_the_agent_serves(akc):
     assert sampler.hits == [], f"secrets found in {Sampler.PLACES}: {sampler.hits}"
     agent_commands = [c for c in sampler.commands if " agent --readiness-fd " in c]
     assert agent_commands, sampler.commands   # the agent was sampled
+
+
+def test_a_stopped_agent_does_not_hold_commands(akc):
+    """An agent that cannot answer (stopped with SIGSTOP, say Ctrl-Z of `kc agent --foreground`)
+    leaves commands waiting for its hello only briefly, not for the two minutes an unlock may take:
+    with a master password source the command goes on without it."""
+    import signal
+    akc.add_generic("site", "me", "secret")
+    unlock(akc)
+    [pid] = agent_pids(akc)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        result = akc.run(["find", "-s", "site", "-w"], timeout=60)
+        assert result.returncode == 0 and result.stdout == "secret\n", result
+        assert "did not use the agent" in result.stderr, result.stderr
+    finally:
+        os.kill(pid, signal.SIGCONT)
