@@ -8,9 +8,10 @@ import KCSystem
 enum AgentConnection {
     /// How long the client waits for an answer: an unlock or an ask-again derives a key.
     static let replyTimeout = 120.0
-    /// How long the client waits for the agent's hello (answered at once by a running agent; a
-    /// stopped one must not hold every command for `replyTimeout`).
-    static let helloTimeout = 5.0
+    /// How long the client waits for the agent's hello: at once from a running agent, or once a
+    /// slot is free when every one is taken by silent peers (dropped after
+    /// `AgentServer.connectionTimeout`); a stopped agent must not hold every command for `replyTimeout`.
+    static let helloTimeout = 2 * AgentServer.connectionTimeout
     /// How long an agent of another build may take to exit after Shutdown.
     static let exitTimeout = 5.0
 
