@@ -193,7 +193,7 @@ public final class AgentClient: ItemStore {
             // caller may go on as with an agent that answered `locked` (without it).
             let opened: (channel: Channel, pid: Int32)?
             do { opened = try AgentConnection.open(endpoint) } catch {
-                if case .agentGone = error { throw AgentError.locked }
+                if case .noHello = error { throw AgentError.locked }
                 throw error
             }
             guard let opened else { throw AgentError.locked }

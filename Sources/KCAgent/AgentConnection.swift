@@ -32,8 +32,13 @@ enum AgentConnection {
             guard peer.uid == getuid() else { throw AgentError.peerRefused(uid: peer.uid) }
             UnixSocket.setTimeouts(socket, seconds: helloTimeout)
             let channel = Channel(socket: socket)
-            try channel.sendHello(build: BuildIdentity.current)
-            let hello = try channel.receiveHello()
+            let hello: (protocolNumber: UInt32, build: String)
+            do {
+                try channel.sendHello(build: BuildIdentity.current)
+                hello = try channel.receiveHello()
+            } catch .agentGone(let errno) {
+                throw AgentError.noHello(errno: errno)
+            }
             UnixSocket.setTimeouts(socket, seconds: replyTimeout)
             if hello.protocolNumber != Hello.protocolNumber || hello.build != BuildIdentity.current {
                 try stop(channel, pid: peer.pid)

@@ -22,6 +22,8 @@ public enum AgentError: Error, Sendable, Equatable {
     /// The agent closed the connection or failed before answering: the outcome of the request is
     /// unknown (a write may or may not have been made).
     case agentGone(errno: Errno?)
+    /// The agent did not send its hello (stopped, or gone): nothing was asked of it.
+    case noHello(errno: Errno?)
     /// The agent holds no key (it was locked or never unlocked).
     case locked
     /// The request touches an item that asks for the master password again, and none was given

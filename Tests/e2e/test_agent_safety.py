@@ -135,6 +135,6 @@ def test_a_stopped_agent_does_not_hold_commands(akc):
     try:
         result = akc.run(["find", "-s", "site", "-w"], timeout=60)
         assert result.returncode == 0 and result.stdout == "secret\n", result
-        assert "did not use the agent" in result.stderr, result.stderr
+        assert "did not use the agent: the agent did not answer" in result.stderr, result.stderr
     finally:
         os.kill(pid, signal.SIGCONT)

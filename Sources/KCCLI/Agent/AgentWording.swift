@@ -62,6 +62,9 @@ enum AgentWording {
             return (.io, FailureWording("the agent stopped before answering" + (errno.map { " (\($0))" } ?? "")
                                         + "; what was asked may or may not have been done",
                                         hint: "look with kc find or kc status, then run the command again"))
+        case .noHello(let errno):
+            return (.io, FailureWording("the agent did not answer" + (errno.map { " (\($0))" } ?? "") + "; nothing was asked of it",
+                                        hint: "it may be stopped: look with ps, then kill it or run kc lock"))
         case .locked:
             return (.interactionNotAllowed, FailureWording("the agent is locked", hint: "run kc unlock"))
         case .passwordRequired:
