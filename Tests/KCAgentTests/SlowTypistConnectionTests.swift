@@ -27,23 +27,13 @@ final class SlowTypistConnectionTests: XCTestCase {
         try keychain.add(ItemAttributes(.generic, [.service: "github.com"]), secret: SecureBytes(copying: Array("s3cret".utf8)))
         let endpoint = try AgentEndpoint.resolve(vaultPath: folder + "/login.kc", runtimeDirectory: folder, temporaryDirectory: nil)
         let service = AgentService(endpoint: endpoint, options: options, build: BuildIdentity.current) { BootClock.now() }
-        // The agent's accepting loop, as AgentServer.run serves connections (three here: the unlock, the connection checked by connect, and the fresh one the late request opens).
-        try endpoint.prepareFolder()
-        let listener = try UnixSocket.listen(endpoint.socketPath)
-        let connections = try AgentConnections(service: service)
-        try Threads.detach {
-            for _ in 0..<3 {
-                guard let connection = try? UnixSocket.accept(listener) else { break }
-                connections.serve(connection)
-            }
-            listener.close()
-        }
-        let noPrompt = { () throws(KeychainError) -> SecureBytes in throw KeychainError(.interactionNotAllowed) }
-        let unlocking = try XCTUnwrap(try AgentClient.connect(endpoint, reauthenticate: noPrompt))
+        // Three connections: the unlock, the one connect checks, and the fresh one the late request opens.
+        _ = try AcceptingLoop.serve(service, at: endpoint, count: 3)
+        let unlocking = try XCTUnwrap(try AcceptingLoop.client(endpoint))
         try unlocking.unlock(password: password, idleTimeout: 600, maxTTL: 3600)
 
         // kc add: openItemStore (connect), then "Password for the item: " and "Retype the password: ".
-        let client = try XCTUnwrap(try AgentClient.connect(endpoint, reauthenticate: noPrompt))
+        let client = try XCTUnwrap(try AcceptingLoop.client(endpoint))
         sleep(UInt32(AgentServer.connectionTimeout) + 1)
         XCTAssertNoThrow(try client.add(ItemAttributes(.generic, [.service: "typed-slowly"]),
                                         secret: SecureBytes(copying: Array("pw".utf8)), updateExisting: false),

@@ -37,21 +37,11 @@ final class SummaryCutByDeadlineTests: XCTestCase {
                 return seen + 1 >= 2 ? 1_000_000 : 1000
             }
         }
-        try endpoint.prepareFolder()
-        let listener = try UnixSocket.listen(endpoint.socketPath)
-        let connections = try AgentConnections(service: service)
-        try Threads.detach {
-            for _ in 0..<2 {
-                guard let connection = try? UnixSocket.accept(listener) else { break }
-                connections.serve(connection)
-            }
-            listener.close()
-        }
-        let noPrompt = { () throws(KeychainError) -> SecureBytes in throw KeychainError(.interactionNotAllowed) }
-        let unlocking = try XCTUnwrap(try AgentClient.connect(endpoint, reauthenticate: noPrompt))
+        let connections = try AcceptingLoop.serve(service, at: endpoint, count: 2)
+        let unlocking = try XCTUnwrap(try AcceptingLoop.client(endpoint))
         try unlocking.unlock(password: password, idleTimeout: 600, maxTTL: 3600)
 
-        let client = try XCTUnwrap(try AgentClient.connect(endpoint, reauthenticate: noPrompt))
+        let client = try XCTUnwrap(try AcceptingLoop.client(endpoint))
         readings.value.withLock { $0 = 0 }
         XCTAssertThrowsError(try client.liveSummary()) { error in
             guard let failure = error as? KeychainError, case .relayed(let inner) = failure.reason else {
