@@ -53,7 +53,7 @@ struct ItemRequests {
             let password = try reader.optionalSecret()
             try reader.finish()
             // Replacing the secret of a marked item asks again, as revealing it does.
-            if updateExisting, try keychain.itemReplaced(byAdding: attributes)?.attributes.requirePassword == true {
+            if updateExisting, try keychain.replacesMarkedItem(byAdding: attributes) {
                 try verify(password)
             }
             try convertBeforeMarking(attributes.thisDeviceOnly, password)
@@ -79,9 +79,10 @@ struct ItemRequests {
             let thisDeviceOnly = try reader.optionalBool()
             let password = try reader.optionalSecret()
             try reader.finish()
-            // Setting or removing the mark, or replacing a marked secret, asks for the master
-            // password, as reading such a secret does.
-            if requirePassword != nil || (secret != nil && keychain.selectsMarkedItem(query)) { try verify(password) }
+            // Setting or removing the mark, replacing a marked secret, or ending a marked item the
+            // selected one hides asks for the master password, as reading such a secret does.
+            let marked = keychain.markedItems(reachedBy: query)
+            if requirePassword != nil || (secret != nil && marked.selected) || marked.hidden { try verify(password) }
             try convertBeforeMarking(thisDeviceOnly == true, password)
             let items = try keychain.update(query, changes: changes, secret: secret, requirePassword: requirePassword,
                                             thisDeviceOnly: thisDeviceOnly)
@@ -91,7 +92,8 @@ struct ItemRequests {
             let query = try reader.query()
             let password = try reader.optionalSecret()
             try reader.finish()
-            if keychain.selectsMarkedItem(query) { try verify(password) }   // destroying a marked secret asks again
+            let marked = keychain.markedItems(reachedBy: query)
+            if marked.selected || marked.hidden { try verify(password) }   // destroying a marked secret asks again
             let deleted = try keychain.delete(query)
             touch()
             try sendItems(deleted, revealing: false)

@@ -1,15 +1,26 @@
 /// What a long-lived holder of the key (the agent) checks before it replaces or deletes a secret
 /// that asks for the master password again (the require-password mark).
 extension Keychain {
-    /// The live item an `add` with `updateExisting` would replace (the one with the primary key of
-    /// `attributes`), without its secret; nil when the add would create a new item.
-    public func itemReplaced(byAdding attributes: ItemAttributes) throws(KeychainError) -> Item? {
-        try live().entry(withPrimaryKeyOf: attributes)?.item(revealing: false)
+    /// True when an `add` with `updateExisting` would replace a secret with the require-password
+    /// mark: the live item with the primary key of `attributes`, or another machine's item it hides
+    /// (which the replacement ends too). False when the add would create a new item.
+    public func replacesMarkedItem(byAdding attributes: ItemAttributes) throws(KeychainError) -> Bool {
+        let live = try live()
+        guard let existing = live.entry(withPrimaryKeyOf: attributes) else { return false }
+        return Self.marked([existing] + live.hidden(by: existing))
     }
 
-    /// True when an item `query` selects has the require-password mark. A query that selects
-    /// nothing (or cannot be answered) is false: the write then fails on its own.
-    public func selectsMarkedItem(_ query: Query) -> Bool {
-        ((try? find(anyOf: [query], revealing: false)) ?? []).contains(where: \.attributes.requirePassword)
+    /// Which items with the require-password mark a write of the items `query` selects would reach:
+    /// `selected`, one of those items; `hidden`, another machine's item one of them hides (any edit
+    /// or delete of the holder ends it too). A query that selects nothing (or cannot be answered)
+    /// reaches none: the write then fails on its own.
+    public func markedItems(reachedBy query: Query) -> (selected: Bool, hidden: Bool) {
+        guard let live = try? live() else { return (false, false) }
+        let matches = (live.candidates(matchingAny: [query]) ?? live.all).filter { $0.matches(query) }
+        return (matches.contains { Self.marked([$0]) }, matches.contains { Self.marked(live.hidden(by: $0)) })
+    }
+
+    private static func marked(_ entries: [LiveItem]) -> Bool {
+        entries.contains { $0.item(revealing: false).attributes.requirePassword }
     }
 }
