@@ -8,8 +8,8 @@ import KCVault
 /// 2. minus the puts a compaction marker shows its compacting side had seen and superseded (a put
 ///    of the same item later in merge order that the marker had also seen), except a put that is
 ///    the latest such marker-seen record of its item for some marker that no other marker's
-///    frontier contains; tombstones, markers and this-device-only puts (no other machine saw
-///    them: `ItemVersions.seen`) are always kept;
+///    frontier contains; tombstones and markers are always kept, and so are this-device-only puts
+///    for a marker of another machine (which never saw them: `ItemVersions.seen`);
 /// 3. laid out as our records followed by the new ones in merge order, when every record of ours
 ///    is kept; otherwise all kept records in merge order (a full rewrite).
 struct MergePlan {
