@@ -18,8 +18,10 @@ public enum AgentLauncher {
     /// again (an agent of another build is stopped); if none runs, starts `/proc/self/exe` with
     /// `arguments` (the agent command, telling it to write one byte to `readinessDescriptor` once
     /// it listens) in a new session, standard descriptors on /dev/null, with the `passedVariables`
-    /// of `environment` only, and waits for it to listen (at most 5 s).
-    public static func start(_ endpoint: AgentEndpoint, arguments: [String], environment: [String: String]) throws(AgentError) {
+    /// of `environment` only, and waits for it to listen (at most 5 s). Returns the pid of the
+    /// agent it started, nil when one was running already.
+    @discardableResult
+    public static func start(_ endpoint: AgentEndpoint, arguments: [String], environment: [String: String]) throws(AgentError) -> Int32? {
         try endpoint.prepareFolder()
         let spawnLock: FileDescriptor
         do { spawnLock = try FileDescriptor.open(endpoint.spawnLockPath, O_RDWR | O_CREAT, mode: 0o600) } catch {
@@ -27,13 +29,14 @@ public enum AgentLauncher {
         }
         defer { spawnLock.close() }
         do { try spawnLock.lock(.exclusive, timeout: 10) } catch { throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error) }
-        if try running(endpoint) { return }
+        if try running(endpoint) { return nil }
         let pipe: (read: FileDescriptor, write: FileDescriptor)
         do { pipe = try Processes.pipe() } catch { throw AgentError.spawnFailed(errno: error) }
         defer { pipe.read.close() }
+        let pid: Int32
         do {
-            _ = try Processes.spawnItselfDetached(arguments: arguments, environment: environment.filter { passedVariables.contains($0.key) },
-                                            passing: pipe.write, as: readinessDescriptor)
+            pid = try Processes.spawnItselfDetached(arguments: arguments, environment: environment.filter { passedVariables.contains($0.key) },
+                                                     passing: pipe.write, as: readinessDescriptor)
         } catch {
             pipe.write.close()
             throw AgentError.spawnFailed(errno: error)
@@ -44,7 +47,11 @@ public enum AgentLauncher {
         guard ready else { throw AgentError.spawnTimeout(seconds: readinessTimeout) }
         // One byte: it listens. End of file: it exited first (another agent holds the vault's lock).
         let byte = (try? pipe.read.read(upTo: 1)) ?? []
-        if byte.isEmpty, try !running(endpoint) { throw AgentError.spawnFailed(errno: nil) }
+        if byte.isEmpty {
+            if try !running(endpoint) { throw AgentError.spawnFailed(errno: nil) }
+            return nil
+        }
+        return pid
     }
 
     /// True when an agent of this build answers at `endpoint` (one of another build is stopped).

@@ -32,19 +32,20 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
             // when none ran.
         }
     }
-    let client = try AgentWording.call { () throws(AgentError) in
-        try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
-                                                      String(AgentLauncher.readinessDescriptor)],
-                                environment: context.environment)
-        guard let started = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
+    let (client, started) = try AgentWording.call { () throws(AgentError) in
+        let started = try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
+                                                                    String(AgentLauncher.readinessDescriptor)],
+                                              environment: context.environment)
+        guard let client = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
             throw AgentError.agentGone(errno: nil)
         }
-        return started
+        return (client, started)
     }
     do { return try unlocked(client) } catch {
-        // The agent started for this unlock holds nothing (a wrong password, say): stop it and
-        // wait until it has exited, so a failed unlock leaves no process behind.
-        try? client.lock()
+        // The agent this unlock started holds nothing (a wrong password, say): stop it and wait
+        // until it has exited, so a failed unlock leaves no process behind. One another command
+        // started meanwhile is left alone.
+        if let started, client.agentPID == started { try? client.lock() }
         throw error
     }
 }
