@@ -57,9 +57,12 @@ public enum ItemVersions {
 }
 
 extension VaultRecord {
-    /// True for a put carrying the this-device-only mark (field 19): it never leaves the machine
-    /// that wrote it (Docs/SYNC.md, "Items that stay on one machine").
-    public var staysOnItsDevice: Bool { payload.kind == .put && payload.field(.thisDeviceOnly) != nil }
+    /// True for a put carrying the this-device-only mark (field 19), or a tombstone carrying it
+    /// (the delete of a marked item): it never leaves the machine that wrote it (Docs/SYNC.md,
+    /// "Items that stay on one machine").
+    public var staysOnItsDevice: Bool {
+        (payload.kind == .put || payload.kind == .delete) && payload.field(.thisDeviceOnly) != nil
+    }
 
     /// The record ids its resolved-versions field names (empty when it has none).
     public var resolvedVersions: [RecordID] {

@@ -59,6 +59,16 @@ public final class VaultRecord: Sendable {
 /// A record to append: what it does to which item, and its fields. The vault assigns the
 /// record id, timestamp and sequence number.
 public struct PendingRecord {
+    /// The this-device-only mark (field 19) a put of a marked item, and a tombstone deleting one,
+    /// carries (Docs/FORMAT.md, "Item encoding").
+    public static var stayingMark: (tag: UInt8, value: SecureBytes) { (FieldTag.thisDeviceOnly.rawValue, SecureBytes(copying: [1])) }
+
+    /// A tombstone of item `itemID` replacing version `base`; `staying` (the item has the
+    /// this-device-only mark) adds the mark, so the tombstone stays on this machine too.
+    public static func tombstone(of itemID: [UInt8], base: RecordID?, staying: Bool) -> PendingRecord {
+        PendingRecord(kind: .delete, itemID: itemID, base: base, fields: staying ? [stayingMark] : [])
+    }
+
     public var kind: RecordKind
     public var itemID: [UInt8]
     public var base: RecordID?

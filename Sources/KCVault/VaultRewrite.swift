@@ -44,6 +44,9 @@ extension Vault {
             let deleted = Set(lastTombstone.filter { id, tombstone in
                 latest[id].map { records[$0].payload.comesBefore(tombstone) } ?? true
             }.keys)
+            // A tombstone of a marked item written before tombstones carried the mark is known only
+            // by its base, the marked put, which this compaction may drop: it keeps the mark itself.
+            let markedPuts = Set(records.lazy.filter { $0.payload.kind == .put && $0.staysOnItsDevice }.map(\.payload.recordID))
             var kept: [SecureBytes] = []
             var emitted = Set<[UInt8]>()
             for (position, record) in records.enumerated() {
@@ -55,6 +58,11 @@ extension Vault {
                 case .deviceName:
                     guard newestName[record.payload.recordID.device] == position else { continue }
                     kept.append(record.plaintextWithoutBatchMarker())
+                case .delete where !record.staysOnItsDevice && record.payload.base.map(markedPuts.contains) == true:
+                    let mark = PendingRecord.stayingMark
+                    kept.append(SecureBytes.concatenating([record.plaintextWithoutBatchMarker(),
+                                                           SecureBytes(copying: RecordPayload.fieldPrefix(tag: mark.tag, length: mark.value.count)),
+                                                           mark.value]))
                 case .delete, .passwordChange, .earlierKey:
                     kept.append(record.plaintextWithoutBatchMarker())
                 case .compaction:

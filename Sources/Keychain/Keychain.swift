@@ -317,7 +317,7 @@ public final class Keychain {
         try write { (live: inout LiveIndex) throws(KeychainError) in
             let matches = try Self.selectForChange(live.candidates(matchingAny: [query]) ?? live.all, query)
             deleted = matches.map(\.item)
-            return matches.map { PendingRecord(kind: .delete, itemID: $0.item.id, base: $0.version) } + Self.tombstones(hiddenBy: matches, live)
+            return matches.map(Self.tombstone(of:)) + Self.tombstones(hiddenBy: matches, live)
         }
         return deleted
     }
@@ -338,7 +338,14 @@ public final class Keychain {
     /// Tombstones of the items `edited` hide (`LiveIndex.hidden(by:)`): another machine's items
     /// with the same primary key, which an edit or delete of the key's holder ends (Docs/SYNC.md).
     static func tombstones(hiddenBy edited: [LiveItem], _ live: LiveIndex) -> [PendingRecord] {
-        edited.flatMap { live.hidden(by: $0) }.map { PendingRecord(kind: .delete, itemID: $0.record.payload.itemID, base: $0.version) }
+        edited.flatMap { live.hidden(by: $0) }.map(tombstone(of:))
+    }
+
+    /// The tombstone ending `entry`: marked this-device-only when the item is, so that it stays on
+    /// this machine as the item's puts do (Docs/SYNC.md, "Items that stay on one machine").
+    static func tombstone(of entry: LiveItem) -> PendingRecord {
+        PendingRecord.tombstone(of: entry.record.payload.itemID, base: entry.version,
+                                staying: entry.item(revealing: false).attributes.thisDeviceOnly)
     }
 
     static func put(_ item: Item, base: RecordID?) -> PendingRecord {

@@ -8,7 +8,8 @@ import Keychain
 
 /// What a compaction marker has seen of an item marked this-device-only (`ItemVersions.seen`,
 /// Docs/SYNC.md rules 3 and 5): not the records that stayed on another machine, but every record
-/// of its own.
+/// of its own; and which records of a marked item stay on their machine, also after a compaction
+/// there (`LocalRecords`, SYNC.md "Items that stay on one machine").
 final class LocalMarkMergeTests: XCTestCase {
     private func tick() { usleep(3000) }
 
@@ -85,5 +86,35 @@ final class LocalMarkMergeTests: XCTestCase {
         XCTAssertFalse(try laptop.keychain.records.contains { $0.payload.recordID == desktopEdit },
                        "rule 3: the laptop's marker saw the desktop's edit followed by the laptop's marked version")
         XCTAssertTrue(ItemStates(records: try laptop.keychain.records).conflicts.isEmpty, "rule 5: a compaction never brings a conflict back")
+    }
+
+    /// A delete of a marked item stays on its machine ("So does a delete of the marked item"), also
+    /// once a compaction there has dropped the marked put the tombstone's base names: `LocalRecords`
+    /// recognises such a tombstone only by finding that put.
+    func testTheDeleteOfAMarkedItemStaysAfterACompaction() throws {
+        let world = SyncWorld()
+        let laptop = try world.create("laptop")
+        try laptop.keychain.add(ItemAttributes(.generic, [.service: "vpn", .account: "me"], thisDeviceOnly: true), secret: world.secret("here only"))
+        try world.add(on: laptop, service: "shared")
+        let vpn = try XCTUnwrap(laptop.keychain.records.first { $0.string(.service) == "vpn" }).payload.itemID
+        try world.delete(on: laptop, service: "vpn")
+        let key = try world.key(of: laptop)
+        func exported() throws -> [VaultRecord] { try VaultImage(bytes: try LocalRecords.shared(laptop.bytes, key: key), key: key).records }
+        XCTAssertFalse(try exported().contains { $0.payload.itemID == vpn }, "no record of vpn leaves the laptop")
+        _ = try laptop.keychain.compact()
+        XCTAssertFalse(try exported().contains { $0.payload.itemID == vpn }, "no record of vpn leaves the laptop after a compaction either")
+    }
+
+    /// What that does elsewhere: the desktop's edit of x won over the laptop's withdrawal there; the
+    /// laptop's delete of its marked x stays on the laptop, so x stays live on the desktop; unless the
+    /// laptop compacted before its sync, when the delete reaches the desktop and deletes x there.
+    func testACompactionDoesNotSendTheDeleteOfAMarkedItem() throws {
+        let (world, laptop, desktop) = try sharingX()
+        tick(); try mark(laptop, service: "x")
+        tick(); try world.edit(on: desktop, service: "x")
+        tick(); try world.delete(on: laptop, service: "x")
+        _ = try laptop.keychain.compact()
+        try pullExport(desktop, from: laptop, world)
+        XCTAssertEqual(try world.services(on: desktop), ["x"], "the laptop's delete of its marked x stays on the laptop")
     }
 }

@@ -56,8 +56,12 @@ def test_a_marked_item_never_reaches_the_remote_nor_the_other_machine(pair, remo
     vpn = item_id(laptop, "vpn.work")
     assert_never_on_remote(remote, laptop, vpn, b"vpn-only-here")
     assert_never_on_remote(remote, laptop, vpn, b"vpn-edited-here")
-    # A delete of the marked item stays here too: no record of it at all on the remote.
+    # A delete of the marked item stays here too: no record of it at all on the remote, also once a
+    # compaction here dropped the marked put the delete names (the tombstone carries the mark).
     laptop.ok(["delete", "generic", "-s", "vpn.work"])
+    laptop.ok(["sync"])
+    assert_never_on_remote(remote, laptop, vpn, b"vpn-only-here")
+    laptop.ok(["compact"])
     laptop.ok(["sync"])
     assert_never_on_remote(remote, laptop, vpn, b"vpn-only-here")
 
