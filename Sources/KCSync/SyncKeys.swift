@@ -47,7 +47,7 @@ public struct CopySummary: Sendable, Equatable {
     /// The summary of the live vault's `records` as the sync copy would receive them: those that
     /// stay on this machine (`LocalRecords`) left out, so they never count as not yet sent.
     public init(live records: [VaultRecord]) {
-        let staying = LocalRecords.staying(records)
+        let staying = VaultRecord.staying(records)
         self.init(records: staying.isEmpty ? records : records.filter { !staying.contains($0.payload.recordID) })
     }
 }

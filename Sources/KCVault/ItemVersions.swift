@@ -37,12 +37,10 @@ public enum ItemVersions {
     /// marker of their own machine did see them. Its machine kept only the last of them
     /// (Docs/SYNC.md, rules 3 and 5).
     public static func seen(_ records: [VaultRecord], by frontier: MarkerFrontier) -> [VaultRecord] {
-        let marked = Set(records.lazy.filter(\.staysOnItsDevice).map(\.payload.recordID))
+        let staying = VaultRecord.staying(records)
         return records.filter { record in
             let id = record.payload.recordID
-            guard frontier.vector.covers(id) else { return false }
-            if id.device == frontier.device { return true }
-            return !record.staysOnItsDevice && !(record.payload.kind == .delete && record.payload.base.map(marked.contains) == true)
+            return frontier.vector.covers(id) && (id.device == frontier.device || !staying.contains(id))
         }
     }
 
@@ -62,6 +60,19 @@ extension VaultRecord {
     /// "Items that stay on one machine").
     public var staysOnItsDevice: Bool {
         (payload.kind == .put || payload.kind == .delete) && payload.field(.thisDeviceOnly) != nil
+    }
+
+    /// The record ids of `records` that stay on the machine that wrote them: those carrying the
+    /// this-device-only mark (`staysOnItsDevice`), and the tombstones written before tombstones
+    /// carried it, known by their base, a marked put among `records`.
+    public static func staying(_ records: [VaultRecord]) -> Set<RecordID> {
+        var staying = Set<RecordID>()
+        for record in records where record.staysOnItsDevice { staying.insert(record.payload.recordID) }
+        guard !staying.isEmpty else { return staying }
+        for record in records where record.payload.kind == .delete {
+            if let base = record.payload.base, staying.contains(base) { staying.insert(record.payload.recordID) }
+        }
+        return staying
     }
 
     /// The record ids its resolved-versions field names (empty when it has none).

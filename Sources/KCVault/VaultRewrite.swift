@@ -46,7 +46,7 @@ extension Vault {
             }.keys)
             // A tombstone of a marked item written before tombstones carried the mark is known only
             // by its base, the marked put, which this compaction may drop: it keeps the mark itself.
-            let markedPuts = Set(records.lazy.filter { $0.payload.kind == .put && $0.staysOnItsDevice }.map(\.payload.recordID))
+            let staying = VaultRecord.staying(records)
             var kept: [SecureBytes] = []
             var emitted = Set<[UInt8]>()
             for (position, record) in records.enumerated() {
@@ -58,7 +58,7 @@ extension Vault {
                 case .deviceName:
                     guard newestName[record.payload.recordID.device] == position else { continue }
                     kept.append(record.plaintextWithoutBatchMarker())
-                case .delete where !record.staysOnItsDevice && record.payload.base.map(markedPuts.contains) == true:
+                case .delete where staying.contains(record.payload.recordID) && !record.staysOnItsDevice:
                     let mark = PendingRecord.stayingMark
                     kept.append(SecureBytes.concatenating([record.plaintextWithoutBatchMarker(),
                                                            SecureBytes(copying: RecordPayload.fieldPrefix(tag: mark.tag, length: mark.value.count)),
