@@ -1,17 +1,23 @@
 /// The one command table: parsing, `kc help`, the man page and the completions all read it.
 ///
-/// Each group's specs live in one file, its handlers beside it:
-/// `coreCommands` (Commands/CoreCommands.swift; handlers in InitCommand.swift and ItemCommands.swift),
-/// `vaultCommands` (Commands/VaultCommands.swift; VaultMaintenance.swift and RepairSalvage.swift),
-/// `ftpCommands` (Commands/FTPCommands.swift; FTPLoginCommand.swift and NetrcCommands.swift),
-/// `keychainCommands` (Commands/KeychainCommands.swift).
-/// `generate` and its recipe settings (shared with `add|update --generate`) are in GenerateCommand.swift.
-/// `exchangeCommands` (Commands/ExchangeCommands.swift; ExchangeHandlers.swift): export and import json.
-/// `foreignImportCommands` (Commands/ImportCommands.swift): imports from other password managers.
-/// The Argon2id options of init and passwd are in KDFOptions.swift; `completions` is in ShellCommands.swift;
-/// `git-credential` is in GitCredential/GitCredentialCommand.swift; `security` (macOS compatibility,
-/// with its own table of subcommands) in Security/SecurityCommand.swift; `agentCommands` (unlock, lock,
-/// status) in Agent/AgentCommands.swift.
+/// KCCLI is folded by feature; each feature folder holds its commands (specs), their handlers and
+/// their wording. The map below is checked against the tree by CommandTableMapTests.
+/// - `Items/`: init, add, find, search, update, delete, list, generate (`coreCommands`, `generateCommand`)
+///   and the clipboard and item-name completion helpers.
+/// - `Vault/`: check, repair, compact, history, backup, passwd, the Argon2id options, which vault
+///   (`--vault`, `--keychain`) and the master password (`vaultCommands`, `keychainCommands`).
+/// - `Agent/`: unlock, lock, status and the hidden `kc agent` (`agentCommands`).
+/// - `Sync/`: sync, sync init/clone/status, conflicts and git's merge driver (`syncCommands`,
+///   `conflictsCommands`).
+/// - `Exchange/`: export and the imports from other managers (`exchangeCommands`, `foreignImportCommands`).
+/// - `FTP/`: ftp login, netrc (`ftpCommands`).
+/// - `Git/`: git's credential helper (`gitCredentialCommand`).
+/// - `Security/`: macOS `security` compatibility, with its own table of subcommands (`securityCommand`).
+/// - `Help/`: help, completions, the man page and the hidden commands (`helpCommand`,
+///   `completionsCommand`, `hiddenCommands`).
+/// Shared plumbing: `Parsing/` (the table's types and the parser), `Terminal/` (prompts, secrets,
+/// standard streams, clipboard, child environments), `Output/` (failure wording, status lines, item
+/// printing, JSON).
 public enum CommandTable {
     /// Every command, in the order help lists them.
     /// Every kc process builds it, so in one pass: a chain of `+` would copy the first groups' specs again at every step.

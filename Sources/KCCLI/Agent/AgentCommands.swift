@@ -1,7 +1,7 @@
 import Keychain
 
 /// The agent's commands: unlock, lock, status (the hidden `agent`, the agent process itself, is in
-/// Commands/AgentCommand.swift). Handlers are in AgentHandlers.swift.
+/// AgentServeCommand.swift). Handlers are in AgentHandlers.swift.
 let agentCommands: [CommandSpec] = [unlockCommand, lockCommand, statusCommand]
 
 /// Idle timeout and max TTL, in one sentence each (help, man page and README say the same).

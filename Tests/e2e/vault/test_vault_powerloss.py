@@ -257,7 +257,7 @@ def test_power_loss_at_every_point(tmp_path, scenario):
 # the fault seam: the trace would miss it and the states above would not be the real ones.
 RAW_CALL = re.compile(r"(?<![.\w])(?:Glibc\.)?(?:unlink|unlinkat|link|linkat|rename|renameat|mkdir|mkdirat|ftruncate|"
                       r"truncate|fsync|fdatasync|creat|pwrite|open(?!\(\w+:)|write(?=\(\w+(?:\.rawValue)?,))\(")
-NOT_A_FILE = {"Sources/KCCLI/IO/Terminal.swift": ('Glibc.open("/dev/tty"', "Glibc.write(fd, &byte, 1)")}
+NOT_A_FILE = {"Sources/KCCLI/Terminal/Terminal.swift": ('Glibc.open("/dev/tty"', "Glibc.write(fd, &byte, 1)")}
 
 
 def raw_file_calls(path: str, text: str) -> list[str]:
