@@ -84,26 +84,27 @@ docs: build
 	$(DEBUG_BIN) completions zsh > completions/_kc
 	$(DEBUG_BIN) completions fish > completions/kc.fish
 
+# UNIT_XML / E2E_XML / FUZZ_RESULTS: where the runners write their own summaries (make test reads them).
 unit-test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers 2 $(if $(UNIT_XML),--xunit-output $(UNIT_XML))
 
 # The debug build (with the test-only fault seam) under test; the release build too, for the test
 # that it has no fault seam.
 e2e-test: venv build release
-	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e
+	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e $(if $(E2E_XML),--junitxml=$(E2E_XML))
 
-# Runs every phase even when one fails, keeping each one's output and exit status in $(TEST_LOGS);
-# Tests/summary.py then prints each phase's outcome and the totals ("kc: N passed, N failed,
-# N skipped") and fails when any phase failed.
+# Runs every phase even when one fails, keeping each one's output, exit status and the runner's own
+# summary (xUnit/JUnit XML from swift test and pytest, a results file from the fuzz run) in
+# $(TEST_LOGS); Tests/summary.py decides from the exit statuses and those summaries (never from log
+# text), prints each phase's outcome and the totals ("kc: N passed, N failed, N skipped") and fails
+# when any phase failed.
 TEST_LOGS = .build/test-logs
-TEST_PHASES = unit:unit-test e2e:e2e-test fuzz:fuzz-smoke
 test: test-deps
 	@rm -rf $(TEST_LOGS); mkdir -p $(TEST_LOGS)
-	@for phase in $(TEST_PHASES); do \
-	  log=$(TEST_LOGS)/$${phase%%:*}; \
-	  $(MAKE) --no-print-directory $${phase#*:} 2>&1 | tee $$log.log; echo $${PIPESTATUS[0]} > $$log.status; \
-	done
+	@$(MAKE) --no-print-directory unit-test UNIT_XML=$(CURDIR)/$(TEST_LOGS)/unit.xml > >(tee $(TEST_LOGS)/unit.log) 2>&1; echo $$? > $(TEST_LOGS)/unit.status
+	@$(MAKE) --no-print-directory e2e-test E2E_XML=$(CURDIR)/$(TEST_LOGS)/e2e.xml > >(tee $(TEST_LOGS)/e2e.log) 2>&1; echo $$? > $(TEST_LOGS)/e2e.status
+	@FUZZ_RESULTS=$(CURDIR)/$(TEST_LOGS)/fuzz.tsv $(MAKE) --no-print-directory fuzz-smoke > >(tee $(TEST_LOGS)/fuzz.log) 2>&1; echo $$? > $(TEST_LOGS)/fuzz.status
 	@$(VENV_PYTHON) Tests/summary.py $(TEST_LOGS)
 
 # Fuzzing: libFuzzer targets in Tests/Fuzz (vault parser, CLI parser), seeded

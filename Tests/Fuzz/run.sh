@@ -8,7 +8,8 @@
 # interesting inputs, kept as regression inputs). New inputs go to .build/fuzz/work/TARGET/;
 # --merge adds those that reach new coverage to Tests/Fuzz/corpus/TARGET/ (commit them).
 # A crash: exit status 1, the input saved under .build/fuzz/artifacts/ and printed in hex. A target
-# that ran no input fails too.
+# that ran no input fails too. With FUZZ_RESULTS=FILE, each target's outcome is also written there as
+# one line `TARGET<TAB>ok|crash|build-failed|no-input<TAB>INPUTS` (make test's summary reads it).
 # Not a SwiftPM target: `swift build` and `swift test` never compile this folder. The cli_parser
 # target links KCCLI and the layers below it, built by SwiftPM with the fuzzer sanitizer into
 # .build/fuzz/spm, and fuzzes kc's real command table.
@@ -69,9 +70,12 @@ seed() {   # fills $OUT/seeds/TARGET
 }
 
 status=0
+RESULTS=${FUZZ_RESULTS:-/dev/null}
+: > "$RESULTS"
+result() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$RESULTS"; }
 for t in "${TARGETS[@]}"; do
   echo "fuzz: building $t"
-  if ! build "$t" >"$OUT/$t.build.log" 2>&1; then grep -E "error" "$OUT/$t.build.log" | head -20; echo "fuzz: $t: build failed (log: $OUT/$t.build.log)"; status=1; continue; fi
+  if ! build "$t" >"$OUT/$t.build.log" 2>&1; then grep -E "error" "$OUT/$t.build.log" | head -20; echo "fuzz: $t: build failed (log: $OUT/$t.build.log)"; result "$t" build-failed 0; status=1; continue; fi
   seed "$t"
   rm -rf "$OUT/artifacts/$t"
   mkdir -p "$OUT/work/$t" "$OUT/artifacts/$t" "Tests/Fuzz/corpus/$t"
@@ -83,10 +87,14 @@ for t in "${TARGETS[@]}"; do
     runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
     cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
     echo "fuzz: $t: 0 crashes in $runs runs (${SECONDS_PER_TARGET}s, $cov)"
-    case "$runs" in ''|*[!0-9]*|0) status=1; echo "fuzz: $t: ran no input (log: $log)" ;; esac
+    case "$runs" in
+      ''|*[!0-9]*|0) status=1; echo "fuzz: $t: ran no input (log: $log)"; result "$t" no-input 0 ;;
+      *) result "$t" ok "$runs" ;;
+    esac
   else
     status=1
     echo "fuzz: $t: CRASH (log: $log)"
+    result "$t" crash "$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)"
     grep -E 'ERROR|Fatal error|SUMMARY|Test unit written' "$log" | head -20 || true
     for a in "$OUT/artifacts/$t"/*; do
       [ -f "$a" ] && { echo "input $a (reproduce: SWIFT_BACKTRACE=enable=no $OUT/$t $a):"; od -An -tx1 -v "$a" | head -40; }

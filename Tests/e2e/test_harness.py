@@ -94,8 +94,9 @@ def test_an_exception_in_a_worker_thread_fails_the_test(tmp_path):
 
 
 def test_summary_catches_every_failure_it_must():
-    """Tests/summary.py's rules on sample logs: a crashed unit phase, a failed or unlisted skip, a
-    missing, unbuilt, crashed or idle fuzz target each fail the run (and passing logs pass)."""
+    """Tests/summary.py's rules on sample summaries: a failed or missing runner, a failed test, an
+    unexpected skip, an xfail without its reason, a missing, unbuilt, crashed or idle fuzz target each
+    fail the run (and passing summaries pass)."""
     summary = REPO / "Tests" / "summary.py"
     result = subprocess.run([sys.executable, str(summary), "--self-test"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "every rule caught its failure" in result.stdout, result.stdout + result.stderr
