@@ -54,6 +54,9 @@ public enum HelpFormatter {
         if !command.options.isEmpty {
             text += "\nOptions:\n" + table(command.options.map { ($0.synopsis, $0.help) })
         }
+        if !command.rules.isEmpty {
+            text += "\nRules:\n" + command.rules.map { wrap($0.summary, prefix: "  ", indent: "    ") + "\n" }.joined()
+        }
         text += "\n" + wrap("Global options: " + GlobalOptions.specs.map { "--\($0.long)" }.joined(separator: ", ")
             + " (see 'kc help').", prefix: "", indent: "  ") + "\n"
         if !command.examples.isEmpty {

@@ -48,6 +48,9 @@ public enum ManPage {
                 t += ".TP\n.I \(escape(argument.name))\n" + escape(argument.help) + "\n"
             }
             for option in command.options { t += optionItem(option) }
+            if !command.rules.isEmpty {
+                t += ".PP\nRules:\n.RS\n" + command.rules.map { escape($0.summary) + "\n.br\n" }.joined() + ".RE\n"
+            }
             if !command.examples.isEmpty {
                 t += ".PP\nExamples:\n.RS\n.nf\n" + command.examples.map { escape($0) + "\n" }.joined() + ".fi\n.RE\n"
             }

@@ -15,6 +15,9 @@ let clipOptions: [OptionSpec] = [
            help: "With --clip: clear the clipboard after SECONDS if it still holds the secret (default \(ClipRequest.defaultTimeout); 0: never)."),
 ]
 
+/// The rules of the clip options, for every command that has them.
+let clipRules: [OptionRule] = [.requires("clip-timeout", anyOf: ["clip"])]
+
 /// What the help of a command with --clip says about it.
 let clipHelp = """
     --clip copies the secret to the clipboard instead of printing it: through wl-copy under Wayland \
@@ -42,10 +45,7 @@ struct ClipRequest {
     /// The request of `invocation`, or nil without --clip; checked, and its clipboard found,
     /// before the vault is opened.
     static func parse(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> ClipRequest? {
-        guard invocation.flag("clip") else {
-            if invocation.flag("clip-timeout") { throw usageError("--clip-timeout only applies to --clip") }
-            return nil
-        }
+        guard invocation.flag("clip") else { return nil }
         var timeout = defaultTimeout
         if let text = invocation.value("clip-timeout") {
             guard let value = Int(text), text.allSatisfy(\.isASCII), timeoutRange.contains(value) else {

@@ -36,6 +36,10 @@ let generateCommand = CommandSpec(
         .value("words", valueName: "N", help: "A passphrase of N words of the EFF large list instead (\(PasswordRecipe.defaultWordCount) gives 77 bits)."),
         .value("separator", valueName: "S", help: "With --words: what goes between words (default '\(PasswordRecipe.defaultSeparator)')."),
     ] + clipOptions,
+    rules: [
+        .exclusive(["words", "length"]), .exclusive(["words", "charset"]), .exclusive(["words", "no-symbols"]),
+        .requires("separator", anyOf: ["words"]),
+    ] + clipRules,
     examples: ["kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '",
                "kc generate --clip"],
     handler: runGenerate)

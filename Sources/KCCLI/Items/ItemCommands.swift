@@ -62,6 +62,7 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
                   refusesSecretValue: true),
         ] + generateOptions,
+        rules: secretRules,
         examples: itemClass == .generic
             ? ["printf %s \"$PW\" | kc add generic -s github.com -a me@example.com -l GitHub --password-stdin"]
             : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"]
@@ -85,6 +86,7 @@ let findAnyCommand = CommandSpec(
         .value("description", short: "D", valueName: "TEXT", help: "Description (kind)."),
         .value("comment", short: "j", valueName: "TEXT", help: "Comment."),
     ], nil) + findFlags,
+    rules: findRules,
     examples: ["kc find --all --json", "kc find -s github.com"],
     handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, nil) })
 
@@ -94,6 +96,23 @@ private let findFlags: [OptionSpec] = [
     .flag("password", short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
     .flag("json", help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
 ] + clipOptions
+
+/// --clip copies the one secret -w selects.
+private let findRules: [OptionRule] = [
+    .requires("clip", anyOf: ["password"], message: "--clip copies the secret, which only -w selects",
+              hint: "write 'kc find ... -w --clip'"),
+    .exclusive(["clip", "json"]),
+    .exclusive(["clip", "all"], reason: "--clip copies one secret",
+               message: "--clip copies one secret, and --all asks for every match",
+               hint: "leave out --all (the first match is copied), and narrow the selection with attributes such as -a ACCOUNT"),
+] + clipRules
+
+/// Where the secret of add and update comes from: one source at most; --binary and --print belong to one.
+private let secretRules: [OptionRule] = [
+    .exclusive(["password-stdin", "password", "generate"], reason: "each gives the secret"),
+    .requires("binary", anyOf: ["password-stdin"]),
+    .requires("print", anyOf: ["generate"], hint: "use 'kc find ... -w' to print a stored secret"),
+]
 
 private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
     CommandSpec(
@@ -107,6 +126,7 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         \(clipHelp)
         """,
         options: ItemOptions.selectingOptions(for: itemClass) + findFlags,
+        rules: findRules,
         examples: itemClass == .generic ? ["kc find generic -s github.com -w", "kc find generic -s github.com -w --clip"]
             : ["kc find internet -s FTP.example.com -i"],
         handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
@@ -158,6 +178,7 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
             .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
         ] + generateOptions,
+        rules: secretRules,
         examples: ["kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") -a me --password-stdin",
                    "kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --set-label \"Work\""],
         handler: { invocation, context throws(KeychainError) in try runUpdate(invocation, context, itemClass) })

@@ -172,34 +172,14 @@ private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?
             Query(itemClass: .internet, filters: internet, ignoreCase: ignoreCase, matchAll: all)]
 }
 
-/// --clip of find: only with -w, for one item, not with --json; nil without it.
+/// --clip of find (its rules, `findRules`, are checked by the parser); nil without it.
 private func findClipRequest(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> ClipRequest? {
-    if invocation.flag("clip") {
-        if !invocation.flag("password") {
-            throw usageError("--clip copies the secret, which only -w selects", hint: "write 'kc find ... -w --clip'")
-        }
-        if invocation.flag("json") { throw usageError("--clip and --json exclude each other") }
-        if invocation.flag("all") {
-            throw usageError("--clip copies one secret, and --all asks for every match",
-                             hint: "leave out --all (the first match is copied), and narrow the selection with attributes such as -a ACCOUNT")
-        }
-    }
-    return try ClipRequest.parse(invocation, context)
+    try ClipRequest.parse(invocation, context)
 }
 
-/// --binary only with --password-stdin; --password-stdin, --password and --generate exclude each
-/// other; --print only with --generate. Returns the recipe of --generate[=SPEC], checked.
+/// The recipe of --generate[=SPEC], checked (which secret flags go together is `secretRules`,
+/// checked by the parser).
 private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainError) -> PasswordRecipe? {
-    let sources = ["password-stdin", "password", "generate"].filter(invocation.flag)
-    if sources.count > 1 {
-        throw usageError("--\(sources[0]) and --\(sources[1]) exclude each other (each gives the secret)")
-    }
-    if invocation.flag("binary") && !invocation.flag("password-stdin") {
-        throw usageError("--binary only applies to --password-stdin")
-    }
-    if invocation.flag("print") && !invocation.flag("generate") {
-        throw usageError("--print only applies to --generate", hint: "use 'kc find ... -w' to print a stored secret")
-    }
     guard let spec = invocation.value("generate") else { return nil }
     let settings = try GenerateSettings.parse(spec: spec)
     return try GenerateSettings.recipe(settings, written: { $0 == "no-symbols" ? $0 : "\($0)=" })

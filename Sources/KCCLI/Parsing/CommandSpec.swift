@@ -136,6 +136,8 @@ public struct CommandSpec: Sendable {
     private let writeDiscussion: @Sendable () -> String
     public var arguments: [ArgumentSpec]
     public var options: [OptionSpec]
+    /// The relations between the options (`OptionRule`): enforced by the parser, shown by help.
+    public var rules: [OptionRule]
     /// Example command lines for help and the man page.
     public var examples: [String]
     /// Hidden commands (`__man`) are left out of help, the man page and completions.
@@ -150,13 +152,14 @@ public struct CommandSpec: Sendable {
 
     public init(_ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
                 arguments: [ArgumentSpec] = [],
-                options: [OptionSpec] = [], examples: [String] = [], hidden: Bool = false,
+                options: [OptionSpec] = [], rules: [OptionRule] = [], examples: [String] = [], hidden: Bool = false,
                 passesArgumentsThrough: Bool = false, usageErrorStatus: Int32? = nil, handler: @escaping CommandHandler) {
         self.name = name
         self.abstract = abstract
         self.writeDiscussion = discussion
         self.arguments = arguments
         self.options = options
+        self.rules = rules
         self.examples = examples
         self.isHidden = hidden
         self.passesArgumentsThrough = passesArgumentsThrough

@@ -46,6 +46,9 @@ public struct Parser: Sendable {
         if state.globals.help || state.words.isEmpty { return .help(words: state.words, globals: state.globals) }
         guard let command = state.command else { throw missingSubcommand(state.words) }
         try checkArgumentCount(command, state.arguments)
+        for rule in command.rules {
+            if let violation = rule.violation(given: { state.values[$0] != nil }) { throw violation }
+        }
         return .run(ParsedInvocation(command: command, globals: state.globals,
                                      optionValues: state.values, arguments: state.arguments))
     }
