@@ -75,6 +75,9 @@ extension WireWriter {
         case .resultNotVerified: u8(3)
         case .tooLarge(let side, let size): u8(4); mergeSide(side); u64(UInt64(size))
         case .keyNotKnown(let side, let header): u8(5); mergeSide(side); bytes(header.encoded())
+        case .notLinked(let side, let header): u8(6); mergeSide(side); bytes(header.encoded())
+        case .keyDerivationTooCostly(let side, let asked, let allowed):
+            u8(7); mergeSide(side); u64(asked.opsLimit); u64(asked.memoryLimit); u64(allowed.opsLimit); u64(allowed.memoryLimit)
         }
     }
 
@@ -151,6 +154,14 @@ extension WireReader {
             let side = try mergeSide()
             guard let header = try? VaultHeader.decode(try bytes()) else { throw AgentError.protocolError(.badValue) }
             return .keyNotKnown(side, header)
+        case 6:
+            let side = try mergeSide()
+            guard let header = try? VaultHeader.decode(try bytes()) else { throw AgentError.protocolError(.badValue) }
+            return .notLinked(side, header)
+        case 7:
+            let side = try mergeSide()
+            let asked = KDFParameters(opsLimit: try u64(), memoryLimit: try u64())
+            return .keyDerivationTooCostly(side, asked: asked, allowed: KDFParameters(opsLimit: try u64(), memoryLimit: try u64()))
         default: throw AgentError.protocolError(.badValue)
         }
     }

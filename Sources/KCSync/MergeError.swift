@@ -22,8 +22,27 @@ public enum MergeError: Error, Sendable {
     /// was replaced (`passwd --rotate-key`) on another machine. The key `header` wraps, once
     /// unwrapped with its master password and added to the keys, opens it.
     case keyNotKnown(MergeSide, VaultHeader)
+    /// No known key opens the copy, and the key its header wraps does, but the copy holds no
+    /// earlier-key record with a key this machine has: it is not a rotation of this vault but a
+    /// copy sealed under someone else's key and given this vault's id. The key is not kept.
+    case notLinked(MergeSide, VaultHeader)
+    /// No known key opens the copy, and its header asks for a costlier key derivation (`asked`)
+    /// than this vault's own header (`allowed`, pass for pass and byte for byte): nothing was derived.
+    case keyDerivationTooCostly(MergeSide, asked: KDFParameters, allowed: KDFParameters)
     /// The result did not read back as the records the merge decided on (never expected).
     case resultNotVerified
     /// A copy is larger than a merge reads (`VaultMerge.maximumCopySize`); `size` in bytes.
     case tooLarge(MergeSide, size: Int)
+
+    /// The same failure told of the copy of `side`.
+    func on(_ side: MergeSide) -> MergeError {
+        switch self {
+        case .unreadable(_, let problem): return .unreadable(side, problem)
+        case .keyNotKnown(_, let header): return .keyNotKnown(side, header)
+        case .notLinked(_, let header): return .notLinked(side, header)
+        case .keyDerivationTooCostly(_, let asked, let allowed): return .keyDerivationTooCostly(side, asked: asked, allowed: allowed)
+        case .tooLarge(_, let size): return .tooLarge(side, size: size)
+        case .differentVaults, .sharedDeviceID, .resultNotVerified: return self
+        }
+    }
 }

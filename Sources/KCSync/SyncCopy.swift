@@ -188,8 +188,8 @@ public struct SyncCopy: Sendable {
     /// `error` of a merge into the sync copy, told as of the live vault (ours) and the copy (theirs).
     static func swappingSides(_ error: MergeError) -> MergeError {
         switch error {
-        case .unreadable(let side, let problem): return .unreadable(side == .ours ? .theirs : .ours, problem)
-        case .keyNotKnown(let side, let header): return .keyNotKnown(side == .ours ? .theirs : .ours, header)
+        case .unreadable(let side, _), .keyNotKnown(let side, _), .notLinked(let side, _), .keyDerivationTooCostly(let side, _, _):
+            return error.on(side == .ours ? .theirs : .ours)
         default: return error
         }
     }

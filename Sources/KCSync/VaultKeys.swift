@@ -9,12 +9,15 @@ import KCVault
 public final class VaultKeys {
     /// Known keys, the caller's first, in the order they were learned.
     public private(set) var all: [SecureBytes]
-    /// Headers whose key is known (the live vault's, those of the copies opened): a copy with
-    /// another header that no known key opens was re-keyed elsewhere (`keyNotKnown`).
+    /// Headers whose key is known (the live vault's first, then those of the copies opened): a
+    /// copy with another header that no known key opens was re-keyed elsewhere (`keyNotKnown`).
     public private(set) var knownHeaders: [VaultHeader] = []
     /// Asked for the key of a header whose copy none of the known keys opens (a key rotated on
     /// another machine): it unwraps it with a master password, or returns nil when it cannot.
-    public let unlock: (VaultHeader) -> SecureBytes?
+    /// Only `adopt` asks it, and only within this vault's own KDF cost.
+    private let unlock: (VaultHeader) -> SecureBytes?
+    /// Headers `adopt` refused, and why: never asked for again.
+    private var refused: [(header: VaultHeader, error: MergeError)] = []
 
     public init(_ key: SecureBytes, header: VaultHeader? = nil, unlock: @escaping (VaultHeader) -> SecureBytes? = { _ in nil }) {
         all = [key]
@@ -61,10 +64,16 @@ public final class VaultKeys {
                 if !knownHeaders.contains(image.header) { knownHeaders.append(image.header) }
                 return Opened(image: image, key: key)
             }
-            guard !laterSources.isEmpty else { return nil }
-            let source = laterSources.removeFirst()
-            if let image = all.lazy.compactMap({ try? VaultImage(bytes: source, key: $0) }).first { learn(from: image.records) }
+            guard learnNextSource() else { return nil }
         }
+    }
+
+    /// Learns the earlier keys of the next copy kept for later; false when none is left.
+    private func learnNextSource() -> Bool {
+        guard !laterSources.isEmpty else { return false }
+        let source = laterSources.removeFirst()
+        if let image = all.lazy.compactMap({ try? VaultImage(bytes: source, key: $0) }).first { learn(from: image.records) }
+        return true
     }
 
     /// Why `bytes` (the copy of `side`) opens with no known key: `keyNotKnown` when its first
@@ -98,30 +107,74 @@ public final class VaultKeys {
     }
 
     /// The records of `bytes` (the copy of `side`), read whole with a known key, or with the key
-    /// `unlock` gives for its header.
+    /// of its header once `adopt` took it.
     public func records(of bytes: [UInt8], side: MergeSide = .theirs) throws(MergeError) -> [VaultRecord] {
         try VaultMerge.checkSize(bytes.count, of: side)
         if let copy = attempt(bytes) { return copy.image.records }
         let error = failure(bytes, side: side)
-        guard case .keyNotKnown(_, let header) = error, let key = unlock(header) else { throw error }
-        add(key)
-        remember(header)
-        guard let copy = attempt(bytes) else { throw failure(bytes, side: side) }
-        return copy.image.records
+        guard case .keyNotKnown(_, let header) = error else { throw error }
+        return try adopt(header, of: bytes, side: side).records
+    }
+
+    /// Takes the key of `header`, the header of `bytes` (the copy of `side`, which no known key
+    /// opens), for that of a key rotation made on another machine (Docs/SYNC.md, rule 8), only
+    /// when the copy proves it descends from this vault; the one place a key not derived from
+    /// this vault's own keys is let in. In order:
+    /// 1. its KDF cost is at most this vault's own header's (the first known), pass for pass and
+    ///    byte for byte, else `keyDerivationTooCostly` and `unlock` is not asked: the copy's writer
+    ///    does not choose what a sync derives;
+    /// 2. `unlock` gives its key, else `keyNotKnown`;
+    /// 3. the copy reads whole with it, else `unreadable`;
+    /// 4. it holds an earlier-key record (kind 5, sealed under that key) with a key this machine
+    ///    has (the caller's, or an earlier key of its copies), else `notLinked`: a copy someone
+    ///    sealed under a key of their own and gave this vault's id, which only a password of
+    ///    theirs opens. Chained rotations keep every key they replaced, and each of two concurrent
+    ///    rotations keeps the common one, so every honest rotation passes.
+    /// Only then is the key added (with the copy's earlier keys). A header refused is refused
+    /// again, for either side, without asking.
+    func adopt(_ header: VaultHeader, of bytes: [UInt8], side: MergeSide) throws(MergeError) -> VaultImage {
+        if let earlier = refused.first(where: { $0.header == header }) { throw earlier.error.on(side) }
+        do throws(MergeError) {
+            let copy = try linkedCopy(header, of: bytes, side: side)
+            learn(from: copy.image.records)
+            add(copy.key)
+            remember(header)
+            return copy.image
+        } catch {
+            refused.append((header, error))
+            throw error
+        }
+    }
+
+    /// `adopt`'s checks: the copy read with the key of `header`, and that key.
+    private func linkedCopy(_ header: VaultHeader, of bytes: [UInt8], side: MergeSide) throws(MergeError) -> Opened {
+        guard let own = knownHeaders.first?.kdf else { throw .keyNotKnown(side, header) }
+        guard header.kdf.opsLimit <= own.opsLimit, header.kdf.memoryLimit <= own.memoryLimit else {
+            throw .keyDerivationTooCostly(side, asked: header.kdf, allowed: own)
+        }
+        guard let key = unlock(header) else { throw .keyNotKnown(side, header) }
+        let image: VaultImage
+        do { image = try VaultImage(bytes: bytes, key: key) } catch { throw .unreadable(side, error) }
+        while learnNextSource() {}   // every earlier key this machine has
+        let linked = image.records.contains { record in
+            guard record.payload.kind == .earlierKey, let earlier = record.secureField(.earlierKey) else { return false }
+            return all.contains { $0.isEqual(to: earlier) }
+        }
+        guard linked else { throw .notLinked(side, header) }
+        return Opened(image: image, key: key)
     }
 }
 
 extension VaultMerge {
-    /// `merge(ours:theirs:keys:)`, asking `keys.unlock` (once per header) for the key of a copy that
-    /// none of `keys` opens.
+    /// `merge(ours:theirs:keys:)`, with the key of a copy that none of `keys` opens once
+    /// `keys.adopt` took it (asked once per header, refused unless the copy is linked to the vault).
     public static func merge(ours: [UInt8], theirs: [UInt8], unlocking keys: VaultKeys) throws(MergeError) -> Result {
         var asked: [VaultHeader] = []
         while true {
             do { return try merge(ours: ours, theirs: theirs, keys: keys) } catch {
-                guard case .keyNotKnown(_, let header) = error, !asked.contains(header), let key = keys.unlock(header) else { throw error }
+                guard case .keyNotKnown(let side, let header) = error, !asked.contains(header) else { throw error }
                 asked.append(header)
-                keys.add(key)
-                keys.remember(header)
+                _ = try keys.adopt(header, of: side == .ours ? ours : theirs, side: side)
             }
         }
     }

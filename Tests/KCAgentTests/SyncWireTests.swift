@@ -50,10 +50,15 @@ final class SyncWireTests: XCTestCase {
 
     func testEveryMergeFailureRoundTrips() throws {
         let device = [UInt8](repeating: 7, count: 16)
+        let header = VaultHeader(vaultID: device, kdf: KDFParameters(opsLimit: 1, memoryLimit: 8 << 10), salt: Array(device),
+                                 keyNonce: [UInt8](repeating: 3, count: VaultHeader.nonceLength),
+                                 wrappedKey: [UInt8](repeating: 5, count: VaultHeader.wrappedKeyLength))
         let failures: [MergeError] = [
+            .keyNotKnown(.theirs, header), .notLinked(.ours, header),
             .unreadable(.ours, .header(.badMagic)), .unreadable(.theirs, .damaged(offset: 4096)),
             .unreadable(.ours, .incomplete(offset: 77)), .differentVaults(ours: device, theirs: Array(device.reversed())),
             .sharedDeviceID(device: device, counter: 42), .resultNotVerified, .tooLarge(.theirs, size: VaultMerge.maximumCopySize + 1),
+            .keyDerivationTooCostly(.theirs, asked: KDFParameters(opsLimit: 20, memoryLimit: 1 << 32), allowed: .moderate),
         ]
         for failure in failures {
             var writer = WireWriter()

@@ -123,6 +123,18 @@ enum MergeDriver {
         }
     }
 
+    /// A memory limit as --kdf-memory takes it (in whole KiB, rounded up).
+    private static func memoryOption(_ bytes: UInt64) -> String {
+        if bytes % (1 << 30) == 0 { return "\(bytes >> 30)G" }
+        if bytes % (1 << 20) == 0 { return "\(bytes >> 20)M" }
+        return "\((bytes + 1023) >> 10)K"
+    }
+
+    /// An Argon2id cost as the errors state it.
+    private static func kdf(_ parameters: KDFParameters) -> String {
+        "Argon2id \(parameters.opsLimit) pass\(parameters.opsLimit == 1 ? "" : "es"), \(ByteSize.describe(parameters.memoryLimit))"
+    }
+
     static func wording(_ error: MergeError, ours: String, theirs: String) -> KeychainError {
         switch error {
         case .unreadable(let side, let problem):
@@ -145,6 +157,17 @@ enum MergeDriver {
                                  + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",
                                  hint: "'kc sync' (or 'kc sync --continue' after a git pull by hand) merges it with the master password set there "
                                  + "(asked on the terminal, or --new-password-fd N / --new-password-file PATH)")
+        case .notLinked(let side, _):
+            return KeychainError(.decode, "\(side == .ours ? ours : theirs) is sealed under a key that is not linked to this vault: unlike "
+                                 + "the copy of a key rotation, it holds none of this vault's keys, so someone made it under a key of their own "
+                                 + "with this vault's id; its key was not kept and nothing was written",
+                                 hint: "someone who can push to the remote replaced the vault there: do not use a password you were told for it; "
+                                 + "set the remote's branch back to one of your own commits, then sync again")
+        case .keyDerivationTooCostly(let side, let asked, let allowed):
+            return KeychainError(.decode, "\(side == .ours ? ours : theirs) is sealed under a key this machine does not have, and its header asks for a "
+                                 + "costlier key derivation (\(kdf(asked))) than this vault's (\(kdf(allowed))); no password was tried on it and nothing was written",
+                                 hint: "if the vault's key was rotated on another machine with a higher cost, give this vault the same cost first "
+                                 + "('kc passwd --kdf-ops \(asked.opsLimit) --kdf-memory \(memoryOption(asked.memoryLimit))'), then sync again")
         case .resultNotVerified:
             return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
         case .tooLarge(let side, let size):

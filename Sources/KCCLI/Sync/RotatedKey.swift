@@ -5,7 +5,9 @@ import KCVault
 import Keychain
 
 /// `kc sync` after a key rotation on another machine (Docs/SYNC.md, "Password changes and key
-/// rotations"): the key of the remote copy's header, which none of this vault's keys opens.
+/// rotations"): the key of the remote copy's header, which none of this vault's keys opens. Asked
+/// only by `VaultKeys.adopt`, once the header asks for no costlier derivation than the vault's own;
+/// the key is kept only when the copy it opens holds one of the vault's keys (rule 8).
 final class RotatedKey {
     private let invocation: ParsedInvocation?
     private let context: Context

@@ -149,7 +149,11 @@ struct SyncSetup {
             case .noVaultFile(let folder):
                 return KeychainError(.decode, "\(folder) does not hold exactly one vault file (*.kc)")
             case .merge(let merge):
-                return MergeDriver.wording(merge, ours: "the vault", theirs: "the sync copy (or the remote's copy)")
+                // Only a copy fetched from the remote can be under a key this machine never had.
+                switch merge {
+                case .notLinked, .keyDerivationTooCostly: return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
+                default: return MergeDriver.wording(merge, ours: "the vault", theirs: "the sync copy (or the remote's copy)")
+                }
             case .mergeStopped(let said):
                 return KeychainError(.io, "git could not merge the remote's vault: \(Printable.text(oneLine(said))); the vault was left untouched")
             case .mergeInProgress(let folder):
