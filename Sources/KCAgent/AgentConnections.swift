@@ -91,7 +91,7 @@ final class AgentConnections: @unchecked Sendable {
                 // An agent about to exit answers nothing more (it is locked).
                 if counts.withLock({ $0.mustExit }) {
                     try? channel.skipRest(of: first)
-                    try? channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+                    try? channel.send(WireWriter().frame(kind: AgentReply.Kind.locked.rawValue))
                     return true
                 }
                 let wasUnlocked = service.keychain != nil
