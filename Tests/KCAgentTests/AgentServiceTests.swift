@@ -106,4 +106,21 @@ final class AgentServiceTests: XCTestCase {
         XCTAssertEqual(try status(service).state, .locked)
         XCTAssertEqual(try ask(service, findRequest()).reply.kind, AgentReply.Kind.locked.rawValue)
     }
+
+    /// Mutation M31: the lock and Shutdown requests themselves wipe the keychain (the key with it),
+    /// not only the server that stops afterwards.
+    func testLockAndShutdownWipeTheKeychain() throws {
+        for request in [AgentRequest.lock, .shutdown] {
+            let service = try makeService()
+            XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, AgentReply.Kind.done.rawValue)
+            XCTAssertNotNil(service.keychain)
+            let (exit, reply) = try ask(service, Array(request.frames())[0])
+            XCTAssertEqual(reply.kind, AgentReply.Kind.done.rawValue)
+            XCTAssertTrue(exit)
+            XCTAssertNil(service.keychain, "\(request.kind) left the keychain (and its key) in memory")
+            XCTAssertNil(service.timers)
+            TemporaryFolder.remove(folder)
+            folder = TemporaryFolder.make("kc-agent-service")
+        }
+    }
 }
