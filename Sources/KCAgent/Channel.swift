@@ -156,7 +156,7 @@ enum Hello {
     /// "kc-agent" in ASCII.
     static let magic: [UInt8] = Array("kc-agent".utf8)
     /// The protocol number: an explicit integer, raised by hand when messages change meaning.
-    static let protocolNumber: UInt32 = 2
+    static let protocolNumber: UInt32 = 3
     /// Magic (8), protocol number (4, big-endian), build id length (1).
     static let fixedLength = 13
 
