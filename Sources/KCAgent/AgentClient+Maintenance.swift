@@ -1,67 +1,48 @@
 import Keychain
 
+// The requests beyond `ItemStore` of `kc conflicts`, `kc history`, `kc compact`, `kc repair`
+// (without salvage), `kc check` and the device name: done by the agent with the key it holds.
 extension AgentClient {
+    /// The items in conflict (only `itemID`'s when given), their versions' secrets when `revealing`
+    /// (the master password asked again, once, when a version has the require-password mark).
+    public func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(AgentError) -> [ItemConflict] {
+        guard case .conflicts(let conflicts, _) = try askingAgain({ .conflicts(itemID: itemID, revealing: revealing, password: $0) }) else {
+            throw AgentError.protocolError(.unexpectedReply)
+        }
+        return conflicts
+    }
+
     /// Every version of the single item `query` selects, oldest first; their secrets when
     /// `revealing` (the master password asked again, once, when a version has the require-password mark).
-    public func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
-        try askingAgain { (password) in
-            var writer = WireWriter()
-            writer.query(query)
-            writer.bool(revealing)
-            writer.optionalSecret(password)
-            return [writer.frame(kind: RequestKind.history.rawValue)]
-        } read: { (frame) throws(AgentError) in
-            guard frame.kind == ReplyKind.versions.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            return try ListStream.receive(startingWith: frame, on: self.replyChannel!) { (reader) throws(AgentError) in try reader.version() }
+    public func history(_ query: Query, revealing: Bool) throws(AgentError) -> [ItemVersion] {
+        guard case .versions(let versions, _) = try askingAgain({ .history(query, revealing: revealing, password: $0) }) else {
+            throw AgentError.protocolError(.unexpectedReply)
         }
+        return versions
     }
 
     /// Compacts the vault as `Keychain.compact` does, with the agent's key: the record counts
     /// before and after.
-    public func compact() throws(KeychainError) -> (before: Int, after: Int) {
-        try request([WireWriter().frame(kind: RequestKind.compact.rawValue)]) { (frame) throws(AgentError) in
-            guard frame.kind == ReplyKind.compacted.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            var reader = frame.reader
-            let before = try reader.count64(), after = try reader.count64()
-            try reader.finish()
-            return (before, after)
-        }
+    public func compact() throws(AgentError) -> (before: Int, after: Int) {
+        guard case .compacted(let before, let after) = try request(.compact) else { throw AgentError.protocolError(.unexpectedReply) }
+        return (before, after)
     }
 
     /// Names this machine's device `name` (checked already) as `Keychain.nameDevice` does; the
     /// master password is asked again only for a version-1 vault (its conversion).
-    public func nameDevice(_ name: String) throws(KeychainError) {
-        try askingAgain { (password) in
-            var writer = WireWriter()
-            writer.string(name)
-            writer.optionalSecret(password)
-            return [writer.frame(kind: RequestKind.nameDevice.rawValue)]
-        } read: { (frame) throws(AgentError) in
-            guard frame.kind == ReplyKind.done.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            try frame.reader.finish()
-        }
+    public func nameDevice(_ name: String) throws(AgentError) {
+        guard case .done = try askingAgain({ .nameDevice(name, password: $0) }) else { throw AgentError.protocolError(.unexpectedReply) }
     }
 
     /// The vault's torn tail as the agent reads it now (nil: none), removed when `removing`.
-    public func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? {
-        var writer = WireWriter()
-        writer.bool(removing)
-        return try request([writer.frame(kind: RequestKind.tornTail.rawValue)]) { (frame) throws(AgentError) in
-            guard frame.kind == ReplyKind.tornTail.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            var reader = frame.reader
-            let present = try reader.bool()
-            let offset = try reader.count64(), length = try reader.count64()
-            try reader.finish()
-            return present ? (offset, length) : nil
-        }
+    public func tornTail(removing: Bool) throws(AgentError) -> (offset: Int, length: Int)? {
+        guard case .tornTail(let torn) = try request(.tornTail(removing: removing)) else { throw AgentError.protocolError(.unexpectedReply) }
+        return torn
     }
-}
 
-extension WireReader {
-    /// A u64 that counts something in memory or on disk (refused above `Int.max`).
-    fileprivate mutating func count64() throws(AgentError) -> Int {
-        let value = try u64()
-        guard value <= UInt64(Int.max) else { throw AgentError.protocolError(.badValue) }
-        return Int(value)
+    /// What `Keychain.check` reports of the vault, walked by the agent with its key (no password).
+    public func check() throws(AgentError) -> CheckReport {
+        guard case .checkReport(let report) = try request(.check) else { throw AgentError.protocolError(.unexpectedReply) }
+        return report
     }
 }

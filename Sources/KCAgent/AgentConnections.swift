@@ -14,6 +14,8 @@ final class AgentConnections: @unchecked Sendable {
     static let maximum = 16
 
     private let service: AgentService
+    /// What the connections speak (`AgentProtocolHandler`: a second socket would have its own).
+    private let handler = KCAgentProtocol()
     /// Held around every use of `service`.
     private let serviceLock = Mutex(())
     private let counts = Mutex((active: 0, mustExit: false))
@@ -75,27 +77,21 @@ final class AgentConnections: @unchecked Sendable {
     private func serveOne(_ connection: FileDescriptor) -> Bool {
         UnixSocket.setTimeouts(connection, seconds: AgentServer.connectionTimeout)
         guard let peer = try? UnixSocket.peer(of: connection), peer.uid == getuid() else { return false }
-        let channel = Channel(socket: connection)
         do throws(AgentError) {
-            try channel.sendHello(build: service.build)
-            let hello = try channel.receiveHello()
-            guard let first = try channel.receiveRequest() else { return false }
-            if first.kind == Hello.shutdownKind {
-                counts.withLock { $0.mustExit = true }
-                return true
+            var stop = false
+            guard let request = try handler.receive(on: connection, build: service.build, stop: &stop) else {
+                if stop { counts.withLock { $0.mustExit = true } }
+                return stop
             }
-            // A client of another build may only ask this agent to stop.
-            guard hello.protocolNumber == Hello.protocolNumber, hello.build == service.build else { return false }
-            defer { try? channel.finishReply() }
+            defer { handler.finish(request) }
             return serviceLock.withLock { _ -> Bool in
                 // An agent about to exit answers nothing more (it is locked).
                 if counts.withLock({ $0.mustExit }) {
-                    try? channel.skipRest(of: first)
-                    try? channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+                    try? handler.refuse(request)
                     return true
                 }
                 let wasUnlocked = service.keychain != nil
-                let exit = (try? service.handle(first, on: channel)) ?? false
+                let exit = (try? handler.answer(request, with: service)) ?? false
                 if service.releaseMemoryAfterRequest {
                     service.releaseMemoryAfterRequest = false
                     Processes.releaseFreeMemory()

@@ -1,7 +1,15 @@
+import KCSync
 import KCSystem
+import Keychain
 
-/// Why talking to, starting or running the agent failed, as data (KCCLI words it).
-public enum AgentError: Error, Sendable, Equatable {
+/// Why a request to the agent, or starting or running it, failed, as data: the failure the agent
+/// reported for the request (`keychain`, `merge`), or one of reaching it (KCCLI words them all,
+/// and gives each its result code).
+public enum AgentError: Error, Sendable {
+    /// The keychain failed the request in the agent (or the client's `reauthenticate` failed).
+    case keychain(KeychainError)
+    /// The copies could not be merged (a sync request).
+    case merge(MergeError)
     /// The socket folder is not a private folder of this user: not a directory (or a symbolic
     /// link), owned by someone else, or with group or other permission bits.
     case folderUnsafe(path: String, owner: UInt32, mode: UInt32)
@@ -24,7 +32,8 @@ public enum AgentError: Error, Sendable, Equatable {
     case agentGone(errno: Errno?)
     /// The agent did not send its hello (stopped, or gone): nothing was asked of it.
     case noHello(errno: Errno?)
-    /// The agent holds no key (it was locked or never unlocked).
+    /// The agent holds no key (it was locked or never unlocked, or it locked before answering):
+    /// the request was not carried out.
     case locked
     /// The request touches an item that asks for the master password again, and none was given
     /// (the client asks for it through its `reauthenticate` closure).

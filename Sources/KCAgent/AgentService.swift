@@ -16,8 +16,10 @@ final class AgentService {
     let options: OpenOptions
     let clock: () -> Double
     let build: String
-    private(set) var keychain: Keychain?
-    private(set) var timers: SessionTimers?
+    /// The open vault while unlocked (set by an unlock, dropped by `wipe`).
+    var keychain: Keychain?
+    /// The session's deadlines while unlocked (set by an unlock, dropped by `wipe`).
+    var timers: SessionTimers?
     /// Set by a request that decoded and sent many items: once it is done (and they are freed),
     /// the server gives the heap's free pages back.
     var releaseMemoryAfterRequest = false
@@ -76,106 +78,20 @@ final class AgentService {
     }
 
     /// Serves the request that starts with `first`; returns true when the agent must exit
-    /// (locked by the request, a timer, or a vault that is no longer its own).
+    /// (locked by the request, a timer, or a vault that is no longer its own). A request the agent
+    /// cannot answer now (locked, or a deadline passed) is answered `locked` unread.
     func handle(_ first: Frame, on channel: Channel) throws(AgentError) -> Bool {
-        guard let kind = RequestKind(rawValue: first.kind) else { throw AgentError.protocolError(.badValue) }
-        // A deadline passed (a late wake-up): lock before answering anything.
+        guard let kind = AgentRequest.Kind(rawValue: first.kind) else { throw AgentError.protocolError(.badValue) }
+        // A deadline passed (a late wake-up): lock before answering anything but the status.
         let expired = hasExpired
         if expired { wipe() }
-        var reader = first.reader
-        switch kind {
-        case .status:
-            try reader.finish()
-            var writer = WireWriter()
-            writer.status(status(pid: getpid()))
-            try channel.send(writer.frame(kind: ReplyKind.status.rawValue))
-            return expired
-        case _ where expired:
+        if (expired && kind != .status) || (kind.needsKey && keychain == nil) {
             try channel.skipRest(of: first)
-            try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
-            return true
-        case .unlock:
-            let password = try reader.secret()
-            let idle = try reader.f64(), maxTTL = try reader.f64()
-            try reader.finish()
-            return try unlock(password: password, idle: idle, maxTTL: maxTTL, on: channel)
-        case .lock, .shutdown:
-            wipe()
-            try channel.send(WireWriter().frame(kind: ReplyKind.done.rawValue))
-            return true
-        default:
-            guard let keychain else {
-                try channel.skipRest(of: first)
-                try channel.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
-                return false
-            }
-            // A reply that writes nothing stops between two frames once a deadline has passed.
-            if !kind.writes { channel.mustLock = { [self] in hasExpired } }
-            do {
-                let touch: () -> Void = { [self] in timers?.touch(at: clock()) }
-                if kind.isSync {
-                    try SyncRequests(keychain: keychain, channel: channel, touch: touch).serve(kind, first: first)
-                } else {
-                    try ItemRequests(keychain: keychain, channel: channel, touch: touch,
-                                     manyItemsSent: { [self] in releaseMemoryAfterRequest = true })
-                        .serve(kind, first: first, reader: &reader)
-                }
-                return false
-            } catch AgentError.locked where channel.endedLocked {
-                wipe()
-                return true
-            } catch let error as AgentError {
-                throw error
-            } catch let error as MergeError {
-                var writer = WireWriter()
-                writer.mergeError(error)
-                try channel.send(writer.frame(kind: ReplyKind.mergeFailure.rawValue))
-                return false
-            } catch is AskAgain {
-                try channel.send(WireWriter().frame(kind: ReplyKind.passwordRequired.rawValue))
-                return false
-            } catch {
-                let error = KeychainError(error)
-                try ItemRequests.sendWarnings(of: keychain, on: channel)
-                var writer = WireWriter()
-                writer.keychainError(error)
-                try channel.send(writer.frame(kind: ReplyKind.failure.rawValue))
-                if Self.endsSession(error) {
-                    wipe()
-                    return true
-                }
-                return false
-            }
+            try AgentReply.locked.send(on: channel)
+            return expired
         }
-    }
-
-    private func unlock(password: SecureBytes, idle: Double, maxTTL: Double, on channel: Channel) throws(AgentError) -> Bool {
-        guard idle > 0, maxTTL > 0, idle.isFinite, maxTTL.isFinite else { throw AgentError.protocolError(.badValue) }
-        do throws(KeychainError) {
-            if let keychain {
-                if try !keychain.verifyMasterPassword(password) { throw KeychainError(.authFailed, .vault(.wrongPassword)) }
-            } else {
-                let opened = try Keychain.open(at: endpoint.vaultPath, options: options) { () throws(KeychainError) in password }
-                opened.forgetMasterPassword()
-                opened.indexLookups()
-                try opened.refresh()
-                keychain = opened
-                Processes.releaseFreeMemory()   // the file read and decrypted whole is freed by now
-            }
-            timers = SessionTimers(now: clock(), idleTimeout: idle, maxTTL: maxTTL)
-        } catch {
-            var writer = WireWriter()
-            writer.keychainError(error)
-            try channel.send(writer.frame(kind: ReplyKind.failure.rawValue))
-            return false
-        }
-        if let code = SecureMemory.lockFailure {
-            // The agent's standard streams go nowhere: the front end that unlocks it says so.
-            var writer = WireWriter()
-            writer.warnings([.agentMemoryNotLocked(errno: code)])
-            try channel.send(writer.frame(kind: ReplyKind.warnings.rawValue))
-        }
-        try channel.send(WireWriter().frame(kind: ReplyKind.done.rawValue))
-        return false
+        // A reply that writes nothing stops between two frames once a deadline has passed.
+        if kind.needsKey && !kind.writes { channel.mustLock = { [self] in hasExpired } }
+        return try serve(AgentRequest.read(first, on: channel), on: channel) || expired
     }
 }

@@ -41,7 +41,7 @@ final class Channel: @unchecked Sendable {
         if midMessage, let mustLock, mustLock() {
             midMessage = false
             endedLocked = true
-            try sendWhole(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+            try sendWhole(WireWriter().frame(kind: AgentReply.Kind.locked.rawValue))
             throw AgentError.locked
         }
         midMessage = frame.withUnsafeBytes { $0[5] == 1 }
@@ -111,7 +111,7 @@ final class Channel: @unchecked Sendable {
     func receiveContinuation(of kind: UInt8) throws(AgentError) -> Frame {
         let next = try receiveRequired()
         guard next.kind == kind else {
-            throw next.kind == ReplyKind.locked.rawValue ? AgentError.locked : AgentError.protocolError(.unexpectedReply)
+            throw next.kind == AgentReply.Kind.locked.rawValue ? AgentError.locked : AgentError.protocolError(.unexpectedReply)
         }
         return next
     }
@@ -156,7 +156,7 @@ enum Hello {
     /// "kc-agent" in ASCII.
     static let magic: [UInt8] = Array("kc-agent".utf8)
     /// The protocol number: an explicit integer, raised by hand when messages change meaning.
-    static let protocolNumber: UInt32 = 2
+    static let protocolNumber: UInt32 = 3
     /// Magic (8), protocol number (4, big-endian), build id length (1).
     static let fixedLength = 13
 

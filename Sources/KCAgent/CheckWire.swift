@@ -2,20 +2,7 @@ import KCFormat
 import KCVault
 import Keychain
 
-// `kc check` through the agent: the report of a walk over the vault with the key it holds.
-
-extension AgentClient {
-    /// What `Keychain.check` reports of the vault, walked by the agent with its key (no password).
-    public func check() throws(KeychainError) -> CheckReport {
-        try request([WireWriter().frame(kind: RequestKind.check.rawValue)]) { (frame) throws(AgentError) in
-            guard frame.kind == ReplyKind.checkReport.rawValue else { throw AgentError.protocolError(.unexpectedReply) }
-            var reader = frame.reader
-            let report = try reader.checkReport()
-            try reader.finish()
-            return report
-        }
-    }
-}
+// `kc check` through the agent: the report of a walk over the vault with the key it holds, on the wire.
 
 extension WireWriter {
     mutating func checkReport(_ report: CheckReport) {

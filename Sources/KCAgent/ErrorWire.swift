@@ -3,11 +3,7 @@ import KCVault
 import Keychain
 
 // Keychain errors cross the wire as data: the result code and the reason, so that the front end
-// words an agent's failure exactly as one of its own. Only a failure of a layer above the keychain
-// (`relayed`, never raised inside the agent) travels as its description.
-
-private let fileOperations: [FileOperation] = [.createFolder, .inspect, .keepDamagedFile, .lock, .open, .read,
-                                               .removeTornTail, .sync, .truncate, .updateAnchor, .write]
+// words an agent's failure exactly as one of its own. Enums travel by their raw values.
 
 extension WireWriter {
     mutating func keychainError(_ error: KeychainError) {
@@ -36,17 +32,13 @@ extension WireWriter {
         case .unexpected(let text):
             u8(6)
             string(text)
-        case .worded(let message, let hint):
-            u8(7)
-            string(message)
-            bool(hint != nil)
-            if let hint { string(hint) }
+        case .worded(let message, _):
+            // A front end's own message, never raised inside the agent: told as what it is.
+            u8(6)
+            string("worded: " + message)
         case .notAnItem(let bad):
             u8(8)
             notAnItem(bad)
-        case .relayed(let inner):
-            u8(6)
-            string(String(describing: inner))
         }
     }
 
@@ -58,7 +50,7 @@ extension WireWriter {
         case .lockTimeout(let seconds): u8(23); f64(seconds)
         case .io(let operation, let path, let errno):
             u8(24)
-            u8(UInt8(fileOperations.firstIndex(of: operation) ?? 0))
+            u8(operation.rawValue)
             string(path)
             u32(UInt32(bitPattern: errno.rawValue))
         case .keyDerivationFailed: u8(25)
@@ -99,16 +91,14 @@ extension WireReader {
         case 4: reason = .invalidAttribute(try attribute(), try string())
         case 5: reason = .changedSinceSalvageConfirmed
         case 6: reason = .unexpected(try string())
-        case 7: reason = .worded(message: try string(), hint: try bool() ? try string() : nil)
         case 8: reason = .notAnItem(try notAnItem())
         case 20: reason = .vault(.noSuchVault(path: try string()))
         case 21: reason = .vault(.alreadyExists(path: try string()))
         case 22: reason = .vault(.wrongPassword)
         case 23: reason = .vault(.lockTimeout(seconds: try f64()))
         case 24:
-            let operation = Int(try u8())
-            guard operation < fileOperations.count else { throw AgentError.protocolError(.badValue) }
-            reason = .vault(.io(operation: fileOperations[operation], path: try string(),
+            guard let operation = FileOperation(rawValue: try u8()) else { throw AgentError.protocolError(.badValue) }
+            reason = .vault(.io(operation: operation, path: try string(),
                                 errno: Errno(rawValue: Int32(bitPattern: try u32()))))
         case 25: reason = .vault(.keyDerivationFailed)
         case 26: reason = .vault(.replacedByAnotherVault(path: try string()))

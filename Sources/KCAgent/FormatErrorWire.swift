@@ -6,8 +6,6 @@ import Keychain
 // The detail of vault failures (damage, unsafe files, failed writes) on the wire, so that a
 // failure met by the agent is worded exactly as the same failure met by kc itself.
 
-private let stagedSteps: [StagedFile.Step] = [.create, .write, .sync, .verify, .link, .keepPrevious, .rename, .syncFolder]
-
 extension WireWriter {
     mutating func formatError(_ error: FormatError) {
         switch error {
@@ -67,7 +65,7 @@ extension WireWriter {
     }
 
     mutating func stagedFailure(_ failure: StagedFile.Failure) {
-        u8(UInt8(stagedSteps.firstIndex(of: failure.step) ?? 0))
+        u8(failure.step.rawValue)
         string(failure.path)
         u32(UInt32(bitPattern: failure.errno.rawValue))
     }
@@ -152,9 +150,8 @@ extension WireReader {
     }
 
     mutating func stagedFailure() throws(AgentError) -> StagedFile.Failure {
-        let step = Int(try u8())
-        guard step < stagedSteps.count else { throw AgentError.protocolError(.badValue) }
-        return StagedFile.Failure(step: stagedSteps[step], path: try string(), errno: Errno(rawValue: Int32(bitPattern: try u32())))
+        guard let step = StagedFile.Step(rawValue: try u8()) else { throw AgentError.protocolError(.badValue) }
+        return StagedFile.Failure(step: step, path: try string(), errno: Errno(rawValue: Int32(bitPattern: try u32())))
     }
 
     mutating func notAnItem() throws(AgentError) -> NotAnItem {

@@ -27,7 +27,7 @@ enum ListStream {
         } while next != nil
     }
 
-    static func send<C: Collection>(_ elements: C, kind: ReplyKind, on channel: Channel,
+    static func send<C: Collection>(_ elements: C, kind: AgentReply.Kind, on channel: Channel,
                                     _ encode: (inout WireWriter, C.Element) -> Void) throws(AgentError) {
         try send(elements, kind: kind.rawValue, on: channel, encode)
     }

@@ -87,7 +87,6 @@ public enum CLI {
                 warnIfSecretsAreSwappable(context)
                 return status == 0 ? reportFailedOutput(output, to: errors) : status
             } catch {
-                let error = AgentWording.withStatus(error)
                 output.flush()
                 warnIfSecretsAreSwappable(context)
                 report(error, to: errors)

@@ -18,8 +18,8 @@ public struct StagedFile {
     public let descriptor: FileDescriptor
 
     /// A step of writing or publishing, for error reports.
-    public enum Step: Sendable, Equatable {
-        case create, write, sync, verify, link, keepPrevious, rename, syncFolder
+    public enum Step: UInt8, Sendable, Equatable, CaseIterable {
+        case create = 0, write, sync, verify, link, keepPrevious, rename, syncFolder
     }
 
     /// Why writing or publishing failed: the step and the system's error.

@@ -51,8 +51,8 @@ public enum VaultError: Error, Sendable {
 }
 
 /// What kc was doing with a file or folder when a system call failed.
-public enum FileOperation: Sendable, Equatable {
-    case createFolder, inspect, keepDamagedFile, lock, open, read, removeTornTail, sync, truncate, updateAnchor, write
+public enum FileOperation: UInt8, Sendable, Equatable, CaseIterable {
+    case createFolder = 0, inspect, keepDamagedFile, lock, open, read, removeTornTail, sync, truncate, updateAnchor, write
 }
 
 /// Why a vault file is unsafe to use.

@@ -90,9 +90,6 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case changedSinceSalvageConfirmed
         /// A failure of a kind this layer does not know, described by the failing code (a bug).
         case unexpected(String)
-        /// A failure of a layer above the keychain (the agent's connection, for one), as that layer's
-        /// error for the front end to word.
-        case relayed(any Error & Sendable)
         /// A failure its front end worded itself (usage errors and the like): a message and a hint.
         case worded(message: String, hint: String?)
     }

@@ -36,9 +36,9 @@ final class AgentDeadlineTests: XCTestCase {
         writer.f64(maxTTL)
         let (agent, client) = try pair()
         defer { agent.socket.close(); client.socket.close() }
-        try client.send(writer.frame(kind: RequestKind.unlock.rawValue))
+        try client.send(writer.frame(kind: AgentRequest.Kind.unlock.rawValue))
         XCTAssertFalse(try service.handle(try XCTUnwrap(try agent.receive()), on: agent))
-        XCTAssertEqual(try client.receiveRequired().kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try client.receiveRequired().kind, AgentReply.Kind.done.rawValue)
         return service
     }
 
@@ -57,7 +57,7 @@ final class AgentDeadlineTests: XCTestCase {
         var writer = WireWriter()
         writer.bool(true)
         writer.optionalSecret(nil)
-        return writer.frame(kind: RequestKind.allItems.rawValue)
+        return writer.frame(kind: AgentRequest.Kind.allItems.rawValue)
     }
 
     func testAListingStopsLockedOnceTheMaxTTLPassesBetweenItsFrames() throws {
@@ -70,12 +70,12 @@ final class AgentDeadlineTests: XCTestCase {
         try Threads.detach { outcome.value.withLock { $0 = (try? service.handle(request, on: agent)) ?? false } }
 
         let first = try client.receiveRequired()
-        XCTAssertEqual(first.kind, ReplyKind.items.rawValue)
+        XCTAssertEqual(first.kind, AgentReply.Kind.items.rawValue)
         XCTAssertTrue(first.more, "the listing fits one frame: the test needs several")
         now.value.withLock { $0 += 3601 }   // the max TTL passes while the reply is being sent
         var frame = first
-        while frame.more && frame.kind == ReplyKind.items.rawValue { frame = try client.receiveRequired() }
-        XCTAssertEqual(frame.kind, ReplyKind.locked.rawValue, "the reply ran to its end past the max TTL")
+        while frame.more && frame.kind == AgentReply.Kind.items.rawValue { frame = try client.receiveRequired() }
+        XCTAssertEqual(frame.kind, AgentReply.Kind.locked.rawValue, "the reply ran to its end past the max TTL")
         XCTAssertFalse(frame.more)
 
         var waited = 0
@@ -89,11 +89,11 @@ final class AgentDeadlineTests: XCTestCase {
         defer { agent.socket.close(); client.socket.close() }
         var writer = WireWriter()
         writer.u32(0)
-        try agent.send(writer.frame(kind: ReplyKind.items.rawValue, more: true))
-        try agent.send(WireWriter().frame(kind: ReplyKind.locked.rawValue))
+        try agent.send(writer.frame(kind: AgentReply.Kind.items.rawValue, more: true))
+        try agent.send(WireWriter().frame(kind: AgentReply.Kind.locked.rawValue))
         let first = try client.receiveRequired()
         XCTAssertThrowsError(try ListStream.receive(startingWith: first, on: client) { (reader) throws(AgentError) in try reader.item() }) {
-            XCTAssertEqual($0 as? AgentError, .locked)
+            guard case .locked = $0 as? AgentError else { return XCTFail("\($0)") }
         }
     }
 }

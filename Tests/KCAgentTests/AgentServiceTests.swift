@@ -44,7 +44,7 @@ final class AgentServiceTests: XCTestCase {
         writer.secret(password)
         writer.f64(idle)
         writer.f64(maxTTL)
-        return writer.frame(kind: RequestKind.unlock.rawValue)
+        return writer.frame(kind: AgentRequest.Kind.unlock.rawValue)
     }
 
     func findRequest() -> SecureBytes {
@@ -53,43 +53,43 @@ final class AgentServiceTests: XCTestCase {
         writer.query(Query(itemClass: .generic, filters: [.service: "github.com"]))
         writer.bool(true)
         writer.optionalSecret(nil)
-        return writer.frame(kind: RequestKind.find.rawValue)
+        return writer.frame(kind: AgentRequest.Kind.find.rawValue)
     }
 
     func status(_ service: AgentService) throws -> AgentStatus {
-        var reply = try ask(service, WireWriter().frame(kind: RequestKind.status.rawValue)).reply
-        XCTAssertEqual(reply.kind, ReplyKind.status.rawValue)
+        var reply = try ask(service, WireWriter().frame(kind: AgentRequest.Kind.status.rawValue)).reply
+        XCTAssertEqual(reply.kind, AgentReply.Kind.status.rawValue)
         return try reply.reader.status()
     }
 
     func testStatusNeverRefreshesTheIdleTimerAndAFindDoes() throws {
         let service = try makeService()
-        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, AgentReply.Kind.done.rawValue)
         now += 50
         XCTAssertEqual(try status(service).idleSecondsLeft, 10)
         now += 5
         XCTAssertEqual(try status(service).idleSecondsLeft, 5, "status pushed the idle deadline back")
-        XCTAssertEqual(try ask(service, findRequest()).reply.kind, ReplyKind.items.rawValue)
+        XCTAssertEqual(try ask(service, findRequest()).reply.kind, AgentReply.Kind.items.rawValue)
         XCTAssertEqual(try status(service).idleSecondsLeft, 60)
         XCTAssertEqual(try status(service).absoluteSecondsLeft, 3600 - 55)
     }
 
     func testARequestAfterASuspendPastTheDeadlineIsAnsweredLockedAndEndsTheAgent() throws {
         let service = try makeService()
-        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, AgentReply.Kind.done.rawValue)
         now += 7200   // the machine slept; the poll timeout never fired
         let (exit, reply) = try ask(service, findRequest())
-        XCTAssertEqual(reply.kind, ReplyKind.locked.rawValue, "a secret was served after the deadline")
+        XCTAssertEqual(reply.kind, AgentReply.Kind.locked.rawValue, "a secret was served after the deadline")
         XCTAssertTrue(exit)
         XCTAssertNil(service.keychain, "the keychain (and its key) was not dropped")
     }
 
     func testAStatusAfterTheDeadlineSaysLockedAndEndsTheAgent() throws {
         let service = try makeService()
-        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, AgentReply.Kind.done.rawValue)
         now += 61
-        var (exit, reply) = try ask(service, WireWriter().frame(kind: RequestKind.status.rawValue))
-        XCTAssertEqual(reply.kind, ReplyKind.status.rawValue)
+        var (exit, reply) = try ask(service, WireWriter().frame(kind: AgentRequest.Kind.status.rawValue))
+        XCTAssertEqual(reply.kind, AgentReply.Kind.status.rawValue)
         XCTAssertEqual(try reply.reader.status().state, .locked)
         XCTAssertTrue(exit)
     }
@@ -100,10 +100,27 @@ final class AgentServiceTests: XCTestCase {
         writer.secret(SecureBytes(copying: Array("wrong".utf8)))
         writer.f64(60)
         writer.f64(60)
-        var reply = try ask(service, writer.frame(kind: RequestKind.unlock.rawValue)).reply
-        XCTAssertEqual(reply.kind, ReplyKind.failure.rawValue)
+        var reply = try ask(service, writer.frame(kind: AgentRequest.Kind.unlock.rawValue)).reply
+        XCTAssertEqual(reply.kind, AgentReply.Kind.failure.rawValue)
         XCTAssertEqual(try reply.reader.keychainError().status, .authFailed)
         XCTAssertEqual(try status(service).state, .locked)
-        XCTAssertEqual(try ask(service, findRequest()).reply.kind, ReplyKind.locked.rawValue)
+        XCTAssertEqual(try ask(service, findRequest()).reply.kind, AgentReply.Kind.locked.rawValue)
+    }
+
+    /// Mutation M31: the lock and Shutdown requests themselves wipe the keychain (the key with it),
+    /// not only the server that stops afterwards.
+    func testLockAndShutdownWipeTheKeychain() throws {
+        for request in [AgentRequest.lock, .shutdown] {
+            let service = try makeService()
+            XCTAssertEqual(try ask(service, unlockRequest(idle: 60, maxTTL: 3600)).reply.kind, AgentReply.Kind.done.rawValue)
+            XCTAssertNotNil(service.keychain)
+            let (exit, reply) = try ask(service, Array(request.frames())[0])
+            XCTAssertEqual(reply.kind, AgentReply.Kind.done.rawValue)
+            XCTAssertTrue(exit)
+            XCTAssertNil(service.keychain, "\(request.kind) left the keychain (and its key) in memory")
+            XCTAssertNil(service.timers)
+            TemporaryFolder.remove(folder)
+            folder = TemporaryFolder.make("kc-agent-service")
+        }
     }
 }

@@ -37,8 +37,8 @@ final class AgentShutdownTests: XCTestCase {
         writer.secret(password)
         writer.f64(60)
         writer.f64(3600)
-        try client.send(writer.frame(kind: RequestKind.unlock.rawValue))
-        XCTAssertEqual(try client.receiveRequired().kind, ReplyKind.locked.rawValue, "an agent on its way out unlocked")
+        try client.send(writer.frame(kind: AgentRequest.Kind.unlock.rawValue))
+        XCTAssertEqual(try client.receiveRequired().kind, AgentReply.Kind.locked.rawValue, "an agent on its way out unlocked")
         XCTAssertNil(connections.withService { $0.keychain }, "the leaving agent holds a key")
         XCTAssertTrue(connections.mustExit)
     }

@@ -55,14 +55,14 @@ final class AmbiguousMatchReplyTests: XCTestCase {
         unlock.secret(password)
         unlock.f64(60)
         unlock.f64(3600)
-        XCTAssertEqual(try ask(service, unlock.frame(kind: RequestKind.unlock.rawValue)).get().kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try ask(service, unlock.frame(kind: AgentRequest.Kind.unlock.rawValue)).get().kind, AgentReply.Kind.done.rawValue)
 
         var delete = WireWriter()
         delete.query(Query(itemClass: .generic, filters: [.service: "shared"]))   // without --all
         delete.optionalSecret(nil)
-        switch try ask(service, delete.frame(kind: RequestKind.delete.rawValue)) {
+        switch try ask(service, delete.frame(kind: AgentRequest.Kind.delete.rawValue)) {
         case .success(var reply):
-            XCTAssertEqual(reply.kind, ReplyKind.failure.rawValue)
+            XCTAssertEqual(reply.kind, AgentReply.Kind.failure.rawValue)
             let error = try reply.reader.keychainError()
             XCTAssertEqual(error.status, .param)
             guard case .ambiguousMatch(let items, let count) = error.reason else { return XCTFail("\(error)") }

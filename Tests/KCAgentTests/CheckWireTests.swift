@@ -11,7 +11,7 @@ final class CheckWireTests: XCTestCase {
     private func roundTrip(_ report: CheckReport) throws -> CheckReport {
         var writer = WireWriter()
         writer.checkReport(report)
-        var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: ReplyKind.checkReport.rawValue).copyBytes()[6...])), from: 0)
+        var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: AgentReply.Kind.checkReport.rawValue).copyBytes()[6...])), from: 0)
         let decoded = try reader.checkReport()
         try reader.finish()
         return decoded

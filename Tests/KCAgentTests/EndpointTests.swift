@@ -52,7 +52,7 @@ final class EndpointTests: XCTestCase {
         XCTAssertEqual(mkdir(endpoint.folder, 0o755), 0)
         XCTAssertEqual(chmod(endpoint.folder, 0o750), 0)
         XCTAssertThrowsError(try endpoint.prepareFolder()) { error in
-            XCTAssertEqual(error as? AgentError, .folderUnsafe(path: endpoint.folder, owner: getuid(), mode: 0o750))
+            guard case .folderUnsafe(endpoint.folder, getuid(), 0o750) = error as? AgentError else { return XCTFail("\(error)") }
         }
     }
 
@@ -62,7 +62,7 @@ final class EndpointTests: XCTestCase {
         XCTAssertEqual(mkdir(endpoint.folder, 0o700), 0)
         XCTAssertEqual(chown(endpoint.folder, 65534, 65534), 0)
         XCTAssertThrowsError(try endpoint.checkFolder()) { error in
-            XCTAssertEqual(error as? AgentError, .folderUnsafe(path: endpoint.folder, owner: 65534, mode: 0o700))
+            guard case .folderUnsafe(endpoint.folder, 65534, 0o700) = error as? AgentError else { return XCTFail("\(error)") }
         }
     }
 

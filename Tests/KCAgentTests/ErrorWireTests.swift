@@ -46,7 +46,7 @@ final class ErrorWireTests: XCTestCase {
         let reasons: [KeychainError] = [
             KeychainError(.itemNotFound), KeychainError(.duplicateItem, .primaryKeyCollision),
             KeychainError(.param, .invalidAttribute(.port, "99999")), KeychainError(.verifyFailed, .changedSinceSalvageConfirmed),
-            KeychainError(.io, .unexpected("x")), KeychainError(.param, .worded(message: "m", hint: "h")),
+            KeychainError(.io, .unexpected("x")),
             KeychainError(.decode, .notAnItem(NotAnItem(sequence: 3, offset: 77, problem: .badLength(tag: 2, length: 0)))),
         ]
         for error in reasons {

@@ -26,7 +26,7 @@ final class LockRaceTests: XCTestCase {
         writer.secret(password)
         writer.f64(60)
         writer.f64(3600)
-        return writer.frame(kind: RequestKind.unlock.rawValue)
+        return writer.frame(kind: AgentRequest.Kind.unlock.rawValue)
     }
 
     func testAnUnlockWaitingBehindALockIsNotAnsweredDoneByAnAgentThatExits() throws {
@@ -43,7 +43,7 @@ final class LockRaceTests: XCTestCase {
             let agentSide = Channel(socket: FileDescriptor(rawValue: fds[0])), clientSide = Channel(socket: FileDescriptor(rawValue: fds[1]))
             try clientSide.send(unlockFrame)
             _ = try service.handle(try XCTUnwrap(try agentSide.receive()), on: agentSide)
-            XCTAssertEqual(try clientSide.receiveRequired().kind, ReplyKind.done.rawValue)
+            XCTAssertEqual(try clientSide.receiveRequired().kind, AgentReply.Kind.done.rawValue)
             agentSide.socket.close()
             clientSide.socket.close()
 
@@ -57,7 +57,7 @@ final class LockRaceTests: XCTestCase {
             }
             while !holding.value.withLock({ $0 }) { usleep(1000) }
             var clients: [Channel] = []
-            for request in [WireWriter().frame(kind: RequestKind.lock.rawValue), unlockFrame] {
+            for request in [WireWriter().frame(kind: AgentRequest.Kind.lock.rawValue), unlockFrame] {
                 XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
                 let client = Channel(socket: FileDescriptor(rawValue: fds[1]))
                 connections.serve(FileDescriptor(rawValue: fds[0]))
@@ -70,10 +70,10 @@ final class LockRaceTests: XCTestCase {
             release.value.withLock { $0 = true }
             let lockReply = try clients[0].receiveRequired().kind, unlockReply = try clients[1].receiveRequired().kind
             clients.forEach { $0.socket.close() }
-            XCTAssertEqual(lockReply, ReplyKind.done.rawValue)
+            XCTAssertEqual(lockReply, AgentReply.Kind.done.rawValue)
             var waited = 0
             while !connections.mustExit && waited < 500 { usleep(1000); waited += 1 }
-            if unlockReply == ReplyKind.done.rawValue && connections.withService({ $0.keychain != nil }) { lost += 1 }
+            if unlockReply == AgentReply.Kind.done.rawValue && connections.withService({ $0.keychain != nil }) { lost += 1 }
         }
         XCTAssertEqual(lost, 0, "an unlock after a lock was answered done by an agent on its way out (\(lost) of \(attempts))")
     }

@@ -32,7 +32,7 @@ final class RefusedWriteIdleTests: XCTestCase {
     }
 
     func idleLeft(_ service: AgentService) throws -> Double? {
-        var reply = try ask(service, WireWriter().frame(kind: RequestKind.status.rawValue))
+        var reply = try ask(service, WireWriter().frame(kind: AgentRequest.Kind.status.rawValue))
         return try reply.reader.status().idleSecondsLeft
     }
 
@@ -46,14 +46,14 @@ final class RefusedWriteIdleTests: XCTestCase {
         unlock.secret(password)
         unlock.f64(60)
         unlock.f64(3600)
-        XCTAssertEqual(try ask(service, unlock.frame(kind: RequestKind.unlock.rawValue)).kind, ReplyKind.done.rawValue)
+        XCTAssertEqual(try ask(service, unlock.frame(kind: AgentRequest.Kind.unlock.rawValue)).kind, AgentReply.Kind.done.rawValue)
         now += 50
 
         var delete = WireWriter()
         delete.query(Query(itemClass: .generic, filters: [.service: "no such item"]))
         delete.optionalSecret(nil)
-        var reply = try ask(service, delete.frame(kind: RequestKind.delete.rawValue))
-        XCTAssertEqual(reply.kind, ReplyKind.failure.rawValue)
+        var reply = try ask(service, delete.frame(kind: AgentRequest.Kind.delete.rawValue))
+        XCTAssertEqual(reply.kind, AgentReply.Kind.failure.rawValue)
         XCTAssertEqual(try reply.reader.keychainError().status, .itemNotFound)
         XCTAssertEqual(try idleLeft(service), 10, "a delete that deleted nothing pushed the idle deadline back")
 
@@ -62,8 +62,8 @@ final class RefusedWriteIdleTests: XCTestCase {
         add.secret(SecureBytes(copying: Array("other".utf8)))
         add.bool(false)
         add.optionalSecret(nil)
-        reply = try ask(service, add.frame(kind: RequestKind.add.rawValue))
-        XCTAssertEqual(reply.kind, ReplyKind.failure.rawValue)
+        reply = try ask(service, add.frame(kind: AgentRequest.Kind.add.rawValue))
+        XCTAssertEqual(reply.kind, AgentReply.Kind.failure.rawValue)
         XCTAssertEqual(try reply.reader.keychainError().status, .duplicateItem)
         XCTAssertEqual(try idleLeft(service), 10, "an add refused as a duplicate pushed the idle deadline back")
     }

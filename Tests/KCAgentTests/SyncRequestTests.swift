@@ -33,7 +33,7 @@ final class SyncRequestTests: XCTestCase {
             writer.secret(password)
             writer.f64(60)
             writer.f64(3600)
-            XCTAssertEqual(try ask(service, [writer.frame(kind: RequestKind.unlock.rawValue)]).kind, ReplyKind.done.rawValue)
+            XCTAssertEqual(try ask(service, [writer.frame(kind: AgentRequest.Kind.unlock.rawValue)]).kind, AgentReply.Kind.done.rawValue)
         }
         return service
     }
@@ -68,15 +68,15 @@ final class SyncRequestTests: XCTestCase {
     func testALockedAgentReadsAManyFrameRequestBeforeAnsweringLocked() throws {
         let service = try service(unlocked: false)
         let large = [UInt8](repeating: 1, count: CopyStream.chunkSize * 3)
-        let frames = Array(CopyStream.frames([large, large], kind: RequestKind.merge.rawValue))
-        XCTAssertEqual(try ask(service, frames).kind, ReplyKind.locked.rawValue)
+        let frames = Array(CopyStream.frames([large, large], kind: AgentRequest.Kind.merge.rawValue))
+        XCTAssertEqual(try ask(service, frames).kind, AgentReply.Kind.locked.rawValue)
     }
 
     func testAMergeOfTwoCopiesAndACopyOfAnotherVault() throws {
         let service = try service(unlocked: true)
         let copy = try vaultBytes()
-        var reply = try ask(service, Array(CopyStream.frames([copy, copy], kind: RequestKind.merge.rawValue)))
-        XCTAssertEqual(reply.kind, ReplyKind.merged.rawValue)
+        var reply = try ask(service, Array(CopyStream.frames([copy, copy], kind: AgentRequest.Kind.merge.rawValue)))
+        XCTAssertEqual(reply.kind, AgentReply.Kind.merged.rawValue)
         XCTAssertTrue(reply.more, "the merged file follows")
         XCTAssertEqual(try reply.reader.mergeCounts().conflicts, 0)
         _ = try Keychain.create(at: folder + "/other.kc", password: password, kdf: .fastTest,
@@ -84,8 +84,8 @@ final class SyncRequestTests: XCTestCase {
         let descriptor = try FileDescriptor.open(folder + "/other.kc", O_RDONLY)
         let foreign = try descriptor.readToEnd(from: 0)
         descriptor.close()
-        reply = try ask(service, Array(CopyStream.frames([foreign, copy], kind: RequestKind.merge.rawValue)))
-        XCTAssertEqual(reply.kind, ReplyKind.mergeFailure.rawValue)
+        reply = try ask(service, Array(CopyStream.frames([foreign, copy], kind: AgentRequest.Kind.merge.rawValue)))
+        XCTAssertEqual(reply.kind, AgentReply.Kind.mergeFailure.rawValue)
         guard case .differentVaults = try reply.reader.mergeError() else { return XCTFail("not refused as another vault") }
     }
 }

@@ -19,11 +19,11 @@ final class SyncWireTests: XCTestCase {
         let receiving = Channel(socket: FileDescriptor(rawValue: fds[0])), sending = Channel(socket: FileDescriptor(rawValue: fds[1]))
         defer { receiving.socket.close(); sending.socket.close() }
         let big = (0..<(CopyStream.chunkSize * 2 + 12345)).map { UInt8(truncatingIfNeeded: $0 * 7) }, small: [UInt8] = [1, 2, 3]
-        let frames = Array(CopyStream.frames([big, small], kind: RequestKind.merge.rawValue))
+        let frames = Array(CopyStream.frames([big, small], kind: AgentRequest.Kind.merge.rawValue))
         XCTAssertEqual(frames.count, 4, "three chunks of the first copy, one of the second")
         let sender = Thread { for frame in frames { try? sending.send(frame) } }
         sender.start()
-        let copies = try CopyStream.receive(nil, kind: RequestKind.merge.rawValue, parts: 2, on: receiving)
+        let copies = try CopyStream.receive(nil, kind: AgentRequest.Kind.merge.rawValue, parts: 2, on: receiving)
         XCTAssertEqual(copies, [big, small])
     }
 
@@ -63,7 +63,7 @@ final class SyncWireTests: XCTestCase {
         for failure in failures {
             var writer = WireWriter()
             writer.mergeError(failure)
-            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: ReplyKind.mergeFailure.rawValue).copyBytes()[6...])), from: 0)
+            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: AgentReply.Kind.mergeFailure.rawValue).copyBytes()[6...])), from: 0)
             let decoded = try reader.mergeError()
             try reader.finish()
             XCTAssertEqual(String(describing: decoded), String(describing: failure))
@@ -79,7 +79,7 @@ final class SyncWireTests: XCTestCase {
             report.passwordChangeOverruled = flags & 4 != 0
             var writer = WireWriter()
             writer.received(report)
-            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: ReplyKind.imported.rawValue).copyBytes()[6...])), from: 0)
+            var reader = WireReader(SecureBytes(copying: Array(writer.frame(kind: AgentReply.Kind.imported.rawValue).copyBytes()[6...])), from: 0)
             let decoded = try reader.received()
             try reader.finish()
             XCTAssertEqual([decoded.passwordChanged, decoded.keyReplaced, decoded.passwordChangeOverruled, decoded.added == 3],

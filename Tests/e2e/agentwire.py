@@ -1,22 +1,28 @@
 """A small client of the kc agent's wire protocol (Docs/AGENT.md), for tests that talk to the
-agent process directly: the frozen hello, frames, and the status, unlock, find, lock and
-Shutdown messages. Attributes are encoded by their index in kc's `Attribute` enumeration."""
+agent process directly: the frozen hello and Shutdown, frames, and a few requests (status, unlock,
+find, add, update, delete, lock). The numbers of this build (protocol, message kinds, attribute
+and class codes) are read from `kc __agent-wire`, which generates them from kc's own types; only
+the fields of those few requests are written here, as the tests need them."""
 from __future__ import annotations
 
+import json
 import os
 import socket
 import struct
+import subprocess
 from pathlib import Path
 
-MAGIC = b"kc-agent"
-PROTOCOL = 2
+MAGIC = b"kc-agent"   # frozen, as the hello's layout and Shutdown's kind are
+SHUTDOWN = 0x7F
 TEST_BUILD = "e2e-test-build"
-ATTRIBUTES = ["service", "account", "label", "description", "comment", "generic",
-              "server", "protocol", "port", "path", "securityDomain", "authenticationType"]
-CLASSES = ["generic", "internet"]
-REQUEST = {"status": 1, "unlock": 2, "lock": 3, "find": 4, "search": 5, "allItems": 6,
-           "add": 7, "addAll": 8, "update": 9, "delete": 10, "shutdown": 0x7F}
-REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "passwordRequired", 7: "locked", 8: "warnings"}
+_TABLE = json.loads(subprocess.run([os.environ.get("KC_BIN", "kc"), "__agent-wire"], check=True,
+                                   capture_output=True, text=True).stdout)
+assert _TABLE["magic"] == MAGIC.decode() and _TABLE["shutdown"] == SHUTDOWN, _TABLE
+PROTOCOL = _TABLE["protocol"]
+ATTRIBUTES = _TABLE["attributes"]
+CLASSES = _TABLE["classes"]
+REQUEST = _TABLE["requests"]
+REPLY = {number: name for name, number in _TABLE["replies"].items()}
 
 
 def fnv1a(text: str) -> str:

@@ -15,9 +15,6 @@ from kcharness import EXIT_INTERACTION
 from test_agent_process import running_agent
 
 FIND = ["find", "generic", "-w", "-s"]
-# The sync export request and the merged-copy reply (Docs/AGENT.md).
-MERGED_EXPORT = 12
-REPLY_MERGED = 9
 
 
 def still_open(sock: socket.socket) -> bool:
@@ -112,20 +109,20 @@ def test_a_sync_copy_read_slowly_delays_no_other_client(kc_ready):
     kc_ready.add_generic("github.com", "me", "hunter2")
     with running_agent(kc_ready, unlocked=True) as (_, path):
         add_big_items(path)
-        # A sync export of the live vault (an empty copy), whose reader stops after the counts.
-        sock, connection = slow_reader(path, agentwire.frame(MERGED_EXPORT, bytes([0]) + agentwire.blob(b"")))
+        # The live vault's file (a sync copy being made), whose reader stops after the counts.
+        sock, connection = slow_reader(path, agentwire.frame(agentwire.REQUEST["liveVault"]))
         try:
             kind, more, _ = connection.read_frame()
             while kind == "warnings":
                 kind, more, _ = connection.read_frame()
-            assert (kind, more) == (str(REPLY_MERGED), True)
+            assert (kind, more) == ("merged", True)
             assert kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE).stdout == "hunter2\n"
             # The copy was still being sent: it arrives whole (a serialized agent would have
             # dropped this reader after 5 s without progress before answering the find).
             received = 0
             while more:
                 kind, more, body = connection.read_frame()
-                assert kind == str(REPLY_MERGED), kind
+                assert kind == "merged", kind
                 received += struct.unpack(">I", body[1:5])[0]
             assert received > 40 * 65536
         finally:

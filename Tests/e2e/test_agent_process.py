@@ -111,7 +111,7 @@ def test_another_build_is_asked_to_stop_and_exits(kc_ready):
         connection.close()
         assert process.poll() is None
         connection = agentwire.Connection(path, build="some-other-build")
-        connection.sock.sendall(agentwire.frame(agentwire.REQUEST["shutdown"]))
+        connection.sock.sendall(agentwire.frame(agentwire.SHUTDOWN))
         assert process.wait(5) == 0
 
 

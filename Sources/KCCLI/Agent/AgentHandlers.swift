@@ -19,7 +19,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-    let unlocked = { (client: AgentClient) throws(KeychainError) -> Int32 in
+    let unlocked = { (client: AgentClient) throws(AgentError) -> Int32 in
         try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
@@ -27,10 +27,10 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         return 0
     }
     if let running {
-        do { return try unlocked(running) } catch where AgentItemStore.agentEnded(error) {
+        do throws(AgentError) { return try unlocked(running) } catch where AgentItemStore.agentEnded(error) {
             // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
             // when none ran.
-        }
+        } catch { throw AgentWording.error(error) }
     }
     let (client, started) = try AgentWording.call { () throws(AgentError) in
         let started = try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
@@ -41,12 +41,12 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
         return (client, started)
     }
-    do { return try unlocked(client) } catch {
+    do throws(AgentError) { return try unlocked(client) } catch {
         // The agent this unlock started holds nothing (a wrong password, say): stop it and wait
         // until it has exited, so a failed unlock leaves no process behind. One another command
         // started meanwhile is left alone.
         if let started, client.agentPID == started { try? client.lock() }
-        throw error
+        throw AgentWording.error(error)
     }
 }
 

@@ -19,77 +19,76 @@ final class AgentItemStore: ItemStore {
     }
 
     /// True for the agent's answers that mean it holds no key (any more) and did nothing.
-    static func agentEnded(_ error: KeychainError) -> Bool {
-        switch error.reason {
-        case .relayed(let failure): return failure as? AgentError == .locked
-        case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
+    static func agentEnded(_ error: AgentError) -> Bool {
+        switch error {
+        case .locked: return true
+        case .keychain(let failure):
+            switch failure.reason {
+            case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
+            default: return false
+            }
         default: return false
         }
     }
 
-    private func perform<T>(_ request: (any ItemStore) throws(KeychainError) -> T) throws(KeychainError) -> T {
-        if let vault { return try request(vault) }
-        do {
-            return try request(agent)
-        } catch where Self.agentEnded(error) {
-            let opened = try openVault()
-            vault = opened
-            return try request(opened)
-        }
-    }
-
     func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in try store.find(anyOf: queries, revealing: revealing) }
+        try either({ (agent) throws(AgentError) in try agent.find(anyOf: queries, revealing: revealing) },
+                   or: { (vault) throws(KeychainError) in try vault.find(anyOf: queries, revealing: revealing) })
     }
 
     func search(_ query: SearchQuery) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in try store.search(query) }
+        try either({ (agent) throws(AgentError) in try agent.search(query) }, or: { (vault) throws(KeychainError) in try vault.search(query) })
     }
 
     func allItems(revealing: Bool) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in try store.allItems(revealing: revealing) }
+        try either({ (agent) throws(AgentError) in try agent.allItems(revealing: revealing) },
+                   or: { (vault) throws(KeychainError) in try vault.allItems(revealing: revealing) })
     }
 
     func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
-        try perform { (store) throws(KeychainError) in try store.add(attributes, secret: secret, updateExisting: updateExisting) }
+        try either({ (agent) throws(AgentError) in try agent.add(attributes, secret: secret, updateExisting: updateExisting) },
+                   or: { (vault) throws(KeychainError) in try vault.add(attributes, secret: secret, updateExisting: updateExisting) })
     }
 
     func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome] {
-        try perform { (store) throws(KeychainError) in try store.addAll(entries, dryRun: dryRun) }
+        try either({ (agent) throws(AgentError) in try agent.addAll(entries, dryRun: dryRun) },
+                   or: { (vault) throws(KeychainError) in try vault.addAll(entries, dryRun: dryRun) })
     }
 
     func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
                 requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in
-            try store.update(query, changes: changes, secret: secret, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
-        }
+        try either({ (agent) throws(AgentError) in
+            try agent.update(query, changes: changes, secret: secret, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
+        }, or: { (vault) throws(KeychainError) in
+            try vault.update(query, changes: changes, secret: secret, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
+        })
     }
 
     func delete(_ query: Query) throws(KeychainError) -> [Item] {
-        try perform { (store) throws(KeychainError) in try store.delete(query) }
+        try either({ (agent) throws(AgentError) in try agent.delete(query) }, or: { (vault) throws(KeychainError) in try vault.delete(query) })
     }
 
     /// The items in conflict, from the agent (or the vault opened here once it has ended).
     func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
-        try either({ (agent) throws(KeychainError) in try agent.conflicts(of: itemID, revealing: revealing) },
+        try either({ (agent) throws(AgentError) in try agent.conflicts(of: itemID, revealing: revealing) },
                    or: { (vault) throws(KeychainError) in try ItemConflicts.list(in: vault, itemID: itemID, revealing: revealing) })
     }
 
     /// The versions of the item `query` selects, from the agent (or the vault opened here once it has ended).
     func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
-        try either({ (agent) throws(KeychainError) in try agent.history(query, revealing: revealing) },
+        try either({ (agent) throws(AgentError) in try agent.history(query, revealing: revealing) },
                    or: { (vault) throws(KeychainError) in try vault.history(query, revealing: revealing) })
     }
 
     /// Compacts the vault: the agent does it with its key (or the vault opened here once it has ended).
     func compact() throws(KeychainError) -> (before: Int, after: Int) {
-        try either({ (agent) throws(KeychainError) in try agent.compact() }, or: { (vault) throws(KeychainError) in try vault.compact() })
+        try either({ (agent) throws(AgentError) in try agent.compact() }, or: { (vault) throws(KeychainError) in try vault.compact() })
     }
 
     /// The vault's torn tail now (nil: none), removed when `removing`: by the agent (or the vault
     /// opened here once it has ended).
     func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? {
-        try either({ (agent) throws(KeychainError) in try agent.tornTail(removing: removing) },
+        try either({ (agent) throws(AgentError) in try agent.tornTail(removing: removing) },
                    or: { (vault) throws(KeychainError) in try vault.tornTail(removing: removing) })
     }
 
@@ -97,20 +96,24 @@ final class AgentItemStore: ItemStore {
     /// caller to check the vault with the master password (a damaged vault does not open).
     func check() throws(KeychainError) -> CheckReport? {
         guard vault == nil else { return nil }
-        do { return try agent.check() } catch where Self.agentEnded(error) { return nil }
+        do throws(AgentError) { return try agent.check() } catch where Self.agentEnded(error) { return nil } catch {
+            throw AgentWording.error(error)
+        }
     }
 
-    /// A request beyond `ItemStore`'s: `agentRequest` while the agent answers, else `vaultRequest`
-    /// on the vault opened here (as `perform`).
-    private func either<T>(_ agentRequest: (AgentClient) throws(KeychainError) -> T,
+    /// `agentRequest` while the agent answers, else `vaultRequest` on the vault opened here (once
+    /// the agent turned out to have ended, and for every later request).
+    private func either<T>(_ agentRequest: (AgentClient) throws(AgentError) -> T,
                            or vaultRequest: (Keychain) throws(KeychainError) -> T) throws(KeychainError) -> T {
         if let vault { return try vaultRequest(vault) }
-        do {
+        do throws(AgentError) {
             return try agentRequest(agent)
         } catch where Self.agentEnded(error) {
             let opened = try openVault()
             vault = opened
             return try vaultRequest(opened)
+        } catch {
+            throw AgentWording.error(error)
         }
     }
 

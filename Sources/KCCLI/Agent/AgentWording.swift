@@ -13,22 +13,27 @@ enum AgentWording {
         do { return try body() } catch { throw self.error(error) }
     }
 
-    /// The failure with its result code, message and hint.
+    /// The failure with its result code, message and hint (the only place that gives an agent
+    /// failure its result code): the keychain's failure the agent reported as it is, a merge's as
+    /// the sync wording has it.
     static func error(_ error: AgentError) -> KeychainError {
-        KeychainError(describe(error).0, .relayed(error))
-    }
-
-    /// `error` with the result code this file gives its agent failure (the agent's layer relays
-    /// them with a code of its own); other errors as they are.
-    static func withStatus(_ error: KeychainError) -> KeychainError {
-        guard case .relayed(let failure) = error.reason, let agent = failure as? AgentError else { return error }
-        return KeychainError(describe(agent).0, error.reason)
+        switch error {
+        case .keychain(let failure): return failure
+        case .merge(let failure): return SyncSetup.wording(failure)
+        default:
+            let (status, wording) = describe(error)
+            return KeychainError(status, wording.message, hint: wording.hint)
+        }
     }
 
     /// The result code and wording of `error`; its paths (from XDG_RUNTIME_DIR or TMPDIR) with
     /// their control characters escaped.
     static func describe(_ error: AgentError) -> (KeychainStatus, FailureWording) {
         switch error {
+        case .keychain(let failure): return (failure.status, FailureWording(failure))
+        case .merge(let failure):
+            let worded = SyncSetup.wording(failure)
+            return (worded.status, FailureWording(worded))
         case .folderUnsafe(let raw, let owner, let mode):
             let path = Printable.text(raw)
             return (.param, FailureWording(

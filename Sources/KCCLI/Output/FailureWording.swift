@@ -49,8 +49,6 @@ struct FailureWording: Equatable {
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
         case .unexpected(let description): self.init("unexpected failure: \(description)")
         case .worded(let message, let hint): self.init(message, hint: hint)
-        case .relayed(let failure):
-            if let agent = failure as? AgentError { self = AgentWording.describe(agent).1 } else { self.init("unexpected failure: \(failure)") }
         }
     }
 

@@ -48,7 +48,7 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(K
         if summary.unmarked > 0 { context.warn(MergeNotices.lostMarks(summary.unmarked)) }
         return 0
     } catch {
-        CLI.report(AgentWording.withStatus(error), to: context.errors)
+        CLI.report(error, to: context.errors)
         return 1
     }
 }
@@ -87,17 +87,15 @@ enum MergeDriver {
                                       ours: String, theirs: String) throws(KeychainError) -> MergeSummary? {
         guard let endpoint = try? context.agentEndpoint(),
               let agent = try? context.runningAgent(endpoint, announcingOtherBuild: false) else { return nil }
-        do {
+        do throws(AgentError) {
             return try agent.merge(ours: ourBytes, theirs: theirBytes)
-        } catch MergeError.differentVaults {
+        } catch .merge(.differentVaults) {
             return nil
-        } catch let error as MergeError {
+        } catch .merge(let error) {
             throw wording(error, ours: ours, theirs: theirs)
-        } catch let error as KeychainError {
-            if AgentItemStore.agentEnded(error) { return nil }
-            throw error
         } catch {
-            throw KeychainError(error)
+            if AgentItemStore.agentEnded(error) { return nil }
+            throw AgentWording.error(error)
         }
     }
 

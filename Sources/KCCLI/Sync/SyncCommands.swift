@@ -121,7 +121,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
     if let agent = setup.unlockedAgent() {
-        try create(try SyncSetup.worded { try agent.liveVault() })
+        try create(try AgentWording.call { () throws(AgentError) in try agent.liveVault() })
         // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
         if let name { try nameThisDevice(name, setup) }
     } else {
@@ -212,7 +212,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
                               passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
         do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
             context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
-        } catch let error as KeychainError where AgentItemStore.agentEnded(error) {
+        } catch let error as AgentError where AgentItemStore.agentEnded(error) {
             // The agent locked before doing anything (e.g. the vault's key was rotated here): sync without it.
         } catch { throw SyncSetup.wording(error) }
     }

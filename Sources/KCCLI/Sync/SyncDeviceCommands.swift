@@ -79,9 +79,9 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
 /// there is one (no master password), else, or when it ended meanwhile, with the master password.
 func nameThisDevice(_ name: String, _ setup: SyncSetup) throws(KeychainError) {
     if let agent = setup.unlockedAgent() {
-        do { return try agent.nameDevice(name) } catch where AgentItemStore.agentEnded(error) {
+        do throws(AgentError) { return try agent.nameDevice(name) } catch where AgentItemStore.agentEnded(error) {
             // It ended since it was found (a timer during a push, say): go on without it.
-        }
+        } catch { throw AgentWording.error(error) }
     }
     let (keychain, password) = try setup.openVault()
     try keychain.nameDevice(name, password: password)

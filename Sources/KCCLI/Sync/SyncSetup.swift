@@ -167,6 +167,8 @@ struct SyncSetup {
             }
         case let merge as MergeError:
             return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
+        case let agent as AgentError:
+            return AgentWording.error(agent)
         case let vault as VaultError:
             return KeychainError(vault)
         default:

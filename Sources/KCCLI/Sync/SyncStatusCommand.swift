@@ -38,16 +38,14 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     // under the lock; nothing is written).
     var live = CopySummary(records: []), remote = CopySummary(records: [])
     if let agent {
-        do {
-            try SyncSetup.worded {
-                do {
-                    live = try agent.liveSummary()
-                    if let upstream { remote = try agent.summary(of: upstream) }
-                } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
-            }
+        do throws(AgentError) {
+            live = try agent.liveSummary()
+            if let upstream { remote = try agent.summary(of: upstream) }
         } catch where AgentItemStore.agentEnded(error) {
             keychain = try setup.openVault().0   // it ended since it was found: read here
-        }
+        } catch .merge(let error) {
+            throw SyncSetup.wording(SyncCopy.Problem.merge(error))
+        } catch { throw AgentWording.error(error) }
     }
     if let keychain {
         live = CopySummary(live: try keychain.records)
