@@ -51,8 +51,8 @@ extension AgentService {
             }
         case .add(let attributes, let secret, let updateExisting, let password):
             return try answer(on: channel) { keychain in
-                // Replacing the secret of a marked item asks again, as revealing it does.
-                if updateExisting, try keychain.replacesMarkedItem(byAdding: attributes) { try verify(password, keychain) }
+                // Replacing a marked secret, or marking an existing item, asks again (Keychain.addAsksAgain).
+                if try keychain.addAsksAgain(attributes, updateExisting: updateExisting) { try verify(password, keychain) }
                 try convertBeforeMarking(attributes.thisDeviceOnly, password, keychain)
                 let item = try keychain.add(attributes, secret: secret, updateExisting: updateExisting)
                 touch()
@@ -66,10 +66,13 @@ extension AgentService {
             }
         case .update(let update):
             return try answer(on: channel) { keychain in
-                // Setting or removing the mark, replacing a marked secret, or ending a marked item the
-                // selected one hides asks for the master password, as reading such a secret does.
-                let marked = keychain.markedItems(reachedBy: update.query)
-                if update.requirePassword != nil || (update.secret != nil && marked.selected) || marked.hidden {
+                // What asks for the master password again, as reading such a secret does:
+                // Keychain.updateAsksAgain, and ending a marked version of an item in conflict.
+                let endsMarkedVersion = try Self.endsMarkedVersion(update.query, keychain)
+                if endsMarkedVersion || keychain.updateAsksAgain(update.query, changes: update.changes,
+                                                                 replacingSecret: update.secret != nil,
+                                                                 requirePassword: update.requirePassword,
+                                                                 thisDeviceOnly: update.thisDeviceOnly) {
                     try verify(update.password, keychain)
                 }
                 try convertBeforeMarking(update.thisDeviceOnly == true, update.password, keychain)
@@ -80,8 +83,12 @@ extension AgentService {
             }
         case .delete(let query, let password):
             return try answer(on: channel) { keychain in
+                // Destroying a marked secret asks again: the item's, one it hides, or a version in conflict.
                 let marked = keychain.markedItems(reachedBy: query)
-                if marked.selected || marked.hidden { try verify(password, keychain) }   // destroying a marked secret asks again
+                let endsMarkedVersion = try Self.endsMarkedVersion(query, keychain)
+                if marked.selected || marked.hidden || endsMarkedVersion {
+                    try verify(password, keychain)
+                }
                 let deleted = try keychain.delete(query)
                 touch()
                 return .items(deleted, revealing: false)
@@ -314,5 +321,17 @@ extension AgentService {
         let header: VaultHeader
         do { header = try VaultImage.header(of: copy) } catch { throw .unreadable(side, error) }
         guard header.vaultID == vaultID else { throw .differentVaults(ours: header.vaultID, theirs: vaultID) }
+    }
+
+    /// True when a write of the items `query` selects ends a version in conflict that has the
+    /// require-password mark (a write supersedes every head of its item: `kc conflicts resolve
+    /// --keep winner` destroys the other versions' secrets).
+    static func endsMarkedVersion(_ query: Query, _ keychain: Keychain) throws(KeychainError) -> Bool {
+        let selected = try keychain.find(anyOf: [Query(itemClass: query.itemClass, filters: query.filters,
+                                                         ignoreCase: query.ignoreCase, matchAll: true)], revealing: false)
+        for item in selected where try ItemConflicts.list(in: keychain, itemID: item.id, revealing: false).contains(where: \.asksAgain) {
+            return true
+        }
+        return false
     }
 }
