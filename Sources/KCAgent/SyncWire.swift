@@ -74,6 +74,7 @@ extension WireWriter {
         case .sharedDeviceID(let device, let counter): u8(2); bytes(device); u64(counter)
         case .resultNotVerified: u8(3)
         case .tooLarge(let side, let size): u8(4); mergeSide(side); u64(UInt64(size))
+        case .notARegularFile(let side): u8(6); mergeSide(side)
         case .keyNotKnown(let side, let header): u8(5); mergeSide(side); bytes(header.encoded())
         }
     }
@@ -151,6 +152,7 @@ extension WireReader {
             let side = try mergeSide()
             guard let header = try? VaultHeader.decode(try bytes()) else { throw AgentError.protocolError(.badValue) }
             return .keyNotKnown(side, header)
+        case 6: return .notARegularFile(try mergeSide())
         default: throw AgentError.protocolError(.badValue)
         }
     }

@@ -26,4 +26,7 @@ public enum MergeError: Error, Sendable {
     case resultNotVerified
     /// A copy is larger than a merge reads (`VaultMerge.maximumCopySize`); `size` in bytes.
     case tooLarge(MergeSide, size: Int)
+    /// A copy is not a regular file (a device such as /dev/zero, a FIFO, a folder): never read, as
+    /// its size says nothing about how much it holds.
+    case notARegularFile(MergeSide)
 }

@@ -54,6 +54,7 @@ final class SyncWireTests: XCTestCase {
             .unreadable(.ours, .header(.badMagic)), .unreadable(.theirs, .damaged(offset: 4096)),
             .unreadable(.ours, .incomplete(offset: 77)), .differentVaults(ours: device, theirs: Array(device.reversed())),
             .sharedDeviceID(device: device, counter: 42), .resultNotVerified, .tooLarge(.theirs, size: VaultMerge.maximumCopySize + 1),
+            .notARegularFile(.ours),
         ]
         for failure in failures {
             var writer = WireWriter()
