@@ -20,6 +20,14 @@ public enum FileSystem {
         throw error
     }
 
+    /// `realpath`: `path` absolute, with every symbolic link, `.` and `..` resolved. Nil when it
+    /// (or a folder on the way) does not exist or cannot be read.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     public static func exists(_ path: String) -> Bool {
         (try? linkStatus(path)) != nil
     }
