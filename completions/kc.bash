@@ -64,14 +64,20 @@ _kc_value_options() {
     esac
 }
 
-# Item names from the chosen vault's unlocked agent only (never a prompt), one a line,
-# taken as they are (never expanded). Uses _kc's cur and vault.
-_kc_items() {
-    local value
-    COMPREPLY=()
+# Adds to COMPREPLY each line the command prints (names: never expanded) that starts with
+# cur, as typed or in its quoted form, quoted for the command line (printf %q). Uses _kc's cur.
+_kc_reply_lines() {
+    local value quoted
     while IFS= read -r value; do
-        [[ "$value" == "$cur"* ]] && COMPREPLY+=("$value")
-    done < <(command kc "${vault[@]}" __complete-items "$@" 2>/dev/null </dev/null)
+        printf -v quoted '%q' "$value"
+        [[ "$value" == "$cur"* || "$quoted" == "$cur"* ]] && COMPREPLY+=("$quoted")
+    done < <("$@" 2>/dev/null </dev/null)
+}
+
+# Item names from the chosen vault's unlocked agent only (never a prompt). Uses _kc's vault.
+_kc_items() {
+    COMPREPLY=()
+    _kc_reply_lines command kc "${vault[@]}" __complete-items "$@"
 }
 
 _kc() {
@@ -100,18 +106,18 @@ _kc() {
         esac
     done
     case "$path:$prev" in
-        ':--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        ':--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        ':--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        ':--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         ':--master-password-fd') return ;;
         ':--lock-timeout') return ;;
         'init:--kdf-ops') return ;;
         'init:--kdf-memory') return ;;
-        'init:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'init:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'init:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'init:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'init:--master-password-fd') return ;;
         'init:--lock-timeout') return ;;
-        'add:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'add:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'add:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'add:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'add:--master-password-fd') return ;;
         'add:--lock-timeout') return ;;
         'add generic:-s'|'add generic:--service') return ;;
@@ -120,8 +126,8 @@ _kc() {
         'add generic:-D'|'add generic:--description') return ;;
         'add generic:-j'|'add generic:--comment') return ;;
         'add generic:-G'|'add generic:--generic') return ;;
-        'add generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'add generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'add generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'add generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'add generic:--master-password-fd') return ;;
         'add generic:--lock-timeout') return ;;
         'add internet:-s'|'add internet:--server') return ;;
@@ -134,8 +140,8 @@ _kc() {
         'add internet:-l'|'add internet:--label') return ;;
         'add internet:-D'|'add internet:--description') return ;;
         'add internet:-j'|'add internet:--comment') return ;;
-        'add internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'add internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'add internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'add internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'add internet:--master-password-fd') return ;;
         'add internet:--lock-timeout') return ;;
         'find:-s'|'find:--service') _kc_items --attribute service; return ;;
@@ -145,8 +151,8 @@ _kc() {
         'find:-D'|'find:--description') return ;;
         'find:-j'|'find:--comment') return ;;
         'find:--clip-timeout') return ;;
-        'find:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'find:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'find:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'find:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'find:--master-password-fd') return ;;
         'find:--lock-timeout') return ;;
         'find generic:-s'|'find generic:--service') _kc_items --class generic --attribute service; return ;;
@@ -156,8 +162,8 @@ _kc() {
         'find generic:-j'|'find generic:--comment') return ;;
         'find generic:-G'|'find generic:--generic') return ;;
         'find generic:--clip-timeout') return ;;
-        'find generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'find generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'find generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'find generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'find generic:--master-password-fd') return ;;
         'find generic:--lock-timeout') return ;;
         'find internet:-s'|'find internet:--server') _kc_items --class internet --attribute server; return ;;
@@ -171,17 +177,17 @@ _kc() {
         'find internet:-D'|'find internet:--description') return ;;
         'find internet:-j'|'find internet:--comment') return ;;
         'find internet:--clip-timeout') return ;;
-        'find internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'find internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'find internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'find internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'find internet:--master-password-fd') return ;;
         'find internet:--lock-timeout') return ;;
         'search:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
-        'search:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'search:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'search:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'search:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'search:--master-password-fd') return ;;
         'search:--lock-timeout') return ;;
-        'update:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'update:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'update:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'update:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'update:--master-password-fd') return ;;
         'update:--lock-timeout') return ;;
         'update generic:-s'|'update generic:--service') _kc_items --class generic --attribute service; return ;;
@@ -198,8 +204,8 @@ _kc() {
         'update generic:--set-generic') return ;;
         'update generic:--set-require-password') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
         'update generic:--set-this-device-only') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
-        'update generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'update generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'update generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'update generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'update generic:--master-password-fd') return ;;
         'update generic:--lock-timeout') return ;;
         'update internet:-s'|'update internet:--server') _kc_items --class internet --attribute server; return ;;
@@ -224,12 +230,12 @@ _kc() {
         'update internet:--set-comment') return ;;
         'update internet:--set-require-password') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
         'update internet:--set-this-device-only') COMPREPLY=($(compgen -W 'yes no' -- "$cur")); return ;;
-        'update internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'update internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'update internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'update internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'update internet:--master-password-fd') return ;;
         'update internet:--lock-timeout') return ;;
-        'delete:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'delete:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'delete:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'delete:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'delete:--master-password-fd') return ;;
         'delete:--lock-timeout') return ;;
         'delete generic:-s'|'delete generic:--service') _kc_items --class generic --attribute service; return ;;
@@ -238,8 +244,8 @@ _kc() {
         'delete generic:-D'|'delete generic:--description') return ;;
         'delete generic:-j'|'delete generic:--comment') return ;;
         'delete generic:-G'|'delete generic:--generic') return ;;
-        'delete generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'delete generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'delete generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'delete generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'delete generic:--master-password-fd') return ;;
         'delete generic:--lock-timeout') return ;;
         'delete internet:-s'|'delete internet:--server') _kc_items --class internet --attribute server; return ;;
@@ -252,12 +258,12 @@ _kc() {
         'delete internet:-l'|'delete internet:--label') return ;;
         'delete internet:-D'|'delete internet:--description') return ;;
         'delete internet:-j'|'delete internet:--comment') return ;;
-        'delete internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'delete internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'delete internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'delete internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'delete internet:--master-password-fd') return ;;
         'delete internet:--lock-timeout') return ;;
-        'list:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'list:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'list:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'list:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'list:--master-password-fd') return ;;
         'list:--lock-timeout') return ;;
         'generate:--length') return ;;
@@ -265,58 +271,58 @@ _kc() {
         'generate:--words') return ;;
         'generate:--separator') return ;;
         'generate:--clip-timeout') return ;;
-        'generate:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'generate:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'generate:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'generate:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'generate:--master-password-fd') return ;;
         'generate:--lock-timeout') return ;;
-        'keychain:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'keychain:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'keychain:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'keychain:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain:--master-password-fd') return ;;
         'keychain:--lock-timeout') return ;;
         'keychain create:--kdf-ops') return ;;
         'keychain create:--kdf-memory') return ;;
-        'keychain create:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'keychain create:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'keychain create:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'keychain create:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain create:--master-password-fd') return ;;
         'keychain create:--lock-timeout') return ;;
-        'keychain list:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'keychain list:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'keychain list:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'keychain list:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain list:--master-password-fd') return ;;
         'keychain list:--lock-timeout') return ;;
-        'keychain default:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'keychain default:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'keychain default:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'keychain default:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain default:--master-password-fd') return ;;
         'keychain default:--lock-timeout') return ;;
-        'keychain delete:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'keychain delete:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'keychain delete:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'keychain delete:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain delete:--master-password-fd') return ;;
         'keychain delete:--lock-timeout') return ;;
-        'check:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'check:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'check:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'check:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'check:--master-password-fd') return ;;
         'check:--lock-timeout') return ;;
-        'repair:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'repair:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'repair:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'repair:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'repair:--master-password-fd') return ;;
         'repair:--lock-timeout') return ;;
-        'compact:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'compact:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'compact:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'compact:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'compact:--master-password-fd') return ;;
         'compact:--lock-timeout') return ;;
         'passwd:--new-password-fd') return ;;
-        'passwd:--new-password-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'passwd:--new-password-file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'passwd:--kdf-ops') return ;;
         'passwd:--kdf-memory') return ;;
-        'passwd:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'passwd:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'passwd:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'passwd:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'passwd:--master-password-fd') return ;;
         'passwd:--lock-timeout') return ;;
-        'backup:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'backup:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'backup:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'backup:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'backup:--master-password-fd') return ;;
         'backup:--lock-timeout') return ;;
-        'history:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'history:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'history:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'history:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'history:--master-password-fd') return ;;
         'history:--lock-timeout') return ;;
         'history generic:-s'|'history generic:--service') _kc_items --class generic --attribute service; return ;;
@@ -325,8 +331,8 @@ _kc() {
         'history generic:-D'|'history generic:--description') return ;;
         'history generic:-j'|'history generic:--comment') return ;;
         'history generic:-G'|'history generic:--generic') return ;;
-        'history generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'history generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'history generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'history generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'history generic:--master-password-fd') return ;;
         'history generic:--lock-timeout') return ;;
         'history internet:-s'|'history internet:--server') _kc_items --class internet --attribute server; return ;;
@@ -339,124 +345,124 @@ _kc() {
         'history internet:-l'|'history internet:--label') return ;;
         'history internet:-D'|'history internet:--description') return ;;
         'history internet:-j'|'history internet:--comment') return ;;
-        'history internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'history internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'history internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'history internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'history internet:--master-password-fd') return ;;
         'history internet:--lock-timeout') return ;;
-        'ftp:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'ftp:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'ftp:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'ftp:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'ftp:--master-password-fd') return ;;
         'ftp:--lock-timeout') return ;;
         'ftp login:--user') return ;;
         'ftp login:--save') COMPREPLY=($(compgen -W 'yes no ask' -- "$cur")); return ;;
-        'ftp login:--cafile') COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'ftp login:--cafile') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'ftp login:--timeout') return ;;
-        'ftp login:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'ftp login:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'ftp login:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'ftp login:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'ftp login:--master-password-fd') return ;;
         'ftp login:--lock-timeout') return ;;
         'netrc:-s'|'netrc:--server') return ;;
         'netrc:-r'|'netrc:--protocol') return ;;
         'netrc:-P'|'netrc:--port') return ;;
         'netrc:-a'|'netrc:--account') return ;;
-        'netrc:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'netrc:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'netrc:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'netrc:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'netrc:--master-password-fd') return ;;
         'netrc:--lock-timeout') return ;;
-        'import:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import:--master-password-fd') return ;;
         'import:--lock-timeout') return ;;
         'import netrc:-r'|'import netrc:--protocol') return ;;
-        'import netrc:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import netrc:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import netrc:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import netrc:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import netrc:--master-password-fd') return ;;
         'import netrc:--lock-timeout') return ;;
         'export:--format') COMPREPLY=($(compgen -W 'json csv' -- "$cur")); return ;;
-        'export:-o'|'export:--output') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'export:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'export:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'export:-o'|'export:--output') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'export:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'export:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'export:--master-password-fd') return ;;
         'export:--lock-timeout') return ;;
-        'import json:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import json:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import json:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import json:--master-password-fd') return ;;
         'import json:--lock-timeout') return ;;
-        'import csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import csv:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import csv:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import csv:--master-password-fd') return ;;
         'import csv:--lock-timeout') return ;;
-        'import keepassxc-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import keepassxc-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import keepassxc-csv:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import keepassxc-csv:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import keepassxc-csv:--master-password-fd') return ;;
         'import keepassxc-csv:--lock-timeout') return ;;
-        'import bitwarden-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import bitwarden-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import bitwarden-csv:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import bitwarden-csv:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import bitwarden-csv:--master-password-fd') return ;;
         'import bitwarden-csv:--lock-timeout') return ;;
-        'import bitwarden-json:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import bitwarden-json:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import bitwarden-json:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import bitwarden-json:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import bitwarden-json:--master-password-fd') return ;;
         'import bitwarden-json:--lock-timeout') return ;;
-        'import pass:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import pass:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import pass:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import pass:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import pass:--master-password-fd') return ;;
         'import pass:--lock-timeout') return ;;
-        'import chrome-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import chrome-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import chrome-csv:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import chrome-csv:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import chrome-csv:--master-password-fd') return ;;
         'import chrome-csv:--lock-timeout') return ;;
-        'import firefox-csv:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'import firefox-csv:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'import firefox-csv:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'import firefox-csv:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'import firefox-csv:--master-password-fd') return ;;
         'import firefox-csv:--lock-timeout') return ;;
         'unlock:--timeout') return ;;
         'unlock:--max-ttl') return ;;
-        'unlock:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'unlock:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'unlock:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'unlock:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'unlock:--master-password-fd') return ;;
         'unlock:--lock-timeout') return ;;
-        'lock:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'lock:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'lock:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'lock:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'lock:--master-password-fd') return ;;
         'lock:--lock-timeout') return ;;
-        'status:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'status:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'status:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'status:--master-password-fd') return ;;
         'status:--lock-timeout') return ;;
         'sync:--device-name') return ;;
         'sync:--new-password-fd') return ;;
-        'sync:--new-password-file') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync:--new-password-file') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'sync:--master-password-fd') return ;;
         'sync:--lock-timeout') return ;;
         'sync init:--remote') return ;;
         'sync init:--device-name') return ;;
-        'sync init:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync init:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync init:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync init:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'sync init:--master-password-fd') return ;;
         'sync init:--lock-timeout') return ;;
         'sync clone:--device-name') return ;;
-        'sync clone:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync clone:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync clone:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync clone:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'sync clone:--master-password-fd') return ;;
         'sync clone:--lock-timeout') return ;;
-        'sync status:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync status:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync status:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync status:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'sync status:--master-password-fd') return ;;
         'sync status:--lock-timeout') return ;;
         'sync reset-device:--device-name') return ;;
-        'sync reset-device:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'sync reset-device:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'sync reset-device:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'sync reset-device:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'sync reset-device:--master-password-fd') return ;;
         'sync reset-device:--lock-timeout') return ;;
-        'conflicts:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'conflicts:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'conflicts:--master-password-fd') return ;;
         'conflicts:--lock-timeout') return ;;
-        'conflicts resolve:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'conflicts resolve:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'conflicts resolve:--master-password-fd') return ;;
         'conflicts resolve:--lock-timeout') return ;;
         'conflicts resolve generic:-s'|'conflicts resolve generic:--service') return ;;
@@ -466,8 +472,8 @@ _kc() {
         'conflicts resolve generic:-j'|'conflicts resolve generic:--comment') return ;;
         'conflicts resolve generic:-G'|'conflicts resolve generic:--generic') return ;;
         'conflicts resolve generic:--keep') COMPREPLY=($(compgen -W 'winner other' -- "$cur")); return ;;
-        'conflicts resolve generic:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'conflicts resolve generic:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'conflicts resolve generic:--master-password-fd') return ;;
         'conflicts resolve generic:--lock-timeout') return ;;
         'conflicts resolve internet:-s'|'conflicts resolve internet:--server') return ;;
@@ -481,28 +487,28 @@ _kc() {
         'conflicts resolve internet:-D'|'conflicts resolve internet:--description') return ;;
         'conflicts resolve internet:-j'|'conflicts resolve internet:--comment') return ;;
         'conflicts resolve internet:--keep') COMPREPLY=($(compgen -W 'winner other' -- "$cur")); return ;;
-        'conflicts resolve internet:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'conflicts resolve internet:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'conflicts resolve internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'conflicts resolve internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'conflicts resolve internet:--master-password-fd') return ;;
         'conflicts resolve internet:--lock-timeout') return ;;
-        'git-credential:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'git-credential:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'git-credential:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'git-credential:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'git-credential:--master-password-fd') return ;;
         'git-credential:--lock-timeout') return ;;
-        'security:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'security:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'security:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'security:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'security:--master-password-fd') return ;;
         'security:--lock-timeout') return ;;
-        'completions:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'completions:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'completions:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'completions:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'completions:--master-password-fd') return ;;
         'completions:--lock-timeout') return ;;
-        'help:--vault') COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'help:--keychain') COMPREPLY=($(compgen -W "$(command kc keychain list --names 2>/dev/null)" -- "$cur")); return ;;
+        'help:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'help:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'help:--master-password-fd') return ;;
         'help:--lock-timeout') return ;;
     esac
-    local candidates
+    local candidates keychains=0
     case "$path" in
         '') candidates='init add find search update delete list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -524,8 +530,8 @@ _kc() {
         'keychain') candidates='create list default delete --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'keychain create') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'keychain list') candidates='--json --names --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
-        'keychain default') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help'" $(command kc keychain list --names 2>/dev/null)" ;;
-        'keychain delete') candidates='-y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help'" $(command kc keychain list --names 2>/dev/null)" ;;
+        'keychain default') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help'; keychains=1 ;;
+        'keychain delete') candidates='-y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help'; keychains=1 ;;
         'check') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'repair') candidates='--salvage -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
         'compact') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
@@ -566,5 +572,6 @@ _kc() {
         'help') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback --version -h --help' ;;
     esac
     COMPREPLY=($(compgen -W "$candidates" -- "$cur"))
+    ((keychains)) && _kc_reply_lines command kc keychain list --names
 }
 complete -F _kc kc

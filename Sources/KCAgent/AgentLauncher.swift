@@ -24,7 +24,7 @@ public enum AgentLauncher {
     public static func start(_ endpoint: AgentEndpoint, arguments: [String], environment: [String: String]) throws(AgentError) -> Int32? {
         try endpoint.prepareFolder()
         let spawnLock: FileDescriptor
-        do { spawnLock = try FileDescriptor.open(endpoint.spawnLockPath, O_RDWR | O_CREAT, mode: 0o600) } catch {
+        do { spawnLock = try FileDescriptor.open(endpoint.spawnLockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600) } catch {
             throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error)
         }
         defer { spawnLock.close() }

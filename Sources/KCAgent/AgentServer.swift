@@ -27,7 +27,7 @@ public enum AgentServer {
         try endpoint.prepareFolder()
         let lock: FileDescriptor
         do {
-            lock = try FileDescriptor.open(endpoint.lockPath, O_RDWR | O_CREAT, mode: 0o600)
+            lock = try FileDescriptor.open(endpoint.lockPath, O_RDWR | O_CREAT | O_NOFOLLOW, mode: 0o600)
         } catch {
             throw AgentError.lockFileFailed(path: endpoint.lockPath, errno: error)
         }

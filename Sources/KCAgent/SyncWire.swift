@@ -74,6 +74,7 @@ extension WireWriter {
         case .sharedDeviceID(let device, let counter): u8(2); bytes(device); u64(counter)
         case .resultNotVerified: u8(3)
         case .tooLarge(let side, let size): u8(4); mergeSide(side); u64(UInt64(size))
+        case .notARegularFile(let side): u8(8); mergeSide(side)
         case .keyNotKnown(let side, let header): u8(5); mergeSide(side); bytes(header.encoded())
         case .notLinked(let side, let header): u8(6); mergeSide(side); bytes(header.encoded())
         case .keyDerivationTooCostly(let side, let asked, let allowed):
@@ -162,6 +163,7 @@ extension WireReader {
             let side = try mergeSide()
             let asked = KDFParameters(opsLimit: try u64(), memoryLimit: try u64())
             return .keyDerivationTooCostly(side, asked: asked, allowed: KDFParameters(opsLimit: try u64(), memoryLimit: try u64()))
+        case 8: return .notARegularFile(try mergeSide())
         default: throw AgentError.protocolError(.badValue)
         }
     }

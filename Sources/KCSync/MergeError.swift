@@ -33,6 +33,9 @@ public enum MergeError: Error, Sendable {
     case resultNotVerified
     /// A copy is larger than a merge reads (`VaultMerge.maximumCopySize`); `size` in bytes.
     case tooLarge(MergeSide, size: Int)
+    /// A copy is not a regular file (a device such as /dev/zero, a FIFO, a folder): never read, as
+    /// its size says nothing about how much it holds.
+    case notARegularFile(MergeSide)
 
     /// The same failure told of the copy of `side`.
     func on(_ side: MergeSide) -> MergeError {
@@ -42,6 +45,7 @@ public enum MergeError: Error, Sendable {
         case .notLinked(_, let header): return .notLinked(side, header)
         case .keyDerivationTooCostly(_, let asked, let allowed): return .keyDerivationTooCostly(side, asked: asked, allowed: allowed)
         case .tooLarge(_, let size): return .tooLarge(side, size: size)
+        case .notARegularFile: return .notARegularFile(side)
         case .differentVaults, .sharedDeviceID, .resultNotVerified: return self
         }
     }

@@ -18,13 +18,20 @@ public enum VaultMerge {
         guard size <= maximumCopySize else { throw .tooLarge(side, size: size) }
     }
 
-    /// The copy at `path` (`side` of a merge), its size checked before it is read: throws
-    /// `MergeError.tooLarge`, or the `Errno` of opening or reading it.
+    /// The copy at `path` (`side` of a merge): a regular file (never a link, device or FIFO:
+    /// `MergeError.notARegularFile`), its size checked before it is read and the read stopped one
+    /// byte past the cap, so a file growing meanwhile is refused too (`MergeError.tooLarge`).
+    /// Otherwise throws the `Errno` of opening or reading it.
     public static func readCopy(at path: String, side: MergeSide) throws -> [UInt8] {
-        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        // O_NONBLOCK: opening a FIFO without a writer returns at once (and is then refused).
+        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         defer { descriptor.close() }
-        try checkSize(try descriptor.status().size, of: side)
-        return try descriptor.readToEnd(from: 0)
+        let status = try descriptor.status()
+        guard status.isRegularFile else { throw MergeError.notARegularFile(side) }
+        try checkSize(status.size, of: side)
+        let bytes = try descriptor.readToEnd(from: 0, limit: maximumCopySize + 1)
+        try checkSize(bytes.count, of: side)
+        return bytes
     }
 
     /// What a merge produced.

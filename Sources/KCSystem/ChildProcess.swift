@@ -77,10 +77,12 @@ public struct ChildProcess: Sendable {
     }
 
     /// The first regular, executable file called `name` in the folders of `searchPath` (PATH's
-    /// colon-separated form; an empty entry is the current folder, as the shell has it).
+    /// colon-separated form). Only absolute folders are searched: an empty entry (which the shell
+    /// takes for the current folder) and a relative one are ignored, so kc never runs a program
+    /// planted in whatever folder it was started from.
     public static func find(_ name: String, searchPath: String) -> String? {
-        for folder in searchPath.split(separator: ":", omittingEmptySubsequences: false) {
-            let path = (folder.isEmpty ? "." : String(folder)) + "/" + name
+        for folder in searchPath.split(separator: ":") where folder.hasPrefix("/") {
+            let path = String(folder) + "/" + name
             if let status = try? FileSystem.status(path), status.isRegularFile, access(path, X_OK) == 0 { return path }
         }
         return nil

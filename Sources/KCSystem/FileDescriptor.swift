@@ -71,15 +71,18 @@ public struct FileDescriptor: Sendable, Equatable {
         return buffer
     }
 
-    /// Reads from `offset` to the end of the file without moving the file offset.
-    /// Reads what the file holds now in one buffer of that size, then whatever was appended meanwhile.
-    public func readToEnd(from offset: Int) throws(Errno) -> [UInt8] {
-        var result = try read(count: max(0, try status().size - offset), at: offset)
-        while true {
-            let more = try read(count: 1 << 16, at: offset + result.count)
+    /// Reads from `offset` to the end of the file without moving the file offset, at most `limit`
+    /// bytes (a caller refusing files beyond a cap passes the cap + 1, and refuses a result that
+    /// long). Reads what the file holds now in one buffer of that size, then whatever was appended
+    /// meanwhile.
+    public func readToEnd(from offset: Int, limit: Int = .max) throws(Errno) -> [UInt8] {
+        var result = try read(count: min(limit, max(0, try status().size - offset)), at: offset)
+        while result.count < limit {
+            let more = try read(count: min(1 << 16, limit - result.count), at: offset + result.count)
             if more.isEmpty { return result }
             result += more
         }
+        return result
     }
 
     /// Reads until end of input (for pipes and terminals as well as files).

@@ -20,13 +20,23 @@ public enum FileSystem {
         throw error
     }
 
+    /// `realpath`: `path` absolute, with every symbolic link, `.` and `..` resolved. Nil when it
+    /// (or a folder on the way) does not exist or cannot be read.
+    public static func resolvedPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     public static func exists(_ path: String) -> Bool {
         (try? linkStatus(path)) != nil
     }
 
     /// Creates `path` and missing parents with `mode` (0700 by default). Each folder it makes is
     /// made durable (its parent fsynced), or a power loss could take it away with the files that
-    /// were made durable in it.
+    /// were made durable in it. The mode is set on the folder opened without following a link
+    /// (`O_DIRECTORY|O_NOFOLLOW`, then `fchmod`), never by path: a link swapped in after `mkdir`
+    /// fails (ELOOP) rather than have its target's mode changed.
     public static func makeDirectories(_ path: String, mode: mode_t = 0o700) throws(Errno) {
         if path.isEmpty || exists(path) { return }
         let parent = directoryName(path)
@@ -40,7 +50,10 @@ public enum FileSystem {
             #endif
             try syncDirectory(containing: path)
         }
-        _ = chmod(path, mode)   // umask must not widen or narrow what we asked for
+        // umask must not widen or narrow what we asked for
+        let folder = try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        defer { folder.close() }
+        _ = fchmod(folder.rawValue, mode)
     }
 
     public static func rename(_ from: String, to: String) throws(Errno) {

@@ -59,6 +59,7 @@ final class SyncWireTests: XCTestCase {
             .unreadable(.ours, .incomplete(offset: 77)), .differentVaults(ours: device, theirs: Array(device.reversed())),
             .sharedDeviceID(device: device, counter: 42), .resultNotVerified, .tooLarge(.theirs, size: VaultMerge.maximumCopySize + 1),
             .keyDerivationTooCostly(.theirs, asked: KDFParameters(opsLimit: 20, memoryLimit: 1 << 32), allowed: .moderate),
+            .notARegularFile(.ours),
         ]
         for failure in failures {
             var writer = WireWriter()

@@ -145,7 +145,7 @@ enum ItemFormatErrorCase: CaseIterable {
 
 enum MergeErrorCase: CaseIterable {
     case unreadableHeader, unreadableDamaged, unreadableIncomplete, differentVaults, sharedDeviceID, keyNotKnown, notLinked,
-         keyDerivationTooCostly, resultNotVerified, tooLarge
+         keyDerivationTooCostly, resultNotVerified, tooLarge, notARegularFile
     init(_ value: MergeError) {
         switch value {
         case .unreadable(_, .header): self = .unreadableHeader
@@ -158,6 +158,7 @@ enum MergeErrorCase: CaseIterable {
         case .keyDerivationTooCostly: self = .keyDerivationTooCostly
         case .resultNotVerified: self = .resultNotVerified
         case .tooLarge: self = .tooLarge
+        case .notARegularFile: self = .notARegularFile
         }
     }
 }

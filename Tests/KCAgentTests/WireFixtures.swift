@@ -150,7 +150,7 @@ enum WireFixtures {
     static let mergeErrors: [MergeError] = [
         .unreadable(.ours, .damaged(offset: 5)), .unreadable(.theirs, .incomplete(offset: 6)),
         .differentVaults(ours: [1], theirs: [2]), .sharedDeviceID(device: device, counter: 3), .keyNotKnown(.theirs, header),
-        .resultNotVerified, .tooLarge(.ours, size: 1 << 30), .notLinked(.ours, header),
+        .resultNotVerified, .tooLarge(.ours, size: 1 << 30), .notLinked(.ours, header), .notARegularFile(.theirs),
         .keyDerivationTooCostly(.theirs, asked: KDFParameters(opsLimit: 20, memoryLimit: 1 << 32), allowed: .moderate),
     ] + formatErrors.map { .unreadable(.ours, .header($0)) }
 

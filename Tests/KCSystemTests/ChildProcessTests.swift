@@ -1,5 +1,6 @@
 import XCTest
 @testable import KCSystem
+import KCTestSupport
 
 final class ChildProcessTests: XCTestCase {
     /// Runs `/bin/sh -c script` with `environment`, its standard output and descriptor 3 on pipes;
@@ -15,6 +16,27 @@ final class ChildProcessTests: XCTestCase {
         let standard = String(decoding: try output.read.readAll(), as: UTF8.self)
         let third = String(decoding: try extra.read.readAll(), as: UTF8.self)
         return (try child.wait(), standard, third, child.id)
+    }
+
+    /// Security review I5: an empty PATH entry (a trailing ':') or a relative one names the current
+    /// folder, where kc might run a planted git or gpg: only absolute folders are searched.
+    func testOnlyAbsolutePathEntriesAreSearched() throws {
+        let folder = TemporaryFolder.make("kc-path")
+        defer { TemporaryFolder.remove(folder) }
+        try FileSystem.makeDirectories(folder + "/bin")
+        for tool in [folder + "/tool", folder + "/bin/tool"] {
+            let file = try FileDescriptor.open(tool, O_WRONLY | O_CREAT | O_EXCL, mode: 0o755)
+            try file.write(all: Array("#!/bin/sh\n".utf8))
+            file.close()
+        }
+        let previous = FileSystem.resolvedPath(".")!
+        XCTAssertEqual(chdir(folder), 0)
+        defer { _ = chdir(previous) }
+        for searchPath in ["", ":", "/nonexistent:", ":/nonexistent", "/nonexistent::/nonexistent", ".", "bin", "./bin"] {
+            XCTAssertNil(ChildProcess.find("tool", searchPath: searchPath), searchPath)
+        }
+        XCTAssertEqual(ChildProcess.find("tool", searchPath: "bin::/nonexistent:" + folder + "/bin"), folder + "/bin/tool")
+        XCTAssertEqual(ChildProcess.find("sh", searchPath: ":/bin"), "/bin/sh")
     }
 
     func testExitStatusSignalAndOutputs() throws {

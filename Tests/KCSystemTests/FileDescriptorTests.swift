@@ -24,6 +24,19 @@ final class FileDescriptorTests: XCTestCase {
         XCTAssertEqual(try fd.status().permissions, 0o600)
     }
 
+    /// A bound stops the read of a file whose size says nothing (a device) or that grows meanwhile.
+    func testReadToEndStopsAtItsLimit() throws {
+        let fd = try FileDescriptor.open(folder + "/f", O_RDWR | O_CREAT | O_EXCL, mode: 0o600)
+        defer { fd.close() }
+        let bytes = (0..<200_000).map { UInt8(truncatingIfNeeded: $0 * 3) }
+        try fd.write(all: bytes)
+        XCTAssertEqual(try fd.readToEnd(from: 0, limit: 100_001), Array(bytes[..<100_001]))
+        XCTAssertEqual(try fd.readToEnd(from: 199_000, limit: 5_000), Array(bytes[199_000...]))
+        let zero = try FileDescriptor.open("/dev/zero", O_RDONLY)
+        defer { zero.close() }
+        XCTAssertEqual(try zero.readToEnd(from: 0, limit: 300_001), [UInt8](repeating: 0, count: 300_001))
+    }
+
     func testTypedErrnoForMissingFileAndExclusiveCreate() throws {
         XCTAssertThrowsError(try FileDescriptor.open(folder + "/missing", O_RDONLY)) {
             XCTAssertEqual($0 as? Errno, .noSuchFile)

@@ -138,3 +138,27 @@ def test_a_stopped_agent_does_not_hold_commands(akc):
         assert "did not use the agent: the agent did not answer" in result.stderr, result.stderr
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def test_lock_and_spawn_files_planted_as_links_are_not_followed(akc, tmp_path):
+    """Security review I5: the agent's lock file and the spawn lock are opened with O_NOFOLLOW, so a
+    symbolic link planted in their place (only the user or root can, the folder is private) is
+    refused, and the file it points to is neither created nor opened."""
+    akc.add_generic("svc", "me", "pw")
+    sock = socket_path(akc)
+    assert wait_until(lambda: not agent_pids(akc)), "the agent did not end after kc lock"
+    for suffix in (".spawn", ".lock"):
+        planted = sock.with_suffix(suffix)
+        target = tmp_path / f"target{suffix}"
+        planted.unlink(missing_ok=True)
+        planted.symlink_to(target)
+        result = akc.run(["unlock"], timeout=30)
+        assert result.returncode != 0 and not agent_pids(akc), result
+        if suffix == ".spawn":      # refused by kc unlock itself
+            assert f"{planted}" in result.stderr and "Too many levels of symbolic links" in result.stderr, result
+        else:                       # by the agent it started, which exits at once
+            assert "cannot start the agent: it exited at once" in result.stderr, result
+        assert not target.exists(), f"{suffix}: the link was followed"
+        planted.unlink()
+    unlock(akc)                                 # with the links gone, as before
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"

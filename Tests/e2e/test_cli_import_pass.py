@@ -4,6 +4,7 @@ seed and the other lines (notes) kept as secrets of their own, a file gpg cannot
 folder from PASSWORD_STORE_DIR, gpg run with the documented arguments and no secret on them."""
 import json
 import os
+import shutil
 import subprocess
 
 import pytest
@@ -165,7 +166,8 @@ def test_gpg_gets_no_secret_on_its_command_line(kc_ready, store, tmp_path):
     kc_ready.ok(["import", "pass", "--partial", folder],
                 env={**gpg_env(env), "PATH": f"{bin_dir}:{os.environ['PATH']}"})
     calls = log.read_text().splitlines()
-    assert sorted(calls) == sorted(f"--quiet --batch --decrypt {folder}/{name}.gpg"
+    # `--` before the path: a store folder named like an option (-x) is never read by gpg as one.
+    assert sorted(calls) == sorted(f"--quiet --batch --decrypt -- {folder}/{name}.gpg"
                                    for name in ["broken", *ENTRIES])
     assert not any(secret in log.read_text() for secret in ("w0rk-p@ss", "only-a-password", "site-pw"))
 
@@ -189,3 +191,49 @@ def test_decrypting_shows_progress_on_a_terminal_and_erases_it(kc_ready, store):
     assert any("decrypting entries" in draw for draw in progress_draws(received, "import")), received
     assert screen(received) == [f"kc: import: {ADDED} added, 0 skipped as duplicate, 1 rejected"], received
     assert b"rejected entry 0 (broken.gpg)" in stdout
+
+
+def test_symbolic_links_never_lead_out_of_the_store_nor_round_in_loops(kc_ready, store, tmp_path):
+    """Security review L4: the walk followed every link, so two links to '.' never ended, one made ~40
+    copies of every entry, and a NAME.gpg link to a file outside the store was decrypted and imported.
+    Now links to folders are never followed, a link to a file is read only when its target is inside
+    the store and not read already, and each link left out is reported on standard error."""
+    folder, env = store
+    linked = tmp_path / "linked"
+    (linked / "web").mkdir(parents=True)
+    (linked / ".hidden").mkdir()
+    shutil.copyfile(folder / "simple.gpg", linked / "web" / "site.gpg")
+    shutil.copyfile(folder / "simple.gpg", linked / ".hidden" / "kept.gpg")
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    shutil.copyfile(folder / "totp-site.gpg", outside / "x.gpg")
+    (linked / "web" / "out.gpg").symlink_to(outside / "x.gpg")          # out of the store
+    (linked / "up.gpg").symlink_to("../elsewhere/x.gpg")                  # out, relatively
+    (linked / "loop").symlink_to(".")
+    (linked / "loop2").symlink_to(".")
+    (linked / "folder").symlink_to("web")                                 # a folder inside: not followed either
+    (linked / "alias.gpg").symlink_to("web/site.gpg")                     # read already as web/site
+    (linked / "shown.gpg").symlink_to(".hidden/kept.gpg")                 # inside, read once as "shown"
+    (linked / "dangling.gpg").symlink_to("missing.gpg")
+    log = tmp_path / "gpg-calls"
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gpg").write_text(f'#!/bin/sh\nprintf "%s\\n" "$*" >> {log}\nexec /usr/bin/gpg "$@"\n')
+    (bin_dir / "gpg").chmod(0o755)
+    result = kc_ready.run(["import", "pass", linked], timeout=30,
+                          env={**gpg_env(env), "PATH": f"{bin_dir}:{os.environ['PATH']}"})
+    assert result.returncode == 0, result
+    assert "2 added, 0 skipped as duplicate, 0 rejected" in result.stderr, result
+    warnings = sorted(line for line in result.stderr.splitlines() if line.startswith("kc: warning: "))
+    assert warnings == sorted([
+        f"kc: warning: {linked}/alias.gpg: a symbolic link to an entry read already; not read twice",
+        f"kc: warning: {linked}/dangling.gpg: a symbolic link to no regular file; not followed",
+        f"kc: warning: {linked}/folder: a symbolic link to a folder; not followed",
+        f"kc: warning: {linked}/loop: a symbolic link to a folder; not followed",
+        f"kc: warning: {linked}/loop2: a symbolic link to a folder; not followed",
+        f"kc: warning: {linked}/up.gpg: a symbolic link out of the store; not followed",
+        f"kc: warning: {linked}/web/out.gpg: a symbolic link out of the store; not followed",
+    ]), result.stderr
+    services = sorted(item.get("service") for item in items_with_secrets(kc_ready))
+    assert services == ["shown", "web/site"]
+    assert "elsewhere" not in log.read_text() and "site-pw" not in kc_ready.ok(["find", "--all", "-w"]).stdout

@@ -11,7 +11,7 @@ from kcharness import EXIT_DECODE, assert_failure, items_with_secrets, only_item
 
 NOISE = "yes 'gpg: WARNING: unsafe permissions on configuration file' | head -c 204800 >&2"
 FAKE_GPG = f"""#!/bin/sh
-file="$4"                    # gpg --quiet --batch --decrypt FILE
+file="$5"                    # gpg --quiet --batch --decrypt -- FILE
 case "$file" in
   */huge.gpg) head -c 2097152 /dev/zero; exit 0 ;;
   */noisy-first.gpg) {NOISE} ;;

@@ -71,6 +71,24 @@ def shlex_fish(text):
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+def inserted(tmp_path, replies):
+    """The words bash reads back from each completion reply once it is on the command line (bash's
+    `complete -F` inserts a reply as it is): what the command run then receives. An unquoted reply
+    holding $(...) or ; would run code here, in `tmp_path`."""
+    words = []
+    for reply in replies:
+        result = subprocess.run(["bash", "-c", f"set -- {reply}\nprintf '%s\\0' \"$@\""], capture_output=True,
+                                cwd=tmp_path, timeout=30, env={"PATH": "/usr/bin:/bin"})
+        parsed = result.stdout.split(b"\0")[:-1]
+        words.append(parsed[0].decode() if len(parsed) == 1 else f"{len(parsed)} words: {parsed!r}")
+    return words
+
+
+# Names that are shell code or several words unless quoted on insertion (security review L7).
+HOSTILE = ["$(touch PWNED)x", "a; touch PWNED", "two words", "it's", 'say "hi"', "back`touch PWNED`tick",
+           "star*", "amp&bg", "~tilde", "semi;colon|pipe>redirect"]
+
+
 @pytest.fixture
 def unlocked(akc):
     fill(akc)
@@ -120,12 +138,12 @@ def test_a_locked_agent_gives_nothing(akc, tmp_path):
 
 def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
     kc = unlocked
-    assert bash(kc, tmp_path, "find", "-s", "git") == ["git lab", "github.com"]
+    assert bash(kc, tmp_path, "find", "-s", "git") == ["git\\ lab", "github.com"]    # quoted for the line
     assert bash(kc, tmp_path, "find", "--server", "f") == ["ftp.example.com"]
     assert bash(kc, tmp_path, "find", "internet", "-s", "") == ["ftp.example.com"]
     assert bash(kc, tmp_path, "update", "generic", "-a", "o") == ["ops"]
     assert bash(kc, tmp_path, "delete", "internet", "--account", "") == ["deploy"]
-    assert bash(kc, tmp_path, "history", "generic", "--service", "$") == [TRAP]
+    assert inserted(tmp_path, bash(kc, tmp_path, "history", "generic", "--service", "$")) == [TRAP]
     assert not (tmp_path / "PWNED").exists(), "a candidate was expanded by the shell"
     assert bash(kc, tmp_path, "--keychain", "work", "find", "-s", "") == []      # its own vault: no agent
     kc.ok(["--keychain", "work", "unlock"])
@@ -138,6 +156,25 @@ def test_bash_completes_item_names_taken_as_they_are(unlocked, tmp_path):
     assert bash(kc, tmp_path, "--vault=~/data/kc/work.kc", "find", "-a", "") == ["boss"]
     default = bash(kc, tmp_path, "find", "-a", "")                            # the default vault again
     assert "deploy" in default and "boss" not in default
+
+
+def test_bash_quotes_every_name_it_inserts(akc, tmp_path):
+    """Security review L7: each reply is quoted (printf %q), so the completed line holds the name as one
+    word and runs nothing; typed as the quoted form or as the name's own characters, it still matches."""
+    for name in HOSTILE:
+        akc.add_generic(name, "acct")
+    akc.ok(["keychain", "create", "$(touch PWNED)k", "--kdf-ops", "1", "--kdf-memory", "8K"])
+    unlock(akc)
+    replies = bash(akc, tmp_path, "find", "generic", "-s", "")
+    assert sorted(inserted(tmp_path, replies)) == sorted(HOSTILE), replies
+    for name in HOSTILE:                                     # typed as the name's first characters
+        assert name in inserted(tmp_path, bash(akc, tmp_path, "find", "-s", name[:2])), name
+    assert inserted(tmp_path, bash(akc, tmp_path, "find", "-s", "two\\ w")) == ["two words"]
+    assert inserted(tmp_path, bash(akc, tmp_path, "find", "-s", "a\\;")) == ["a; touch PWNED"]
+    keychains = bash(akc, tmp_path, "--keychain", "")
+    assert "$(touch PWNED)k" in inserted(tmp_path, keychains), keychains
+    assert "$(touch PWNED)k" in inserted(tmp_path, bash(akc, tmp_path, "keychain", "delete", "")), keychains
+    assert not (tmp_path / "PWNED").exists(), "a name ran as shell code"
 
 
 def test_bash_completes_the_path_after_vault_equals(akc, tmp_path):

@@ -214,3 +214,31 @@ def test_global_options_after_the_helper_name_choose_the_vault(kc_ready, tmp_pat
         assert result.returncode == 0, result.stderr
     assert result.stdout == b"username=u\npassword=in-other\n"
     assert get(kc_ready, protocol="https", host="h") == ""
+
+
+def test_an_empty_username_and_an_empty_password_are_stored_and_returned(kc_ready):
+    """As git-credential-store does (git's own helper tests expect it): both sent, both empty, is a
+    credential; absent ones still are not (test_ephemeral_credentials_and_incomplete_stores_are_not_stored)."""
+    store(kc_ready, protocol="https", host="empty.example", username="", password="")
+    assert get(kc_ready, protocol="https", host="empty.example") == "username=\npassword=\n"
+    assert get(kc_ready, protocol="https", host="empty.example", username="") == "username=\npassword=\n"
+    store(kc_ready, protocol="https", host="empty.example", username="", password="now-set")
+    assert get(kc_ready, protocol="https", host="empty.example") == "username=\npassword=now-set\n"
+    store(kc_ready, protocol="https", host="empty.example", username="", password="")
+    assert get(kc_ready, protocol="https", host="empty.example") == "username=\npassword=\n"
+
+
+def test_get_never_prints_a_secret_holding_a_line_break(kc_ready):
+    """Mutation survivor M33: git's credential protocol is line-based, so a secret `pw\\nusername=evil`
+    (stored through standard input, which keeps the line break) would inject a field. kc answers
+    nothing and warns."""
+    kc_ready.ok(["add", "internet", "-s", "inject.example", "-a", "alice", "-r", "https", "--password-stdin"],
+                input=b"pw\nusername=evil")
+    assert kc_ready.ok(["find", "-s", "inject.example", "-w"]).stdout_bytes == b"pw\nusername=evil\n", \
+        "the line break was stored: the test proves something"
+    result = kc_ready.run(["git-credential", "get"], input=request(protocol="https", host="inject.example"))
+    assert result.returncode == 0, result
+    lines = result.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("password=")], result
+    assert "username=evil" not in lines and result.stdout == "", result
+    assert result.stderr.startswith("kc: warning: git-credential: the item for inject.example holds a line break"), result

@@ -210,6 +210,22 @@ def test_driver_refusals_exit_1_and_leave_ours(copies, kc_bin, tmp_path):
     assert services(desktop, ours) == {"shared", "from-laptop", "from-desktop"}
 
 
+def test_a_copy_that_is_not_a_regular_file_exits_1_unread(copies):
+    """The size cap holds for every kind of input (security review I1): a device that never ends
+    (/dev/zero as THEIRS or OURS) and a FIFO nobody writes to are refused at once, exit 1 with one
+    error line, never read without bound (that was an abort, exit 134) nor waited on."""
+    desktop, folder = copies
+    ours = folder / "A"
+    before = ours.read_bytes()
+    fifo = folder / "fifo"
+    os.mkfifo(fifo, 0o600)
+    for theirs in ("/dev/zero", "fifo"):
+        result = run_driver(desktop, folder, "O", "A", theirs, timeout=30)
+        assert_not_merged(result, ours, before, "not a regular file")
+    result = run_driver(desktop, folder, "O", "/dev/zero", "B", timeout=30)
+    assert result.returncode == EXIT_NOT_MERGED and "not a regular file" in result.stderr, result
+
+
 def test_a_malformed_driver_command_line_exits_1_and_leaves_ours(copies):
     """A driver line configured wrongly (an argument missing, one too many) is a usage error, and
     still exits 1 as documented, with ours untouched."""

@@ -21,8 +21,10 @@ let exportCommand = CommandSpec(
     account, label, description, comment, generic, requirePassword, thisDeviceOnly, password, passwordBase64 \
     (the marks yes or empty), then one row an item, records \
     ended by CRLF; a field holding a comma, quote or line break is quoted with quotes doubled, and secrets \
-    are always quoted. An empty cell is an unset attribute, a quoted empty cell ("") an empty value. \
-    kc import csv FILE reads it back.
+    are always quoted. An empty cell is an unset attribute, a quoted empty cell ("") an empty value. A \
+    cell a spreadsheet would take for a formula (beginning with =, +, -, @, a tab or a CR, after any \
+    apostrophes; passwords too) gets an apostrophe in front ('=1+2), shown as text by spreadsheets. \
+    kc import csv FILE reads it back, taking that apostrophe off.
 
     With --with-secrets kc refuses to write to a terminal (errSecParam, exit 2): use -o FILE or a pipe. When \
     kc has a controlling terminal it asks to confirm first (--yes does not ask); without one (a script, \
@@ -66,7 +68,9 @@ let importCSVCommand = CommandSpec(
     Reads FILE, written by kc export --format csv --with-secrets (the header row must be exactly kc's \
     columns; id, createdMs and modifiedMs may be empty, and are then new), and adds every item in one \
     write, as kc import json does: duplicates by primary key or id are skipped, each row is reported with \
-    its index (from 0, after the header) and line.
+    its index (from 0, after the header) and line. A cell beginning with an apostrophe and then =, +, -, \
+    @, a tab or a CR (after any more apostrophes) loses that first apostrophe, which kc export adds so \
+    that spreadsheets do not run the cell as a formula.
 
     A file that is not such CSV (another header, a row of another width, a broken quote, invalid UTF-8, a \
     truncated file) fails with errSecDecode and its line, and nothing is written; so does a row kc cannot \

@@ -15,6 +15,7 @@ enum ExchangeWording {
         case .missingField(let name): return "no '\(Printable.text(name))' column or key (is this file that format's export?)"
         case .encrypted: return "the export is encrypted"
         case .empty: return "the file is empty"
+        case .nestedTooDeeply(let limit): return "arrays and objects nested more than \(limit) levels deep"
         }
     }
 

@@ -87,7 +87,7 @@ let importPassCommand = CommandSpec(
     "import pass", abstract: "Import a pass store, each entry decrypted by your gpg.",
     discussion: """
     Reads every .gpg file under DIR (default $PASSWORD_STORE_DIR, else ~/.password-store; hidden folders \
-    such as .git are left out), each decrypted by your own gpg (gpg --quiet --batch --decrypt FILE, with \
+    such as .git are left out), each decrypted by your own gpg (gpg --quiet --batch --decrypt -- FILE, with \
     your environment: GNUPGHOME, gpg-agent and its pinentry). The decrypted text comes back through a pipe \
     into locked memory; no secret is ever on a command line. The first line is the secret; a login:, user: \
     or username: line gives the account, a url: line the URL, an otpauth:// line (pass-otp) a TOTP seed. \
@@ -100,6 +100,10 @@ let importPassCommand = CommandSpec(
     (a CR LF line break becomes LF), without the empty lines at the end; an entry with no other line has \
     no notes item. kc find -s email/work -w prints the password alone; kc find -s "email/work (notes)" -w \
     prints the notes and one line break.
+
+    Symbolic links are never followed to a folder (a link to . would make the walk endless), and a link \
+    to a file is read only when its target is inside the store and not read already; each link left out \
+    is named in a warning.
 
     A file gpg cannot decrypt (no secret key, a wrong passphrase) is a rejected entry naming the file and \
     gpg's message, and so is one larger than 1 MiB decrypted: the import fails with errSecDecode unless --partial. A missing DIR is errSecIO; gpg not \
@@ -118,10 +122,10 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     let folder = invocation.arguments.first
         ?? context.environment["PASSWORD_STORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         ?? (context.environment["HOME"] ?? "") + "/.password-store"
-    let rows: [ExchangeRow]
+    let contents: PassStore.Contents
     do throws(PassStoreError) {
         context.showProgress("import")
-        rows = try PassStore.read(folder: folder, environment: context.childEnvironment) { done, total in   // GNUPGHOME, gpg-agent
+        contents = try PassStore.read(folder: folder, environment: context.childEnvironment) { done, total in   // GNUPGHOME, gpg-agent
             context.progress?.show("decrypting entries", done: done, total: total)
         }
     } catch {
@@ -135,5 +139,15 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
             throw KeychainError(.io, "cannot run gpg: \(errno)")
         }
     }
-    return try importRows(.success(rows), from: folder, entryName: "entry", invocation, context)
+    for link in contents.skippedLinks {
+        let why: String
+        switch link.reason {
+        case .folder: why = "a symbolic link to a folder; not followed"
+        case .outsideStore: why = "a symbolic link out of the store; not followed"
+        case .notAFile: why = "a symbolic link to no regular file; not followed"
+        case .readAlready: why = "a symbolic link to an entry read already; not read twice"
+        }
+        context.warn("\(Printable.text(folder + "/" + link.path)): \(why)")
+    }
+    return try importRows(.success(contents.rows), from: folder, entryName: "entry", invocation, context)
 }

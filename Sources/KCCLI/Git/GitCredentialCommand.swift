@@ -85,11 +85,12 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 
 /// Creates or changes the item with exactly the target's attributes; nothing when it already holds
 /// the password, when git sent no username or password, or when git marks the credential ephemeral.
+/// An empty username and an empty password, when git sends them, are a credential like any other
+/// (as git-credential-store has it).
 /// An item with the require-password mark is never revealed nor changed here: comparing would ask
 /// for the master password on every git use.
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(KeychainError) {
-    guard target.account != nil, let password = message.password, password.count > 0,
-          !isTrue(message["ephemeral"]) else { return }
+    guard target.account != nil, let password = message.password, !isTrue(message["ephemeral"]) else { return }
     let store = try context.openItemStore()
     if let newest = try newestMatch(target, in: store) {
         if newest.attributes.requirePassword { return }

@@ -58,6 +58,8 @@ public enum Completions {
 
     /// The shell command that lists the keychain names (it reads the folder; it never prompts).
     static let keychainNames = "command kc keychain list --names 2>/dev/null"
+    /// The same, as the arguments of bash's `_kc_reply_lines`.
+    static let keychainLister = "command kc keychain list --names"
 
     /// The global options that choose the vault: passed on to `kc __complete-items`, so item names
     /// come from the vault the command line names.
@@ -76,14 +78,21 @@ public enum Completions {
             s += "        \(shellQuoted(path))) echo \(shellQuoted(valuedForms(path, commands).joined(separator: " "))) ;;\n"
         }
         s += "    esac\n}\n\n"
-        s += "# Item names from the chosen vault's unlocked agent only (never a prompt), one a line,\n"
-        s += "# taken as they are (never expanded). Uses _kc's cur and vault.\n"
-        s += "_kc_items() {\n"
-        s += "    local value\n"
-        s += "    COMPREPLY=()\n"
+        // bash inserts a -F reply as it is: each name is quoted for the command line (printf %q),
+        // so a name holding $(...), ; or a space stays one word and never runs.
+        s += "# Adds to COMPREPLY each line the command prints (names: never expanded) that starts with\n"
+        s += "# cur, as typed or in its quoted form, quoted for the command line (printf %q). Uses _kc's cur.\n"
+        s += "_kc_reply_lines() {\n"
+        s += "    local value quoted\n"
         s += "    while IFS= read -r value; do\n"
-        s += "        [[ \"$value\" == \"$cur\"* ]] && COMPREPLY+=(\"$value\")\n"
-        s += "    done < <(command kc \"${vault[@]}\" __complete-items \"$@\" 2>/dev/null </dev/null)\n"
+        s += "        printf -v quoted '%q' \"$value\"\n"
+        s += "        [[ \"$value\" == \"$cur\"* || \"$quoted\" == \"$cur\"* ]] && COMPREPLY+=(\"$quoted\")\n"
+        s += "    done < <(\"$@\" 2>/dev/null </dev/null)\n"
+        s += "}\n\n"
+        s += "# Item names from the chosen vault's unlocked agent only (never a prompt). Uses _kc's vault.\n"
+        s += "_kc_items() {\n"
+        s += "    COMPREPLY=()\n"
+        s += "    _kc_reply_lines command kc \"${vault[@]}\" __complete-items \"$@\"\n"
         s += "}\n\n"
         s += "_kc() {\n"
         s += "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
@@ -116,11 +125,12 @@ public enum Completions {
             for option in options(path, commands) where option.takesValue {
                 let pattern = forms(option).map { shellQuoted("\(path):\($0)") }.joined(separator: "|")
                 switch option.completion {
-                case .file: s += "        \(pattern)) COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
-                case .directory: s += "        \(pattern)) COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
+                // -o filenames: bash quotes the file names it inserts.
+                case .file: s += "        \(pattern)) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- \"$cur\")); return ;;\n"
+                case .directory: s += "        \(pattern)) compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -d -- \"$cur\")); return ;;\n"
                 case .choices(let choices):
                     s += "        \(pattern)) COMPREPLY=($(compgen -W \(shellQuoted(choices.joined(separator: " "))) -- \"$cur\")); return ;;\n"
-                case .keychains: s += "        \(pattern)) COMPREPLY=($(compgen -W \"$(\(keychainNames))\" -- \"$cur\")); return ;;\n"
+                case .keychains: s += "        \(pattern)) COMPREPLY=(); _kc_reply_lines \(keychainLister); return ;;\n"
                 case .items(let itemClass, let attribute):
                     s += "        \(pattern)) _kc_items \(completeItemsArguments(itemClass, attribute)); return ;;\n"
                 case .none: s += "        \(pattern)) return ;;\n"
@@ -128,7 +138,7 @@ public enum Completions {
             }
         }
         s += "    esac\n"
-        s += "    local candidates\n"
+        s += "    local candidates keychains=0\n"
         s += "    case \"$path\" in\n"
         for path in paths(commands) {
             var words = nextWords(path, commands)
@@ -138,12 +148,14 @@ public enum Completions {
             let optionWords = options(path, commands).flatMap(forms)
             var dynamic = ""
             if let command = commands.first(where: { $0.name == path }), command.arguments.first?.completion == .keychains {
-                dynamic = "\" $(\(keychainNames))\""
+                dynamic = "; keychains=1"
             }
             s += "        \(shellQuoted(path))) candidates=\(shellQuoted((words + optionWords).joined(separator: " ")))\(dynamic) ;;\n"
         }
         s += "    esac\n"
+        // compgen -W expands its words: only kc's own fixed words go through it, never a name.
         s += "    COMPREPLY=($(compgen -W \"$candidates\" -- \"$cur\"))\n"
+        s += "    ((keychains)) && _kc_reply_lines \(keychainLister)\n"
         s += "}\n"
         s += "complete -F _kc kc\n"
         return s

@@ -172,6 +172,8 @@ enum MergeDriver {
             return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is \(size) bytes, larger than the "
                                  + "\(VaultMerge.maximumCopySize >> 20) MiB a merge reads; nothing was written",
                                  hint: "a vault file this large is not one kc wrote; check it with 'kc --vault FILE check'")
+        case .notARegularFile(let side):
+            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is not a regular file; nothing was written")
         }
     }
 }

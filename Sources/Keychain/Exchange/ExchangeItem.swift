@@ -93,7 +93,13 @@ public struct ExchangeFileError: Error, Equatable, Sendable {
         /// An encrypted export (Bitwarden's `"encrypted": true`): kc reads only unencrypted ones.
         case encrypted
         case empty
+        /// JSON: arrays and objects nested deeper than `limit` levels (`maximumDepth`).
+        case nestedTooDeeply(limit: Int)
     }
+    /// The deepest nesting of arrays and objects a JSON reader takes: 64 levels (a Bitwarden export
+    /// needs 5). A deeper file is refused (`Problem.nestedTooDeeply`) rather than read by recursion
+    /// without end.
+    public static let maximumDepth = 64
     public var line: Int
     public var problem: Problem
     public init(line: Int, _ problem: Problem) {

@@ -7,6 +7,7 @@ import KCCrypto
 /// as exports before the marks had them), then one item a row. An empty cell is an unset
 /// attribute, a quoted empty cell (`""`) an attribute set to the empty string. `requirePassword`
 /// and `thisDeviceOnly` are `yes`, `no` or empty (no mark). Secrets are unquoted straight into secure memory.
+/// A cell the export guarded against spreadsheet formulas (`needsFormulaGuard`) loses its first apostrophe.
 public enum ItemCSVReader {
     /// The columns of kc's CSV export, in order (`created` and `modified`, to the second, are read past).
     public static let columns = ["id", "class", "created", "modified", "createdMs", "modifiedMs"]
@@ -16,6 +17,15 @@ public enum ItemCSVReader {
 
     /// The columns of the marks, which exports before the marks did not have.
     public static let requirePasswordColumn = "requirePassword", thisDeviceOnlyColumn = "thisDeviceOnly"
+
+    /// True when kc's CSV export writes `cell` with one more apostrophe in front, and its import
+    /// takes one off: the cell begins, after any apostrophes, with a character that makes a
+    /// spreadsheet read it as a formula (`=`, `+`, `-`, `@`, tab, CR). An apostrophe before anything
+    /// else is left as it is, so files written before the guard read as they did.
+    public static func needsFormulaGuard<Bytes: Collection<UInt8>>(_ cell: Bytes) -> Bool {
+        guard let first = cell.first(where: { $0 != 0x27 }) else { return false }
+        return [0x3D, 0x2B, 0x2D, 0x40, 0x09, 0x0D].contains(first)
+    }
 
     /// The headers kc's exports wrote: today's, before the this-device-only mark, before both marks.
     static let headers = [columns, columns.filter { $0 != thisDeviceOnlyColumn },
@@ -47,7 +57,10 @@ public enum ItemCSVReader {
 
     private static func fields(_ record: CSVScanner.Record, _ names: [String], _ scanner: CSVScanner) -> ExchangeFields {
         var fields = ExchangeFields()
-        for (name, cell) in zip(names, record.cells) where !cell.range.isEmpty || cell.quoted {
+        for (name, written) in zip(names, record.cells) where !written.range.isEmpty || written.quoted {
+            var cell = written
+            let raw = UnsafeRawBufferPointer(rebasing: scanner.bytes[cell.range])
+            if raw.first == 0x27 && needsFormulaGuard(raw) { cell.range = cell.range.dropFirst() }   // the export's guard
             switch name {
             case "password": fields.password = scanner.secret(cell)
             case "passwordBase64": fields.passwordBase64 = scanner.secret(cell)

@@ -55,6 +55,7 @@ extension JSONScanner {
         skipSpace()
         if position == bytes.count { throw fail(.empty) }
         try expect(0x5B, "'[' starting the array of items")
+        try enter()
         var rows: [ExchangeRow] = []
         if peek(0x5D) {
             position += 1
@@ -76,6 +77,8 @@ extension JSONScanner {
     /// One item object's fields; `problem` holds the first key that is not an item's.
     mutating func object() throws(ExchangeFileError) -> ExchangeFields {
         try expect(0x7B, "'{' starting an item")
+        try enter()
+        defer { leave() }
         var fields = ExchangeFields()
         var seen = Set<String>()
         if peek(0x7D) { position += 1; return fields }

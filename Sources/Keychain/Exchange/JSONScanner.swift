@@ -6,6 +6,8 @@ struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     var position = 0
     var line = 1
+    /// How many arrays and objects enclose `position` (see `enter`).
+    var depth = 0
 
     init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
@@ -17,6 +19,15 @@ struct JSONScanner {
         let found = (0x21...0x7E).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
         return fail(.unexpected(found: found, expected: expected))
     }
+
+    /// Steps into an array or object at `position`; refuses one level beyond
+    /// `ExchangeFileError.maximumDepth` (on the line of its bracket). `leave` steps out.
+    mutating func enter() throws(ExchangeFileError) {
+        depth += 1
+        if depth > ExchangeFileError.maximumDepth { throw fail(.nestedTooDeeply(limit: ExchangeFileError.maximumDepth)) }
+    }
+
+    mutating func leave() { depth -= 1 }
 
     mutating func skipSpace() {
         while position < bytes.count {

@@ -39,6 +39,8 @@ extension JSONScanner {
             return .string(try stringRange())
         case 0x7B:
             let start = line
+            try enter()
+            defer { leave() }
             position += 1
             var members: [(key: String, value: JSONValue)] = []
             if peek(0x7D) { position += 1; return .object(members, line: start) }
@@ -52,6 +54,8 @@ extension JSONScanner {
                 return .object(members, line: start)
             }
         case 0x5B:
+            try enter()
+            defer { leave() }
             position += 1
             var values: [JSONValue] = []
             if peek(0x5D) { position += 1; return .array(values) }
