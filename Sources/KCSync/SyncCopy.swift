@@ -101,7 +101,7 @@ public struct SyncCopy: Sendable {
         }
         let copy = SyncCopy(git: git, fileName: fileName, commitMessage: commitMessage)
         do {
-            try git.run(["init", "-q", "-b", "main"])
+            try git.outside().run(["init", "-q", "-b", "main"])
             try copy.configureDriver(driver)
             try git.run(["remote", "add", "origin", remote])
             try copy.store(Array(attributes.utf8), to: copy.folder + "/.gitattributes")
@@ -122,8 +122,7 @@ public struct SyncCopy: Sendable {
         if FileSystem.exists(git.folder) { throw Problem.folderExists(git.folder) }
         let parent = FileSystem.directoryName(git.folder)
         do { try FileSystem.makeDirectories(parent) } catch { throw Problem.write(.init(step: .create, path: parent, errno: error)) }
-        try Git(executable: git.executable, folder: parent, environment: git.environment)
-            .run(["clone", "-q", "--", remote, git.folder])
+        try git.outside(parent).run(["clone", "-q", "--", remote, git.folder])
         let copy = try open(git: git, commitMessage: commitMessage)
         try copy.configureDriver(driver)
         return copy
@@ -157,11 +156,15 @@ public struct SyncCopy: Sendable {
     /// `VaultMerge.maximumCopySize` is refused before it is read (its size asked of git first: a
     /// remote decides what a fetched blob holds).
     public func vaultBytes(at revision: String) throws -> [UInt8]? {
-        let object = revision + ":" + fileName
+        try bytes(of: revision + ":" + fileName)
+    }
+
+    /// The bytes of the git object `object` (a blob's id, or `REVISION:PATH`), as `vaultBytes(at:)`.
+    public func bytes(of object: String) throws -> [UInt8]? {
         let size = try git.attempt(["cat-file", "-s", object])
         guard size.termination.succeeded else { return nil }
         do { try VaultMerge.checkSize(Int(size.text) ?? Int.max, of: .theirs) } catch { throw Problem.merge(error) }
-        let outcome = try git.attempt(["show", object])
+        let outcome = try git.attempt(["cat-file", "blob", object])
         guard outcome.termination.succeeded else { return nil }
         do { try VaultMerge.checkSize(outcome.output.count, of: .theirs) } catch { throw Problem.merge(error) }
         return outcome.output
@@ -199,14 +202,47 @@ public struct SyncCopy: Sendable {
 
     /// Finishes a stopped merge: the vault file's two sides (stages 2 and 3, ours and theirs) are
     /// merged through `keys` and committed. A file that is no longer unmerged is committed as it is.
-    public func finishMerge(keys: some SyncKeys, identity: [String]) throws {
+    /// `swapping`: a merge failure is told as of the live vault and the copy (`swappingSides`).
+    public func finishMerge(keys: some SyncKeys, identity: [String], swapping: Bool = true) throws {
         if let ours = try vaultBytes(at: ":2"), let theirs = try vaultBytes(at: ":3") {
             let merged: [UInt8]
-            do { merged = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError { throw Problem.merge(Self.swappingSides(error)) }
+            do { merged = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError {
+                throw Problem.merge(swapping ? Self.swappingSides(error) : error)
+            }
             try store(merged, to: filePath)
         }
         try git.run(["add", "--", fileName])
-        try git.run(identity + ["commit", "-q", "--no-edit"])
+        try git.run(identity + ["commit", "-q", "--no-edit", "--cleanup=strip"])
+    }
+
+    /// The file marking a merge a round runs itself, from before `git merge` until its end.
+    var ownMergeMark: String { folder + "/.git/kc-merge" }
+
+    /// Runs `body` (a round's merge) with `ownMergeMark` present.
+    func markingOwnMerge<T>(_ body: () throws -> T) throws -> T {
+        try store([], to: ownMergeMark)
+        defer { try? FileSystem.unlink(ownMergeMark) }
+        return try body()
+    }
+
+    /// Aborts a merge a round of kc's left stopped when it was killed (its mark still there),
+    /// so the next round runs it again; a merge stopped by hand (no mark) is left as it is.
+    public func abortInterruptedMerge() throws {
+        guard FileSystem.exists(ownMergeMark) else { return }
+        if mergeInProgress { try git.run(["merge", "--abort"]) }
+        try? FileSystem.unlink(ownMergeMark)
+    }
+
+    /// The paths a stopped merge left unmerged.
+    public func unmergedPaths() throws -> [String] {
+        try git.run(["diff", "--name-only", "--diff-filter=U"]).text.split(separator: "\n").map(String.init)
+    }
+
+    /// The id of the vault file's blob at `revision` (`git rev-parse REVISION:NAME.kc`), nil when
+    /// it has none.
+    public func vaultBlob(at revision: String) throws -> String? {
+        let outcome = try git.attempt(["rev-parse", "-q", "--verify", revision + ":" + fileName])
+        return outcome.termination.succeeded ? outcome.text : nil
     }
 
     /// Commits counted by `git rev-list --count RANGE`.

@@ -208,8 +208,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
     try setup.refreshDriver(of: copy)
     var served: SyncRound.Report?
     if let agent = setup.unlockedAgent() {
-        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver())],
-                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
+        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
         do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
             context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
         } catch let error as KeychainError where AgentItemStore.agentEnded(error) {
@@ -219,10 +218,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
     let report: SyncRound.Report
     if let served { report = served } else {
         let (keychain, password) = try setup.openVault()
-        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
-                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
-            try SyncSetup.pipe(holding: password)
-        }
+        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
         var outcome = SyncRound.Report()
         let unlock = RotatedKey(invocation, context, password: password)
         do {
