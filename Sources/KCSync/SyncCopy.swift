@@ -20,8 +20,19 @@ public struct SyncCopy: Sendable {
     public var folder: String { git.folder }
     public var filePath: String { folder + "/" + fileName }
 
-    /// The attribute line: kc's driver, no end-of-line conversion, no text diff.
+    /// The attribute line committed in `.gitattributes`: kc's driver, no end-of-line conversion,
+    /// no text diff (for a `git pull` by hand; kc's own git reads `pinnedAttributes` first).
     public static let attributes = "*.kc merge=kc -text -diff\n"
+    /// The lines of `.git/info/attributes`, which win over any `.gitattributes` for the attributes
+    /// they name: every attribute git 2.39 applies to a file's bytes on checkout or `git add`
+    /// (`text`, its older name `crlf`, `eol`, `ident`, `filter`, `working-tree-encoding`) unset for
+    /// every file, and no diff driver; the vault file merged by kc's driver, and deltas kept for it.
+    /// (`export-subst` and `export-ignore` act only in `git archive`, which kc never runs.)
+    public static let pinnedAttributes = """
+        * -text -crlf -eol -ident -filter -working-tree-encoding -diff
+        *.kc merge=kc -text -crlf -eol -ident -filter -working-tree-encoding -diff delta
+
+        """
     /// How many times a push rejected because the remote moved is retried after merging again.
     public static let pushAttempts = 5
 
@@ -77,12 +88,12 @@ public struct SyncCopy: Sendable {
     /// The copy's own attributes file: git reads it before any `.gitattributes` and never pushes it.
     public var localAttributesPath: String { folder + "/.git/info/attributes" }
 
-    /// Ends `.git/info/attributes` with the attribute line unless it already does (the lines
-    /// before it are kept), so that a `.gitattributes` committed on the remote cannot take the
-    /// vault file away from kc's driver.
+    /// Ends `.git/info/attributes` with `pinnedAttributes` unless it already does (the lines
+    /// before them are kept), so that a `.gitattributes` committed on the remote can neither take
+    /// the vault file away from kc's driver nor change the bytes git writes or reads.
     public func pinAttributes() throws {
         let path = localAttributesPath
-        let line = Array(Self.attributes.utf8)
+        let line = Array(Self.pinnedAttributes.utf8)
         var present = FileSystem.exists(path) ? try Self.readFile(path) : []
         guard !present.suffix(line.count).elementsEqual(line) else { return }
         if let last = present.last, last != UInt8(ascii: "\n") { present.append(UInt8(ascii: "\n")) }

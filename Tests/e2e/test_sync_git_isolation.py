@@ -115,3 +115,27 @@ def test_no_hook_or_maintenance_runs_and_no_descriptor_holds_the_password(pair, 
             folder = sync_folder(laptop if str(laptop.home) in call else desktop)
             assert f"<--git-dir={folder}/.git>" in call and f"<--work-tree={folder}>" in call, call
     assert not any("merge-driver" in call for call in calls), "kc merges the vault file itself"
+
+
+def test_a_remote_gitattributes_cannot_give_the_vault_file_other_attributes(pair, tmp_path):
+    """The attacker commits only attribute lines; the laptop has a filter `x` that would corrupt the file."""
+    laptop, desktop = pair
+    global_config(laptop, "filter.x.clean", "echo corrupted")
+    global_config(laptop, "filter.x.smudge", "echo corrupted")
+    global_config(laptop, "filter.x.required", "true")
+    folder = sync_folder(desktop)
+    with open(folder / ".gitattributes", "a") as attributes:
+        attributes.write("*.kc working-tree-encoding=UTF-16 filter=x ident eol=crlf crlf text\n* filter=x\n")
+    git(folder, "add", ".gitattributes")
+    git(folder, *IDENTITY, "commit", "-qm", "kc sync")
+    git(folder, "push", "-q", "origin", "main")
+    laptop.add_generic("a", "me", "pw-a")
+    assert "received: 0 added" in laptop.ok(["sync"]).stdout
+    attributes = git(sync_folder(laptop), "check-attr", "-a", "login.kc")
+    assert "working-tree-encoding: unset" in attributes and "filter: unset" in attributes, attributes
+    laptop.add_generic("b", "me", "pw-b")
+    assert "sent: 1 item" in laptop.ok(["sync"]).stdout
+    assert "received: 2 added" in desktop.ok(["sync"]).stdout
+    for kc in (laptop, desktop):
+        assert secret(kc, "a") == "pw-a" and secret(kc, "b") == "pw-b" and secret(kc, "shared") == "pw0"
+    assert "corrupted" not in (sync_folder(laptop) / ".gitattributes").read_text()
