@@ -127,16 +127,39 @@ public struct SyncCopy: Sendable {
         return copy
     }
 
-    /// Clones `remote` into the (new) folder and configures the driver; the repository must hold
-    /// exactly one vault file.
+    /// Clones `remote` into the (new) folder, checks out the vault's branch and configures the
+    /// driver; the branch must hold exactly one vault file.
     public static func clone(git: Git, commitMessage: String, remote: String, driver: String) throws -> SyncCopy {
         if FileSystem.exists(git.folder) { throw Problem.folderExists(git.folder) }
         let parent = FileSystem.directoryName(git.folder)
         do { try FileSystem.makeDirectories(parent) } catch { throw Problem.write(.init(step: .create, path: parent, errno: error)) }
-        try git.outside(parent).run(["clone", "-q", "--", remote, git.folder])
+        try git.outside(parent).run(["clone", "-q", "--no-checkout", "--", remote, git.folder])
+        try checkOutVaultBranch(git)
         let copy = try open(git: git, commitMessage: commitMessage)
         try copy.configureDriver(driver)
         return copy
+    }
+
+    /// Checks out, tracking it, the first of the fresh clone's remote branches whose tree holds
+    /// exactly one `*.kc` file: the one the remote's HEAD names, then `main` (the branch
+    /// `kc sync init` pushes, whatever a `git init --bare` remote's HEAD names), then the others.
+    /// With none, nothing is checked out (`open` then refuses the copy).
+    static func checkOutVaultBranch(_ git: Git) throws {
+        let headBranch = try git.attempt(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"]).text
+        let prefix = "refs/remotes/origin/"
+        var branches: [String] = []
+        for line in try git.run(["for-each-ref", prefix]).text.split(separator: "\n") {   // "ID commit\tREF"
+            guard let ref = line.split(separator: "\t").last, ref.hasPrefix(prefix), ref != prefix + "HEAD" else { continue }
+            branches.append(String(ref.dropFirst(prefix.count)))
+        }
+        let head = headBranch.hasPrefix("origin/") ? String(headBranch.dropFirst(7)) : nil
+        let order = [head, "main"].compactMap { $0 }.filter(branches.contains) + branches.sorted()
+        for branch in order {
+            let names = try git.run(["ls-tree", "--name-only", "refs/remotes/origin/" + branch, "--"]).text
+            guard names.split(separator: "\n").filter({ $0.hasSuffix(".kc") }).count == 1 else { continue }
+            try git.run(["checkout", "-q", "-f", "-B", branch, "--track", "origin/" + branch])
+            return
+        }
     }
 
     /// The sync copy in `git.folder`: its vault file is its only `*.kc` file.

@@ -139,3 +139,29 @@ def test_a_remote_gitattributes_cannot_give_the_vault_file_other_attributes(pair
     for kc in (laptop, desktop):
         assert secret(kc, "a") == "pw-a" and secret(kc, "b") == "pw-b" and secret(kc, "shared") == "pw0"
     assert "corrupted" not in (sync_folder(laptop) / ".gitattributes").read_text()
+
+
+@pytest.mark.parametrize("head", ["unborn master", "master without the vault"])
+def test_init_and_clone_with_a_remote_whose_head_is_not_the_vault_s_branch(kc_bin, tmp_path, head):
+    """`git init --bare` (HEAD refs/heads/master with git 2.39) while the vault's branch is main."""
+    remote = tmp_path / "plain.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(remote, "symbolic-ref", "HEAD", "refs/heads/master")
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    laptop.ok(["sync", "init", "--remote", remote])
+    if head == "master without the vault":
+        readme = tmp_path / "readme"
+        subprocess.run(["git", "init", "-q", "-b", "master", str(readme)], check=True)
+        (readme / "README").write_text("hi\n")
+        git(readme, "add", "README")
+        git(readme, *IDENTITY, "commit", "-qm", "readme")
+        git(readme, "push", "-q", str(remote), "master")
+    desktop.ok(["sync", "clone", remote])
+    assert secret(desktop, "shared") == "pw0"
+    assert git(sync_folder(desktop), "rev-parse", "--abbrev-ref", "HEAD@{u}").strip() == "origin/main"
+    desktop.add_generic("from-desktop", "me", "pw1")
+    assert "sent: 1 item" in desktop.ok(["sync"]).stdout
+    assert "received: 1 added" in laptop.ok(["sync"]).stdout
+    assert secret(laptop, "from-desktop") == "pw1"
