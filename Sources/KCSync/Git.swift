@@ -3,13 +3,42 @@ import Glibc
 #endif
 import KCSystem
 
-/// git, run in one working copy: a path found once, the environment given (the caller leaves
-/// its own variables out), standard input on /dev/null, under umask 077 so nothing it creates is
+/// git, run in one working copy: a path found once, an environment cleaned of the variables that
+/// would redirect it (`Git.environment(from:)`), the copy named on every command line
+/// (`--git-dir`, `--work-tree`), no hook, fsmonitor or automatic maintenance (`Git.options`),
+/// standard input on /dev/null, no other descriptor, under umask 077 so nothing it creates is
 /// readable by others. Its output and errors are read whole.
 public struct Git: Sendable {
     public let executable: String
     public let folder: String
     public let environment: [String: String]
+    /// True: `folder/.git` is the repository, named with `--git-dir` and `--work-tree` on every
+    /// command. False: git runs in `folder` naming none (`init`, `clone`, a look at the user's
+    /// configuration), and finds no other since its environment names none.
+    public let inRepository: Bool
+
+    /// The variables of the GIT_ family git is still given: how it reaches a remote and asks for
+    /// credentials, and which of the user's configuration files it reads. Every other one (GIT_DIR,
+    /// GIT_WORK_TREE, GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY, GIT_CONFIG_PARAMETERS, GIT_NAMESPACE,
+    /// GIT_TEMPLATE_DIR, GIT_EXEC_PATH, GIT_TRACE, ...), which a hook, `git rebase -x` or a user's
+    /// shell may have set, is left out.
+    public static let passedVariables: Set<String> = [
+        "GIT_SSH", "GIT_SSH_COMMAND", "GIT_SSH_VARIANT", "GIT_ASKPASS", "GIT_TERMINAL_PROMPT",
+        "GIT_CONFIG_GLOBAL", "GIT_CONFIG_NOSYSTEM", "GIT_SSL_CAINFO", "GIT_SSL_CAPATH",
+    ]
+
+    /// `environment` without the GIT_ variables `passedVariables` does not name.
+    public static func environment(from environment: [String: String]) -> [String: String] {
+        environment.filter { !$0.key.hasPrefix("GIT_") || passedVariables.contains($0.key) }
+    }
+
+    /// Placed before every command: no hook (the user's `core.hooksPath` or the copy's own hooks),
+    /// no fsmonitor program, no `git maintenance run --auto` or `git gc --auto` started behind kc
+    /// (`collectGarbage` runs it in the foreground instead).
+    public static let options = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false",
+                                 "-c", "maintenance.auto=false", "-c", "gc.auto=0"]
+    /// `options` without `gc.auto=0`, for `collectGarbage`.
+    private static let collectingOptions = Array(options.dropLast(2))
 
     /// A git command that did not succeed: its arguments, how it ended and what it said.
     public struct Failure: Error, Sendable {
@@ -41,36 +70,60 @@ public struct Git: Sendable {
         self.init(executable: path, folder: folder, environment: environment)
     }
 
-    /// The git at `executable`, working in `folder`.
-    public init(executable: String, folder: String, environment: [String: String]) {
+    /// The git at `executable`, working in `folder` (its repository `folder/.git` unless
+    /// `inRepository` is false); `environment` is cleaned by `environment(from:)`.
+    public init(executable: String, folder: String, environment: [String: String], inRepository: Bool = true) {
         self.executable = executable
         self.folder = folder
-        self.environment = environment
+        self.environment = Self.environment(from: environment)
+        self.inRepository = inRepository
     }
 
-    /// Runs `git -C FOLDER ARGUMENTS`; a status other than 0 throws with git's message.
-    /// `descriptors` are handed to git (and so to the programs it runs) under their numbers.
+    /// This git working in `folder` without naming a repository (`init`, `clone`).
+    public func outside(_ folder: String? = nil) -> Git {
+        Git(executable: executable, folder: folder ?? self.folder, environment: environment, inRepository: false)
+    }
+
+    /// git's command line before `arguments`: the folder, the repository unless outside one, `options`.
+    public var prefix: [String] { location + Self.options }
+
+    private var location: [String] {
+        ["-C", folder] + (inRepository ? ["--git-dir=" + folder + "/.git", "--work-tree=" + folder] : [])
+    }
+
+    /// Runs `git PREFIX ARGUMENTS`; a status other than 0 throws with git's message.
     @discardableResult
-    public func run(_ arguments: [String], descriptors: [Int32: FileDescriptor] = [:]) throws -> Outcome {
-        let outcome = try attempt(arguments, descriptors: descriptors)
+    public func run(_ arguments: [String]) throws -> Outcome {
+        let outcome = try attempt(arguments)
         guard outcome.termination.succeeded else {
             throw Failure(arguments: arguments, termination: outcome.termination, message: outcome.errors)
         }
         return outcome
     }
 
-    /// Runs `git -C FOLDER ARGUMENTS` and returns how it ended, whatever the status.
-    public func attempt(_ arguments: [String], descriptors: [Int32: FileDescriptor] = [:]) throws(Problem) -> Outcome {
+    /// Runs `git PREFIX ARGUMENTS` and returns how it ended, whatever the status.
+    public func attempt(_ arguments: [String]) throws(Problem) -> Outcome {
+        try spawn(prefix + arguments)
+    }
+
+    /// `git gc --auto` (the user's `gc.auto`) in the foreground, hooks still off, as git would
+    /// have started it behind kc had `options` not turned it off: loose objects are packed once
+    /// there are many.
+    @discardableResult
+    public func collectGarbage() throws(Problem) -> Outcome {
+        try spawn(location + Self.collectingOptions + ["-c", "gc.autoDetach=false", "gc", "--auto", "--quiet"])
+    }
+
+    /// Runs git with `arguments` after its name, standard output and errors read whole.
+    private func spawn(_ arguments: [String]) throws(Problem) -> Outcome {
         do {
             let output = try Processes.pipe(), errors = try Processes.pipe()
             defer { output.read.close(); errors.read.close() }
-            var given = descriptors
-            given[1] = output.write
-            given[2] = errors.write
+            let given: [Int32: FileDescriptor] = [1: output.write, 2: errors.write]
             let previous = umask(0o077)
             let child: ChildProcess
             do {
-                child = try ChildProcess.spawn(executable, arguments: ["git", "-C", folder] + arguments,
+                child = try ChildProcess.spawn(executable, arguments: ["git"] + arguments,
                                                environment: environment, descriptors: given)
             } catch {
                 umask(previous)

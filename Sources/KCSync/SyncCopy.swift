@@ -20,8 +20,19 @@ public struct SyncCopy: Sendable {
     public var folder: String { git.folder }
     public var filePath: String { folder + "/" + fileName }
 
-    /// The attribute line: kc's driver, no end-of-line conversion, no text diff.
+    /// The attribute line committed in `.gitattributes`: kc's driver, no end-of-line conversion,
+    /// no text diff (for a `git pull` by hand; kc's own git reads `pinnedAttributes` first).
     public static let attributes = "*.kc merge=kc -text -diff\n"
+    /// The lines of `.git/info/attributes`, which win over any `.gitattributes` for the attributes
+    /// they name: every attribute git 2.39 applies to a file's bytes on checkout or `git add`
+    /// (`text`, its older name `crlf`, `eol`, `ident`, `filter`, `working-tree-encoding`) unset for
+    /// every file, and no diff driver; the vault file merged by kc's driver, and deltas kept for it.
+    /// (`export-subst` and `export-ignore` act only in `git archive`, which kc never runs.)
+    public static let pinnedAttributes = """
+        * -text -crlf -eol -ident -filter -working-tree-encoding -diff
+        *.kc merge=kc -text -crlf -eol -ident -filter -working-tree-encoding -diff delta
+
+        """
     /// How many times a push rejected because the remote moved is retried after merging again.
     public static let pushAttempts = 5
 
@@ -77,12 +88,12 @@ public struct SyncCopy: Sendable {
     /// The copy's own attributes file: git reads it before any `.gitattributes` and never pushes it.
     public var localAttributesPath: String { folder + "/.git/info/attributes" }
 
-    /// Ends `.git/info/attributes` with the attribute line unless it already does (the lines
-    /// before it are kept), so that a `.gitattributes` committed on the remote cannot take the
-    /// vault file away from kc's driver.
+    /// Ends `.git/info/attributes` with `pinnedAttributes` unless it already does (the lines
+    /// before them are kept), so that a `.gitattributes` committed on the remote can neither take
+    /// the vault file away from kc's driver nor change the bytes git writes or reads.
     public func pinAttributes() throws {
         let path = localAttributesPath
-        let line = Array(Self.attributes.utf8)
+        let line = Array(Self.pinnedAttributes.utf8)
         var present = FileSystem.exists(path) ? try Self.readFile(path) : []
         guard !present.suffix(line.count).elementsEqual(line) else { return }
         if let last = present.last, last != UInt8(ascii: "\n") { present.append(UInt8(ascii: "\n")) }
@@ -101,7 +112,7 @@ public struct SyncCopy: Sendable {
         }
         let copy = SyncCopy(git: git, fileName: fileName, commitMessage: commitMessage)
         do {
-            try git.run(["init", "-q", "-b", "main"])
+            try git.outside().run(["init", "-q", "-b", "main"])
             try copy.configureDriver(driver)
             try git.run(["remote", "add", "origin", remote])
             try copy.store(Array(attributes.utf8), to: copy.folder + "/.gitattributes")
@@ -116,17 +127,39 @@ public struct SyncCopy: Sendable {
         return copy
     }
 
-    /// Clones `remote` into the (new) folder and configures the driver; the repository must hold
-    /// exactly one vault file.
+    /// Clones `remote` into the (new) folder, checks out the vault's branch and configures the
+    /// driver; the branch must hold exactly one vault file.
     public static func clone(git: Git, commitMessage: String, remote: String, driver: String) throws -> SyncCopy {
         if FileSystem.exists(git.folder) { throw Problem.folderExists(git.folder) }
         let parent = FileSystem.directoryName(git.folder)
         do { try FileSystem.makeDirectories(parent) } catch { throw Problem.write(.init(step: .create, path: parent, errno: error)) }
-        try Git(executable: git.executable, folder: parent, environment: git.environment)
-            .run(["clone", "-q", "--", remote, git.folder])
+        try git.outside(parent).run(["clone", "-q", "--no-checkout", "--", remote, git.folder])
+        try checkOutVaultBranch(git)
         let copy = try open(git: git, commitMessage: commitMessage)
         try copy.configureDriver(driver)
         return copy
+    }
+
+    /// Checks out, tracking it, the first of the fresh clone's remote branches whose tree holds
+    /// exactly one `*.kc` file: the one the remote's HEAD names, then `main` (the branch
+    /// `kc sync init` pushes, whatever a `git init --bare` remote's HEAD names), then the others.
+    /// With none, nothing is checked out (`open` then refuses the copy).
+    static func checkOutVaultBranch(_ git: Git) throws {
+        let headBranch = try git.attempt(["symbolic-ref", "-q", "--short", "refs/remotes/origin/HEAD"]).text
+        let prefix = "refs/remotes/origin/"
+        var branches: [String] = []
+        for line in try git.run(["for-each-ref", prefix]).text.split(separator: "\n") {   // "ID commit\tREF"
+            guard let ref = line.split(separator: "\t").last, ref.hasPrefix(prefix), ref != prefix + "HEAD" else { continue }
+            branches.append(String(ref.dropFirst(prefix.count)))
+        }
+        let head = headBranch.hasPrefix("origin/") ? String(headBranch.dropFirst(7)) : nil
+        let order = [head, "main"].compactMap { $0 }.filter(branches.contains) + branches.sorted()
+        for branch in order {
+            let names = try git.run(["ls-tree", "--name-only", "refs/remotes/origin/" + branch, "--"]).text
+            guard names.split(separator: "\n").filter({ $0.hasSuffix(".kc") }).count == 1 else { continue }
+            try git.run(["checkout", "-q", "-f", "-B", branch, "--track", "origin/" + branch])
+            return
+        }
     }
 
     /// The sync copy in `git.folder`: its vault file is its only `*.kc` file.
@@ -157,11 +190,15 @@ public struct SyncCopy: Sendable {
     /// `VaultMerge.maximumCopySize` is refused before it is read (its size asked of git first: a
     /// remote decides what a fetched blob holds).
     public func vaultBytes(at revision: String) throws -> [UInt8]? {
-        let object = revision + ":" + fileName
+        try bytes(of: revision + ":" + fileName)
+    }
+
+    /// The bytes of the git object `object` (a blob's id, or `REVISION:PATH`), as `vaultBytes(at:)`.
+    public func bytes(of object: String) throws -> [UInt8]? {
         let size = try git.attempt(["cat-file", "-s", object])
         guard size.termination.succeeded else { return nil }
         do { try VaultMerge.checkSize(Int(size.text) ?? Int.max, of: .theirs) } catch { throw Problem.merge(error) }
-        let outcome = try git.attempt(["show", object])
+        let outcome = try git.attempt(["cat-file", "blob", object])
         guard outcome.termination.succeeded else { return nil }
         do { try VaultMerge.checkSize(outcome.output.count, of: .theirs) } catch { throw Problem.merge(error) }
         return outcome.output
@@ -199,14 +236,47 @@ public struct SyncCopy: Sendable {
 
     /// Finishes a stopped merge: the vault file's two sides (stages 2 and 3, ours and theirs) are
     /// merged through `keys` and committed. A file that is no longer unmerged is committed as it is.
-    public func finishMerge(keys: some SyncKeys, identity: [String]) throws {
+    /// `swapping`: a merge failure is told as of the live vault and the copy (`swappingSides`).
+    public func finishMerge(keys: some SyncKeys, identity: [String], swapping: Bool = true) throws {
         if let ours = try vaultBytes(at: ":2"), let theirs = try vaultBytes(at: ":3") {
             let merged: [UInt8]
-            do { merged = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError { throw Problem.merge(Self.swappingSides(error)) }
+            do { merged = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError {
+                throw Problem.merge(swapping ? Self.swappingSides(error) : error)
+            }
             try store(merged, to: filePath)
         }
         try git.run(["add", "--", fileName])
-        try git.run(identity + ["commit", "-q", "--no-edit"])
+        try git.run(identity + ["commit", "-q", "--no-edit", "--cleanup=strip"])
+    }
+
+    /// The file marking a merge a round runs itself, from before `git merge` until its end.
+    var ownMergeMark: String { folder + "/.git/kc-merge" }
+
+    /// Runs `body` (a round's merge) with `ownMergeMark` present.
+    func markingOwnMerge<T>(_ body: () throws -> T) throws -> T {
+        try store([], to: ownMergeMark)
+        defer { try? FileSystem.unlink(ownMergeMark) }
+        return try body()
+    }
+
+    /// Aborts a merge a round of kc's left stopped when it was killed (its mark still there),
+    /// so the next round runs it again; a merge stopped by hand (no mark) is left as it is.
+    public func abortInterruptedMerge() throws {
+        guard FileSystem.exists(ownMergeMark) else { return }
+        if mergeInProgress { try git.run(["merge", "--abort"]) }
+        try? FileSystem.unlink(ownMergeMark)
+    }
+
+    /// The paths a stopped merge left unmerged.
+    public func unmergedPaths() throws -> [String] {
+        try git.run(["diff", "--name-only", "--diff-filter=U"]).text.split(separator: "\n").map(String.init)
+    }
+
+    /// The id of the vault file's blob at `revision` (`git rev-parse REVISION:NAME.kc`), nil when
+    /// it has none.
+    public func vaultBlob(at revision: String) throws -> String? {
+        let outcome = try git.attempt(["rev-parse", "-q", "--verify", revision + ":" + fileName])
+        return outcome.termination.succeeded ? outcome.text : nil
     }
 
     /// Commits counted by `git rev-list --count RANGE`.

@@ -4,29 +4,25 @@ import KCSystem
 import KCVault
 
 /// One sync of a live vault with its remote through its sync copy (Docs/SYNC.md):
-/// export, fetch, merge with the driver (named again in `.git/info/attributes` first), check the remote against the rollback anchor, push
-/// (fetching and merging again when the push is rejected), and the vault file to install.
+/// export, fetch, merge (git merges the other files; the vault file, which kc's driver is
+/// declined for, is merged here through the keys, so git and what it runs never get the password
+/// or the key), check the remote against the rollback anchor, push (fetching and merging again
+/// when the push is rejected), and the vault file to install.
 public struct SyncRound {
     public let copy: SyncCopy
     /// `-c user.name=... -c user.email=...` when the user's git has no identity; else empty.
     public let identity: [String]
-    /// git options placed before `merge` (`-c merge.kc.driver=...`, so a stale config cannot matter).
-    public let mergeOptions: [String]
-    /// The descriptor number the driver reads the master password from, and a fresh readable
-    /// end holding it for each merge (nil: the driver gets none).
-    public let passwordDescriptor: Int32
-    public let passwordSource: () throws -> FileDescriptor?
     /// Finish a merge that git stopped earlier in the copy (else such a merge is refused).
     public let continuing: Bool
 
-    public init(copy: SyncCopy, identity: [String], mergeOptions: [String], passwordDescriptor: Int32,
-                continuing: Bool = false, passwordSource: @escaping () throws -> FileDescriptor?) {
+    /// The driver git is given for the vault file during a round: it declines (exit 1), and the
+    /// merge it stops is finished in this process (`SyncCopy.finishMerge`).
+    public static let decliningDriver = ["-c", "merge.kc.driver=exit 1"]
+
+    public init(copy: SyncCopy, identity: [String], continuing: Bool = false) {
         self.copy = copy
         self.continuing = continuing
         self.identity = identity
-        self.mergeOptions = mergeOptions
-        self.passwordDescriptor = passwordDescriptor
-        self.passwordSource = passwordSource
     }
 
     /// What a sync brought and sent.
@@ -46,8 +42,6 @@ public struct SyncRound {
         /// Devices of the received records stamped more than an hour ahead of this machine's clock
         /// (accepted all the same; see `ClockSkew`).
         public var devicesAhead: [ClockSkew.Device] = []
-        /// True when the remote was already up to date with the vault.
-        public var pushed = false
         /// True when the vault's header changed: a newer password change from another machine
         /// (the master password set there now opens the vault).
         public var passwordChanged = false
@@ -77,30 +71,31 @@ public struct SyncRound {
     public func run(_ keys: some SyncKeys) throws -> Report {
         try copy.pinAttributes()
         try copy.configurePacking()
+        try copy.abortInterruptedMerge()
         if copy.mergeInProgress {
             guard continuing else { throw SyncCopy.Problem.mergeInProgress(folder: copy.folder) }
             try copy.finishMerge(keys: keys, identity: identity)
         }
         try copy.export(keys: keys, identity: identity)
         var missingOnRemote: [[UInt8]] = []
-        var sentItems = 0, pushed = false
+        var sentItems = 0
         var attempt = 0
+        var summaries = Summaries(copy: copy)
         while true {
             attempt += 1
-            let seen = try remoteSummary(keys)
+            let seen = try summaries.summary(at: "@{u}", keys)
             try copy.git.run(["fetch", "-q", "origin"])
-            if let seen, let now = try remoteSummary(keys) {
+            if let seen, let now = try summaries.summary(at: "@{u}", keys) {
                 missingOnRemote = Array(Set(missingOnRemote + now.vector.devicesBehind(seen.vector)))
                     .sorted { $0.lexicographicallyPrecedes($1) }
             }
             if try copy.count("HEAD..@{u}") > 0 { try merge(keys) }
             guard try copy.count("@{u}..HEAD") > 0 else { break }
-            let upstream = try remoteSummary(keys)?.items ?? [:]
+            let upstream = try summaries.summary(at: "@{u}", keys)?.items ?? [:]
             let push = try copy.git.attempt(["push", "-q", "origin", "HEAD"])
             if push.termination.succeeded {
-                let head = try Self.summary(of: try copy.vaultBytes(), keys).items
+                let head = try summaries.summary(at: "HEAD", keys)?.items ?? [:]
                 sentItems = Set(head.filter { upstream[$0.key] == nil && !$0.value.isEmpty }.values).count
-                pushed = true
                 break
             }
             guard Self.isRejection(push.errors) else {
@@ -111,50 +106,54 @@ public struct SyncRound {
         var report: Report
         do { report = try keys.imported(try copy.vaultBytes()) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
         report.sent = sentItems
-        report.pushed = pushed
         report.missingOnRemote = missingOnRemote
+        _ = try? copy.git.collectGarbage()
         return report
     }
 
-    /// What the remote's vault held as this copy last fetched it (its upstream branch), nil when
-    /// it has none. A fetch that lowers its version vector means the remote lost records this
-    /// machine saw.
-    private func remoteSummary(_ keys: some SyncKeys) throws -> CopySummary? {
-        try copy.vaultBytes(at: "@{u}").map { try Self.summary(of: $0, keys) }
-    }
+    /// The summaries of the vault file's versions a round reads (the upstream branch before and
+    /// after each fetch and before each push, HEAD after it), each blob's computed once.
+    struct Summaries {
+        let copy: SyncCopy
+        private(set) var byBlob: [String: CopySummary] = [:]
 
-    /// `keys.summary(of:)`, its merge failure as the sync copy's.
-    private static func summary(of bytes: [UInt8], _ keys: some SyncKeys) throws -> CopySummary {
-        do { return try keys.summary(of: bytes) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
-    }
+        init(copy: SyncCopy) { self.copy = copy }
 
-    /// `git merge` of the upstream branch with kc's driver. When the driver could not merge the
-    /// vault file because a copy is sealed under a key rotated on another machine (which its
-    /// password does not open) and `keys` can, the merge is finished here. Otherwise a merge that
-    /// stops is aborted, and reported as the merge's own refusal when the two copies cannot be
-    /// merged (e.g. two machines sharing a device id), else with git's words.
-    private func merge(_ keys: some SyncKeys) throws {
-        let password = try passwordSource()
-        defer { password?.close() }
-        let descriptors = password.map { [passwordDescriptor: $0] } ?? [:]
-        let outcome = try copy.git.attempt(mergeOptions + identity + ["merge", "--no-edit", "-q", "@{u}"], descriptors: descriptors)
-        guard outcome.termination.succeeded else {
-            if copy.mergeInProgress, try Self.keyNotKnown(copy), (try? copy.finishMerge(keys: keys, identity: identity)) != nil { return }
-            _ = try? copy.git.attempt(["merge", "--abort"])
-            if let ours = try? copy.vaultBytes(at: "HEAD"), let theirs = try? copy.vaultBytes(at: "@{u}") {
-                do { _ = try keys.merged(ours: ours, theirs: theirs) } catch let error as MergeError {
-                    throw SyncCopy.Problem.merge(error)
-                } catch {}
-            }
-            throw SyncCopy.Problem.mergeStopped(outcome.errors.isEmpty ? String(decoding: outcome.output, as: UTF8.self) : outcome.errors)
+        /// What the vault file at `revision` holds, nil when there is none. For the upstream
+        /// branch: the remote's vault as this copy last fetched it; a fetch that lowers its
+        /// version vector means the remote lost records this machine saw.
+        mutating func summary(at revision: String, _ keys: some SyncKeys) throws -> CopySummary? {
+            guard let blob = try copy.vaultBlob(at: revision) else { return nil }
+            if let known = byBlob[blob] { return known }
+            guard let bytes = try copy.bytes(of: blob) else { return nil }
+            let summary: CopySummary
+            do { summary = try keys.summary(of: bytes) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
+            byBlob[blob] = summary
+            return summary
         }
     }
 
-    /// True when the stopped merge's two sides (stages 2 and 3) have different headers: one of
-    /// them may be sealed under a key the driver could not open.
-    private static func keyNotKnown(_ copy: SyncCopy) throws -> Bool {
-        guard let ours = try copy.vaultBytes(at: ":2"), let theirs = try copy.vaultBytes(at: ":3") else { return false }
-        return ours.prefix(VaultHeader.length) != theirs.prefix(VaultHeader.length)
+    /// `git merge` of the upstream branch, kc's driver declined (`decliningDriver`). A merge that
+    /// stops with the vault file its only unmerged path is finished here, the file's two sides
+    /// merged through `keys`; otherwise, or when they cannot be merged (a copy under a key `keys`
+    /// does not have, two machines sharing a device id), the merge is aborted and the failure
+    /// reported (the merge's own refusal, else git's words). A round killed meanwhile leaves the
+    /// merge marked, for the next one to abort (`SyncCopy.abortInterruptedMerge`).
+    private func merge(_ keys: some SyncKeys) throws {
+        try copy.markingOwnMerge { try mergeMarked(keys) }
+    }
+
+    private func mergeMarked(_ keys: some SyncKeys) throws {
+        let outcome = try copy.git.attempt(Self.decliningDriver + identity + ["merge", "--no-edit", "-q", "@{u}"])
+        if outcome.termination.succeeded { return }
+        if copy.mergeInProgress, try copy.unmergedPaths() == [copy.fileName] {
+            do { return try copy.finishMerge(keys: keys, identity: identity, swapping: false) } catch {
+                _ = try? copy.git.attempt(["merge", "--abort"])
+                throw error
+            }
+        }
+        _ = try? copy.git.attempt(["merge", "--abort"])
+        throw SyncCopy.Problem.mergeStopped(outcome.errors.isEmpty ? String(decoding: outcome.output, as: UTF8.self) : outcome.errors)
     }
 
     /// git's words for a push refused because the remote has commits this copy lacks, or because

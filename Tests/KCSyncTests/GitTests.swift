@@ -45,15 +45,37 @@ final class GitTests: XCTestCase {
         XCTAssertEqual(try FileSystem.status(folder + "/.git/objects")?.permissions, 0o700)
     }
 
-    func testAGivenDescriptorReachesWhatGitRuns() throws {
-        let git = try git()
-        try git.run(["init", "-q", "-b", "main"])
-        let pipe = try Processes.pipe()
-        defer { pipe.read.close() }
-        try pipe.write.write(all: Array("from the pipe".utf8))
-        pipe.write.close()
-        try git.run(["config", "alias.readfd", "!cat <&3"])
-        XCTAssertEqual(try git.run(["readfd"], descriptors: [3: pipe.read]).text, "from the pipe")
+    func testOnlyTheAllowedGitVariablesArePassed() {
+        let given = ["HOME": "/h", "PATH": "/bin", "GIT_DIR": "/other/.git", "GIT_WORK_TREE": "/other", "GIT_INDEX_FILE": "/i",
+                     "GIT_CONFIG_PARAMETERS": "'core.hookspath'='/x'", "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "a.b",
+                     "GIT_OBJECT_DIRECTORY": "/o", "GIT_NAMESPACE": "n", "GIT_TEMPLATE_DIR": "/t", "GIT_EXEC_PATH": "/e",
+                     "GIT_SSH_COMMAND": "ssh -i key", "GIT_ASKPASS": "/a", "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "/g"]
+        XCTAssertEqual(Git.environment(from: given), ["HOME": "/h", "PATH": "/bin", "GIT_SSH_COMMAND": "ssh -i key",
+                                                      "GIT_ASKPASS": "/a", "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_GLOBAL": "/g"])
+        XCTAssertEqual(Git(executable: "/usr/bin/git", folder: folder, environment: given).environment["GIT_DIR"], nil)
+    }
+
+    func testACallersGitDirNeitherRedirectsNorRunsHooks() throws {
+        let other = folder + "/other"
+        try FileSystem.makeDirectories(other)
+        let otherGit = try Git(searchPath: "/usr/bin:/bin", folder: other, environment: ["HOME": folder, "PATH": "/usr/bin:/bin"])
+        try otherGit.outside().run(["init", "-q", "-b", "main"])
+        let copy = folder + "/copy"
+        try FileSystem.makeDirectories(copy)
+        let git = try Git(searchPath: "/usr/bin:/bin", folder: copy, environment: [
+            "HOME": folder, "GIT_CONFIG_NOSYSTEM": "1", "PATH": "/usr/bin:/bin",
+            "GIT_DIR": other + "/.git", "GIT_WORK_TREE": other, "GIT_INDEX_FILE": other + "/.git/index"])
+        try git.outside().run(["init", "-q", "-b", "main"])
+        XCTAssertTrue(FileManager.default.createFile(atPath: copy + "/.git/hooks/pre-commit", contents: Data("#!/bin/sh\ntouch ../hook-ran\n".utf8),
+                                                     attributes: [.posixPermissions: 0o700]))
+        try FileSystem.writeAtomically(Array("x".utf8), to: copy + "/file")
+        try git.run(["add", "file"])
+        try git.run(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-q", "-m", "m"])
+        XCTAssertEqual(try git.run(["ls-tree", "--name-only", "HEAD"]).text, "file")
+        XCTAssertFalse(try otherGit.attempt(["rev-parse", "--verify", "-q", "HEAD"]).termination.succeeded, "the other repository is untouched")
+        XCTAssertFalse(FileSystem.exists(folder + "/hook-ran"), "no hook runs")
+        XCTAssertEqual(try git.run(["config", "--get", "core.hooksPath"]).text, "/dev/null")
+        XCTAssertEqual(try git.run(["config", "--get", "gc.auto"]).text, "0")
     }
 
     func testRejectionsAreToldFromOtherPushFailures() {

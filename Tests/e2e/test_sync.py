@@ -4,6 +4,7 @@ with its own device id."""
 import socket
 import json
 import os
+import shutil
 import subprocess
 import time
 from pathlib import Path
@@ -146,18 +147,13 @@ def test_delete_against_a_later_edit(pair, delete_first):
             assert kc.run(["find", "generic", "-s", "shared"]).returncode != 0
 
 
-RACES = {
-    # after the desktop's fetch updated its remote-tracking branch: its push is then "[rejected] (fetch first)"
-    "reference-transaction": 'if [ "$1" = committed ] && grep -q refs/remotes/origin/main; then race; fi',
-    # while the desktop's push is under way: the remote's ref lock refuses it ("cannot lock ref")
-    "pre-push": "race",
-}
-
-
-@pytest.mark.parametrize("hook", sorted(RACES))
-def test_a_rejected_push_is_merged_and_pushed_again(pair, kc_bin, tmp_path, hook):
-    """The laptop pushes between the desktop's fetch and push (a git hook of the desktop's sync copy
-    runs the laptop's `kc sync` once, in between): the desktop fetches, merges and pushes again."""
+@pytest.mark.parametrize("moment", ["after the fetch", "during the push"])
+def test_a_rejected_push_is_merged_and_pushed_again(pair, kc_bin, tmp_path, remote, moment):
+    """The laptop pushes between the desktop's fetch and push (its push is then "[rejected] (fetch
+    first)"), or while the desktop's push is under way (the remote's ref lock refuses it: "cannot lock
+    ref"): the desktop fetches, merges and pushes again. kc runs no hook of the sync copy, so the
+    laptop's `kc sync` is run once in between by a `git` first on the desktop's PATH, right after
+    `git fetch`, or by the remote's pre-receive hook."""
     laptop, desktop = pair
     laptop.add_generic("from-laptop", "me", "pw1")
     laptop.ok(["sync"])                                  # the desktop's fetch will bring it
@@ -165,14 +161,24 @@ def test_a_rejected_push_is_merged_and_pushed_again(pair, kc_bin, tmp_path, hook
     desktop.add_generic("from-desktop", "me", "pw2")
     marker = tmp_path / "raced"
     env = " ".join(f"{k}='{v}'" for k, v in laptop.environment().items())
-    path = sync_folder(desktop) / ".git" / "hooks" / hook
-    path.write_text(f"#!/bin/sh\nrace() {{ [ -e '{marker}' ] && return; touch '{marker}'; "
-                    f"env -i {env} '{kc_bin}' sync >/dev/null 2>&1 || exit 1; }}\n{RACES[hook]}\nexit 0\n")
-    path.chmod(0o700)
-    result = desktop.ok(["sync"])
+    race = (f"race() {{ [ -e '{marker}' ] && return; touch '{marker}'; "
+            f"env -i {env} '{kc_bin}' sync >/dev/null 2>&1 || exit 1; }}\n")
+    if moment == "after the fetch":
+        folder = tmp_path / "bin"
+        folder.mkdir()
+        (folder / "git").write_text(f"#!/bin/sh\n{race}'{shutil.which('git')}' \"$@\"; status=$?\n"
+                                    "case \" $* \" in *' fetch '*) race;; esac\nexit $status\n")
+        (folder / "git").chmod(0o700)
+        run_env = {"PATH": f"{folder}:{desktop.env['PATH']}"}
+    else:
+        hook = remote / "hooks" / "pre-receive"
+        hook.write_text(f"#!/bin/sh\n{race}race\nexit 0\n")
+        hook.chmod(0o700)
+        run_env = {}
+    result = desktop.ok(["sync"], env=run_env)
     assert marker.exists(), "the laptop pushed in between"
     assert "received: 2 added, 0 changed, 0 deleted; sent: 1 item" in result.stdout
-    path.unlink()
+    (remote / "hooks" / "pre-receive").unlink(missing_ok=True)
     laptop.ok(["sync"])
     for kc in (laptop, desktop):
         assert secret(kc, "from-laptop") == "pw1" and secret(kc, "from-desktop") == "pw2"
@@ -223,7 +229,8 @@ def test_no_secret_reaches_git_s_arguments_or_environment(pair):
     out, err = process.communicate(timeout=120)
     sampler.stop()
     assert process.returncode == 0, err
-    assert any("merge-driver" in command for command in sampler.commands), "the driver ran during the sampling"
+    assert any("git" in command for command in sampler.commands), "git ran during the sampling"
+    assert not any("merge-driver" in command for command in sampler.commands), "kc merges the vault file itself"
     assert sampler.hits == [], f"secrets seen in {Sampler.PLACES}: {sampler.hits}"
     assert secret(desktop, "from-laptop") == "item-secret-1"
 

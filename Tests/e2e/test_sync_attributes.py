@@ -1,9 +1,11 @@
 """kc's merge driver is named in each sync copy's `.git/info/attributes`, which git reads before
-any `.gitattributes` and never pushes: a remote commit changing the committed `.gitattributes`
-cannot take the vault file away from kc's driver (the fixtures of test_sync.py)."""
+any `.gitattributes` and never pushes, with every attribute that changes a file's bytes unset: a
+remote commit changing the committed `.gitattributes` cannot take the vault file away from kc's
+driver (the fixtures of test_sync.py; test_sync_git_isolation.py has the other attributes)."""
 from test_sync import git, pair, remote, secret, sync_folder  # noqa: F401  (pytest fixtures)
 
-LINE = "*.kc merge=kc -text -diff\n"
+LINE = ("* -text -crlf -eol -ident -filter -working-tree-encoding -diff\n"
+        "*.kc merge=kc -text -crlf -eol -ident -filter -working-tree-encoding -diff delta\n")
 
 
 def test_setup_writes_the_attribute_to_info_attributes(pair):

@@ -16,8 +16,9 @@ let syncCommands: [CommandSpec] = [syncCommand, syncInitCommand, syncCloneComman
 private let syncFolderText = """
 The sync copy of the vault NAME ($XDG_DATA_HOME/kc/NAME.kc) is the git repository \
 $XDG_DATA_HOME/kc/sync/NAME/: the vault file, a .gitattributes naming kc's merge driver, the same \
-line in .git/info/attributes (read first by git and never pushed, so a commit from the remote cannot \
-change the driver; 'kc sync' writes it again when it is missing), and the driver in .git/config. git \
+line in .git/info/attributes with every attribute that changes a file's bytes unset (read first by git \
+and never pushed, so a commit from the remote cannot change the driver or the bytes; 'kc sync' writes \
+them again when they are missing), and the driver in .git/config (for a 'git pull' by hand). git \
 never touches the live vault; kc changes it under its lock.
 """
 
@@ -25,7 +26,8 @@ let syncCommand = CommandSpec(
     "sync", abstract: "Exchange the vault's changes with the other machines through git.",
     discussion: """
     Under the vault's lock: merges the vault into its sync copy and commits it ('kc sync'), fetches, \
-    merges the remote's commits with kc's merge driver (given on git's command line), pushes (merging again, up to 5 times, when another machine pushed \
+    merges the remote's commits ('git merge', kc's driver declined on git's command line, and the vault file \
+    merged by kc itself), pushes (merging again, up to 5 times, when another machine pushed \
     meanwhile), then installs the result in the vault (appended when it only adds records, else replaced \
     whole) and prints the items that came and went. A remote missing records this machine has seen (reset \
     to an older commit) is reported, and the union puts them back. Records another machine stamped more \
@@ -34,11 +36,15 @@ let syncCommand = CommandSpec(
     With the vault's agent unlocked ('kc unlock'), no master password is asked: the agent does every step \
     that needs the vault key (the merges, and the export and install under the vault's lock, which is then \
     not held across the network), and the key never leaves it. Otherwise the master password is asked, and \
-    reaches the driver through an inherited descriptor. A vault file larger than 256 MiB is refused.
+    is used in this process: kc declines its driver to git and merges the vault file itself, so git and \
+    what it runs never get the password. A vault file larger than 256 MiB is refused.
 
     A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
-    the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, and \
-    without a terminal prompt when kc has no terminal.
+    the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, \
+    without any GIT_* variable but GIT_SSH, GIT_SSH_COMMAND, GIT_SSH_VARIANT, GIT_ASKPASS, \
+    GIT_TERMINAL_PROMPT, GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_SSL_CAINFO and GIT_SSL_CAPATH, with \
+    --git-dir and --work-tree naming the sync copy, no hook (core.hooksPath=/dev/null), no automatic \
+    maintenance (kc runs 'git gc --auto' itself at the end), and without a terminal prompt when kc has no terminal.
 
     A password change made on another machine ('kc passwd') arrives with the sync: the newest change wins, \
     and the vault then opens with the password set there (an unlocked agent keeps working). After \
@@ -92,7 +98,8 @@ let syncInitCommand = CommandSpec(
 let syncCloneCommand = CommandSpec(
     "sync clone", abstract: "Fetch a synced vault and make it this machine's vault.",
     discussion: """
-    Clones URL into the sync copy, asks the master password and reads the vault whole with it, then \
+    Clones URL into the sync copy (checking out the branch holding the vault: the one the remote's HEAD \
+    names, else main, else another), asks the master password and reads the vault whole with it, then \
     installs it as the vault (the default keychain, or --keychain NAME). This machine writes with its own \
     device id (in its state folder). An existing vault is kept: when it is the same vault (the same vault \
     id), the two are merged and synced; another vault there is refused (errSecDuplicateKeychain).
@@ -208,8 +215,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
     try setup.refreshDriver(of: copy)
     var served: SyncRound.Report?
     if let agent = setup.unlockedAgent() {
-        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver())],
-                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { nil }
+        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
         do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
             context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
         } catch let error as AgentError where AgentItemStore.agentEnded(error) {
@@ -219,10 +225,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
     let report: SyncRound.Report
     if let served { report = served } else {
         let (keychain, password) = try setup.openVault()
-        let round = SyncRound(copy: copy, identity: try setup.identity(), mergeOptions: ["-c", "merge.kc.driver=" + (try setup.driver(passwordDescriptor: SyncSetup.passwordDescriptor))],
-                              passwordDescriptor: SyncSetup.passwordDescriptor, continuing: continuing) { () throws -> FileDescriptor? in
-            try SyncSetup.pipe(holding: password)
-        }
+        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
         var outcome = SyncRound.Report()
         let unlock = RotatedKey(invocation, context, password: password)
         do {

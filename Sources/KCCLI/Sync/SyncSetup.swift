@@ -10,8 +10,6 @@ import Keychain
 
 /// Where a vault's sync copy is and how kc runs git for it.
 struct SyncSetup {
-    /// The descriptor the merge driver reads the master password from during `kc sync`.
-    static let passwordDescriptor: Int32 = 3
     /// Every commit's message: the same on every machine, never a host name.
     static let commitMessage = "kc sync"
 
@@ -37,7 +35,8 @@ struct SyncSetup {
         }
     }
 
-    /// The live vault, opened with the master password, and that password (for the merge driver).
+    /// The live vault, opened with the master password, and that password (for a key rotated on
+    /// another machine, and the device name).
     func openVault() throws(KeychainError) -> (Keychain, SecureBytes) {
         guard FileSystem.exists(path) else {
             throw KeychainError(.noSuchKeychain, "no vault at \(path)", hint: "create it with 'kc init', or fetch one with 'kc sync clone URL'")
@@ -48,8 +47,8 @@ struct SyncSetup {
         return (keychain, password)
     }
 
-    /// git working in `folder`, with `Context.childEnvironment`, and no
-    /// prompt for credentials when kc has no terminal.
+    /// git working in `folder`, with `Context.childEnvironment` less the GIT_ variables that would
+    /// redirect it (`Git.environment(from:)`), and no prompt for credentials when kc has no terminal.
     func git(folder: String) throws(KeychainError) -> Git {
         var environment = context.childEnvironment
         if !FileDescriptor(rawValue: 0).isTerminal { environment["GIT_TERMINAL_PROMPT"] = "0" }
@@ -61,7 +60,7 @@ struct SyncSetup {
     /// `-c user.name=kc -c user.email=kc@localhost.invalid` when git has no identity of the user's
     /// (git would otherwise make one from the host's name); else nothing.
     func identity() throws(KeychainError) -> [String] {
-        let probe = try git(folder: "/")
+        let probe = try git(folder: "/").outside()
         let name = try? probe.attempt(["config", "--get", "user.name"]), email = try? probe.attempt(["config", "--get", "user.email"])
         if name?.termination.succeeded == true, email?.termination.succeeded == true { return [] }
         return ["-c", "user.name=kc", "-c", "user.email=kc@localhost.invalid"]
@@ -69,11 +68,11 @@ struct SyncSetup {
 
     /// git's command line for the driver: this kc by its absolute path, then the live vault's path
     /// (so the driver asks that vault's agent), both quoted for the shell.
-    func driver(passwordDescriptor: Int32? = nil) throws(KeychainError) -> String {
+    /// `kc sync` itself never runs it (`SyncRound.decliningDriver`): it is for a `git pull` by hand.
+    func driver() throws(KeychainError) -> String {
         let executable: String
         do { executable = try Processes.currentExecutable() } catch { throw KeychainError(.io, "cannot find kc's own path: \(error)") }
-        let fd = passwordDescriptor.map { " --master-password-fd \($0)" } ?? ""
-        return Self.quoted(executable) + " --vault " + Self.quoted(path) + fd + " merge-driver %O %A %B %L %P"
+        return Self.quoted(executable) + " --vault " + Self.quoted(path) + " merge-driver %O %A %B %L %P"
     }
 
     /// Writes the driver's settings in the copy's configuration again when its line is not this
@@ -97,22 +96,6 @@ struct SyncSetup {
               let agent = try? context.runningAgent(endpoint, announcingOtherBuild: true),
               (try? agent.status())?.state == .unlocked else { return nil }
         return agent
-    }
-
-    /// The reading end of a new pipe holding `password` and then its end (the writing end is
-    /// closed), for the merge driver's `--master-password-fd`. A password fits in a pipe's buffer.
-    static func pipe(holding password: SecureBytes) throws -> FileDescriptor {
-        let pipe = try Processes.pipe()
-        defer { pipe.write.close() }
-        var failure: Errno?
-        password.withUnsafeBytes { bytes in
-            do throws(Errno) { try pipe.write.write(toPipe: bytes) } catch { failure = error }
-        }
-        if let failure {
-            pipe.read.close()
-            throw failure
-        }
-        return pipe.read
     }
 
     /// The bytes of the file at `path`.
