@@ -1,0 +1,48 @@
+import XCTest
+import KCCrypto
+import KCFormat
+import KCSync
+import KCVault
+
+/// Rule 5's clauses one at a time (Docs/SYNC.md), on records made by hand: what supersedes what,
+/// without a merge, a compaction or a clock around them.
+final class ItemVersionsRuleTests: XCTestCase {
+    private let item = [UInt8](repeating: 9, count: 16)
+    private let deviceA = [UInt8](repeating: 0xA0, count: 16), deviceB = [UInt8](repeating: 0xB0, count: 16)
+
+    /// A record of `item` without fields (rule 5 reads only ids, timestamps and bases).
+    private func record(_ device: [UInt8], _ counter: UInt64, at timestamp: UInt64, base: RecordID? = nil,
+                        kind: RecordKind = .put) -> VaultRecord {
+        let payload = RecordPayload(kind: kind, itemID: item, recordID: RecordID(device: device, counter: counter),
+                                    timestamp: timestamp, base: base)
+        return VaultRecord(offset: 0, sequence: counter, payload: payload, plaintext: SecureBytes(copying: payload.encodedFixedPart()))
+    }
+
+    private func heads(_ records: [VaultRecord]) -> [RecordID] {
+        ItemVersions.heads(records, frontiers: []).map(\.payload.recordID)
+    }
+
+    /// The mutation review's M04: a device's later version supersedes its earlier ones even when
+    /// its base names a version no longer there (a compaction dropped (A, 2)), without a marker.
+    func testAnEarlierVersionOfTheSameDeviceIsNoHeadWhenTheBaseBetweenIsGone() {
+        let first = record(deviceA, 1, at: 100 << 16)
+        let third = record(deviceA, 3, at: 300 << 16, base: RecordID(device: deviceA, counter: 2))
+        XCTAssertEqual(heads([first, third]), [third.payload.recordID])
+        XCTAssertEqual(heads([third, first]), [third.payload.recordID], "the file's order does not matter")
+        XCTAssertTrue(ItemStates(records: [first, third]).conflicts.isEmpty)
+    }
+
+    /// Two devices' versions written without seeing each other stay heads whatever their counters;
+    /// a version of one device superseded by its base stops being one.
+    func testVersionsOfTwoDevicesAreHeadsUntilABaseOrAResolvedVersionNamesThem() {
+        let shared = record(deviceA, 1, at: 100 << 16)
+        let onA = record(deviceA, 2, at: 300 << 16, base: shared.payload.recordID)
+        let onBFirst = record(deviceB, 1, at: 200 << 16, base: shared.payload.recordID)
+        XCTAssertEqual(heads([shared, onA, onBFirst]), [onA.payload.recordID, onBFirst.payload.recordID])
+        let conflicts = ItemStates(records: [shared, onA, onBFirst]).conflicts
+        XCTAssertEqual(conflicts.map(\.winner.payload.recordID), [onA.payload.recordID])
+        XCTAssertEqual(conflicts.first?.others.map(\.payload.recordID), [onBFirst.payload.recordID])
+        let onB = record(deviceB, 2, at: 400 << 16, base: onA.payload.recordID)   // B had A's edit: its first is its own earlier one
+        XCTAssertEqual(heads([shared, onA, onBFirst, onB]), [onB.payload.recordID])
+    }
+}
