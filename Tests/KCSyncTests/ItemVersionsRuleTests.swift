@@ -32,6 +32,18 @@ final class ItemVersionsRuleTests: XCTestCase {
         XCTAssertTrue(ItemStates(records: [first, third]).conflicts.isEmpty)
     }
 
+    /// "Earlier" is the merge order, as everywhere in SYNC.md (format review D1): a device's record
+    /// with a higher counter but an earlier timestamp (a record stamped far ahead is left out of
+    /// the writer's `latest`) is superseded by the later one, so a vault one device wrote never
+    /// lists a conflict.
+    func testADevicesRecordsSupersedeEachOtherInMergeOrderNotByCounter() {
+        let later = record(deviceA, 5, at: 2_000 << 16), higherCounter = record(deviceA, 6, at: 1_000 << 16)
+        XCTAssertEqual(heads([later, higherCounter]), [later.payload.recordID])
+        XCTAssertTrue(ItemStates(records: [later, higherCounter]).conflicts.isEmpty, "one device cannot conflict with itself")
+        let tombstone = record(deviceA, 7, at: 1_500 << 16, base: higherCounter.payload.recordID, kind: .delete)
+        XCTAssertTrue(ItemStates(records: [later, higherCounter, tombstone]).conflicts.isEmpty)
+    }
+
     /// Two devices' versions written without seeing each other stay heads whatever their counters;
     /// a version of one device superseded by its base stops being one.
     func testVersionsOfTwoDevicesAreHeadsUntilABaseOrAResolvedVersionNamesThem() {
