@@ -54,11 +54,14 @@ public enum ItemVersions {
 }
 
 extension VaultRecord {
-    /// True for a put carrying the this-device-only mark (field 19), or a tombstone carrying it
-    /// (the delete of a marked item): it never leaves the machine that wrote it (Docs/SYNC.md,
-    /// "Items that stay on one machine").
+    /// True for a put carrying the this-device-only mark (field 19, exactly `01`), or a tombstone
+    /// carrying it (the delete of a marked item): it never leaves the machine that wrote it
+    /// (Docs/SYNC.md, "Items that stay on one machine"). Any other value of field 19 is no mark: a
+    /// tombstone carrying one is shared (readers ignore item fields on a tombstone), and a put
+    /// carrying one is not an item.
     public var staysOnItsDevice: Bool {
-        (payload.kind == .put || payload.kind == .delete) && payload.field(.thisDeviceOnly) != nil
+        guard payload.kind == .put || payload.kind == .delete, let mark = payload.field(.thisDeviceOnly), mark.count == 1 else { return false }
+        return plaintext.withUnsafeBytes { $0[mark.lowerBound] == 1 }
     }
 
     /// The record ids of `records` that stay on the machine that wrote them: those carrying the

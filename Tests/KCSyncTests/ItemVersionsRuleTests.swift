@@ -58,3 +58,40 @@ final class ItemVersionsRuleTests: XCTestCase {
         XCTAssertEqual(heads([shared, onA, onBFirst, onB]), [onB.payload.recordID])
     }
 }
+
+/// Which records stay on their machine (Docs/SYNC.md, "Items that stay on one machine"): field 19
+/// is the mark only as exactly `01` (format review D3: a tombstone carrying `02` was kept back from
+/// the sync copy and `kc sync status`, though readers ignore item fields on a tombstone).
+final class StayingRecordTests: XCTestCase {
+    private let device = [UInt8](repeating: 0xA0, count: 16)
+
+    private func record(_ kind: RecordKind, _ counter: UInt64, base: RecordID? = nil, mark: [UInt8]?) -> VaultRecord {
+        var payload = RecordPayload(kind: kind, itemID: [UInt8](repeating: 9, count: 16),
+                                    recordID: RecordID(device: device, counter: counter), timestamp: counter << 16, base: base)
+        var plaintext = payload.encodedFixedPart()
+        if let mark {
+            plaintext += RecordPayload.fieldPrefix(tag: FieldTag.thisDeviceOnly.rawValue, length: mark.count)
+            payload.fields = [PayloadField(tag: FieldTag.thisDeviceOnly.rawValue, range: (plaintext.count)..<(plaintext.count + mark.count))]
+            plaintext += mark
+        }
+        return VaultRecord(offset: 0, sequence: counter, payload: payload, plaintext: SecureBytes(copying: plaintext))
+    }
+
+    func testOnlyTheValueOneIsTheMark() {
+        let put = record(.put, 1, mark: nil)
+        for (mark, stays) in [([UInt8]([1]), true), ([2], false), ([0], false), ([], false), ([1, 0], false)] {
+            let tombstone = record(.delete, 2, base: put.payload.recordID, mark: mark)
+            XCTAssertEqual(tombstone.staysOnItsDevice, stays, "field 19 = \(mark)")
+            XCTAssertEqual(VaultRecord.staying([put, tombstone]).contains(tombstone.payload.recordID), stays, "field 19 = \(mark)")
+        }
+        XCTAssertTrue(record(.put, 3, mark: [1]).staysOnItsDevice)
+        XCTAssertFalse(record(.put, 3, mark: nil).staysOnItsDevice)
+    }
+
+    func testATombstoneOfAMarkedPutStaysByItsBase() {
+        let marked = record(.put, 1, mark: [1])
+        let tombstone = record(.delete, 2, base: marked.payload.recordID, mark: [2])
+        XCTAssertEqual(VaultRecord.staying([marked, tombstone]), [marked.payload.recordID, tombstone.payload.recordID],
+                       "known by its base, whatever else it carries")
+    }
+}
