@@ -210,3 +210,19 @@ extension MaintenanceTests {
         XCTAssertTrue(try open().warnings.isEmpty)
     }
 }
+
+extension MaintenanceTests {
+    /// `check` reports a damaged rollback anchor (format review: it said the vault was whole while
+    /// every write was refused).
+    func testCheckReportsADamagedAnchor() throws {
+        let keychain = try seeded()
+        let anchors = folder + "/state/anchors"
+        let file = anchors + "/" + (try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: anchors).first))
+        XCTAssertNil(try Keychain.check(at: path, options: options()) { self.password }.damagedAnchor)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(repeating: 0, count: 8192)))
+        for report in [try Keychain.check(at: path, options: options()) { self.password }, try keychain.check()] {
+            XCTAssertEqual(report.damagedAnchor, file)
+            XCTAssertFalse(report.isWhole)
+        }
+    }
+}
