@@ -135,3 +135,24 @@ final class AnchorFileTests: XCTestCase {
         XCTAssertEqual(try anchor(), .vector(VersionVector(Dictionary(uniqueKeysWithValues: devices.map { ($0, 40) }))))
     }
 }
+
+/// A machine's former device ids (`StateFolder.formerDeviceIDs`): each replaced id is kept.
+final class FormerDeviceIDTests: XCTestCase {
+    var folder = ""
+    override func setUp() { folder = TemporaryFolder.make("kc-former-ids") }
+    override func tearDown() { TemporaryFolder.remove(folder) }
+
+    func testAReplacedDeviceIdIsKeptAsAFormerOne() throws {
+        let state = StateFolder(folder + "/state")
+        XCTAssertEqual(try state.formerDeviceIDs(), [])
+        let first = try state.deviceID()
+        let (old, second) = try state.replaceDeviceID()
+        XCTAssertEqual(old, first)
+        XCTAssertEqual(try state.formerDeviceIDs(), [first])
+        let (older, third) = try state.replaceDeviceID()
+        XCTAssertEqual(older, second)
+        XCTAssertEqual(try state.formerDeviceIDs(), [first, second], "oldest first")
+        XCTAssertEqual(try state.deviceID(), third)
+        XCTAssertFalse(try state.formerDeviceIDs().contains(third))
+    }
+}
