@@ -60,11 +60,16 @@ extension Keychain {
         var versions: [ItemVersion] = []
         for match in matches {
             // Oldest first in the merge order (a merged file need not hold them in that order).
-            let puts = vault.records.filter { $0.payload.kind == .put && $0.payload.itemID == match.item.id }
-            for record in puts.sorted(by: { $0.payload.comesBefore($1.payload) }) {
+            // Records of one record id and timestamp (the format allows them) keep the file's order:
+            // the later in the file is the state, so only the last of them is current.
+            let puts = vault.records.filter { $0.payload.kind == .put && $0.payload.itemID == match.item.id }.enumerated()
+                .sorted { $0.element.payload.comesBefore($1.element.payload) || (!$1.element.payload.comesBefore($0.element.payload) && $0.offset < $1.offset) }
+                .map(\.element)
+            let current = puts.lastIndex { $0.payload.recordID == match.version }
+            for (index, record) in puts.enumerated() {
                 versions.append(ItemVersion(item: try ItemCodec.item(from: record),
                                             written: HybridLogicalClock.milliseconds(of: record.payload.timestamp),
-                                            isCurrent: record.payload.recordID == match.version))
+                                            isCurrent: index == current))
             }
         }
         return versions
