@@ -24,6 +24,8 @@ extension WireWriter {
         if let devices = report.rollbackDevices { u64(UInt64(devices)) }
         bool(report.readableByOthers != nil)
         if let mode = report.readableByOthers { u32(mode) }
+        bool(report.damagedAnchor != nil)
+        if let file = report.damagedAnchor { string(file) }
     }
 
     private mutating func problem(_ problem: VaultInspection.Problem) {
@@ -61,6 +63,7 @@ extension WireReader {
         if try bool() { report.tornTail = (try size(), try size()) }
         if try bool() { report.rollbackDevices = try size() }
         if try bool() { report.readableByOthers = try u32() }
+        if try bool() { report.damagedAnchor = try string() }
         return report
     }
 

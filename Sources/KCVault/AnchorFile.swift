@@ -66,7 +66,10 @@ enum AnchorFile {
            bytes.starts(with: magic) || bytes[region...].starts(with: magic) {
             return .slots(first: slot(bytes[0..<region]), second: slot(bytes[region...]), region: region)
         }
-        if let vector = VersionVector(text: String(decoding: bytes, as: UTF8.self)) {
+        // The first format exactly as kc wrote it (FORMAT.md): lines sorted by device id, lower-case
+        // hex, one space, a decimal counter, each ending in LF; any other spelling is damage.
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let vector = VersionVector(text: text), Array(vector.text.utf8) == bytes {
             return .text(vector)
         }
         return .damaged

@@ -3,8 +3,8 @@ import KCFormat
 
 /// How the versions of one item descend from one another (Docs/SYNC.md, rule 5). A record
 /// supersedes the version its base names, those its resolved-versions field names, and the
-/// earlier versions its own device wrote (a device writes on top of everything it wrote before;
-/// a compaction may have dropped the records in between): its writer had them. A compaction
+/// versions its own device wrote before it in merge order (a device writes on top of everything it
+/// wrote before; a compaction may have dropped the records in between): its writer had them. A compaction
 /// marker supersedes every version of the item it saw but the latest of them (`seen(_:by:)`):
 /// its machine kept only that one, so a version it dropped that a merge keeps (rule 3's
 /// exception) is no head again. The versions nothing supersedes are the item's heads; more than
@@ -15,18 +15,17 @@ public enum ItemVersions {
     /// compaction marker with one of `frontiers` (the vault's: `VersionVector.frontiers(in:)`),
     /// in their order.
     public static func heads(_ records: [VaultRecord], frontiers: [MarkerFrontier]) -> [VaultRecord] {
-        var superseded = Set<RecordID>(), latestOfDevice: [[UInt8]: UInt64] = [:]
-        for record in records {
+        var superseded = Set<RecordID>(), latestOfDevice: [[UInt8]: RecordID] = [:]
+        let ordered = records.sorted { $0.payload.comesBefore($1.payload) }
+        for record in ordered {
             if let base = record.payload.base { superseded.insert(base) }
             superseded.formUnion(record.resolvedVersions)
-            let id = record.payload.recordID
-            latestOfDevice[id.device] = max(latestOfDevice[id.device] ?? 0, id.counter)
+            latestOfDevice[record.payload.recordID.device] = record.payload.recordID   // the last in merge order
         }
-        let ordered = records.sorted { $0.payload.comesBefore($1.payload) }
         for frontier in frontiers { superseded.formUnion(seen(ordered, by: frontier).dropLast().map(\.payload.recordID)) }
         return records.filter { record in
             let id = record.payload.recordID
-            return !superseded.contains(id) && latestOfDevice[id.device] == id.counter
+            return !superseded.contains(id) && latestOfDevice[id.device] == id
         }
     }
 
@@ -55,11 +54,14 @@ public enum ItemVersions {
 }
 
 extension VaultRecord {
-    /// True for a put carrying the this-device-only mark (field 19), or a tombstone carrying it
-    /// (the delete of a marked item): it never leaves the machine that wrote it (Docs/SYNC.md,
-    /// "Items that stay on one machine").
+    /// True for a put carrying the this-device-only mark (field 19, exactly `01`), or a tombstone
+    /// carrying it (the delete of a marked item): it never leaves the machine that wrote it
+    /// (Docs/SYNC.md, "Items that stay on one machine"). Any other value of field 19 is no mark: a
+    /// tombstone carrying one is shared (readers ignore item fields on a tombstone), and a put
+    /// carrying one is not an item.
     public var staysOnItsDevice: Bool {
-        (payload.kind == .put || payload.kind == .delete) && payload.field(.thisDeviceOnly) != nil
+        guard payload.kind == .put || payload.kind == .delete, let mark = payload.field(.thisDeviceOnly), mark.count == 1 else { return false }
+        return plaintext.withUnsafeBytes { $0[mark.lowerBound] == 1 }
     }
 
     /// The record ids of `records` that stay on the machine that wrote them: those carrying the

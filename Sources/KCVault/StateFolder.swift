@@ -45,19 +45,44 @@ public struct StateFolder: Sendable, Equatable {
     }
 
     /// Gives this machine a new random device id (its state folder was copied from another machine,
-    /// which must not be written as twice): published over `device-id` by a rename. Returns the
+    /// which must not be written as twice): published over `device-id` by a rename. The replaced id
+    /// is added to `formerDeviceIDs` first: the records it wrote stay this machine's. Returns the
     /// replaced id (nil when there was none) and the new one.
     public func replaceDeviceID() throws(VaultError) -> (old: [UInt8]?, new: [UInt8]) {
         let file = path + "/device-id"
         let old = try readDeviceID(file)
         let id = Crypto.randomBytes(RecordPayload.idLength)
         try makeFolder(path)
+        if let old {
+            let former = try formerDeviceIDs()
+            if !former.contains(old) { try writeFormerDeviceIDs(former + [old]) }
+        }
         do {
             let staged = try StagedFile.write(Array((id.hexString + "\n").utf8), for: file)
             defer { staged.descriptor.close() }
             try staged.publishReplacing()
         } catch { throw .stateFileNotWritten(error) }
         return (old, id)
+    }
+
+    /// The device ids this machine wrote under before `replaceDeviceID` gave it its current one,
+    /// oldest first (`former-device-ids`, one id in hex a line): the records written under them
+    /// are still this machine's own.
+    public func formerDeviceIDs() throws(VaultError) -> [[UInt8]] {
+        let file = path + "/former-device-ids"
+        guard let bytes = try readOwnFile(file) else { return [] }
+        return try String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { line throws(VaultError) -> [UInt8] in
+            guard let id = [UInt8](hexString: String(line)), id.count == RecordPayload.idLength else { throw .deviceIDDamaged(path: file) }
+            return id
+        }
+    }
+
+    private func writeFormerDeviceIDs(_ ids: [[UInt8]]) throws(VaultError) {
+        do {
+            let staged = try StagedFile.write(Array(ids.map { $0.hexString + "\n" }.joined().utf8), for: path + "/former-device-ids")
+            defer { staged.descriptor.close() }
+            try staged.publishReplacing()
+        } catch { throw .stateFileNotWritten(error) }
     }
 
     /// This machine's device id when it has one (never creates it).

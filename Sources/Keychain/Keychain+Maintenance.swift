@@ -34,8 +34,12 @@ public struct CheckReport: Sendable {
     public var rollbackDevices: Int?
     /// The file's permission bits when group or others can read it (a warning, not damage).
     public var readableByOthers: UInt32?
-    /// True when a read of the vault succeeds with nothing lost (a torn tail is allowed).
-    public var isIntact: Bool { problems.isEmpty && badItems.isEmpty && rollbackDevices == nil }
+    /// The rollback anchor file, when it is damaged: a rollback cannot be ruled out, and writes
+    /// are refused until the rollback is accepted.
+    public var damagedAnchor: String?
+    /// True when a read of the vault succeeds with nothing lost (a torn tail is allowed) and
+    /// nothing stands in the way of writes.
+    public var isIntact: Bool { problems.isEmpty && badItems.isEmpty && rollbackDevices == nil && damagedAnchor == nil }
     public var isWhole: Bool { isIntact && tornTail == nil }
 
     public init(items: Int, records: Int, kdf: KDFParameters, fileSize: Int, problems: [VaultInspection.Problem],
@@ -56,11 +60,16 @@ extension Keychain {
         var versions: [ItemVersion] = []
         for match in matches {
             // Oldest first in the merge order (a merged file need not hold them in that order).
-            let puts = vault.records.filter { $0.payload.kind == .put && $0.payload.itemID == match.item.id }
-            for record in puts.sorted(by: { $0.payload.comesBefore($1.payload) }) {
+            // Records of one record id and timestamp (the format allows them) keep the file's order:
+            // the later in the file is the state, so only the last of them is current.
+            let puts = vault.records.filter { $0.payload.kind == .put && $0.payload.itemID == match.item.id }.enumerated()
+                .sorted { $0.element.payload.comesBefore($1.element.payload) || (!$1.element.payload.comesBefore($0.element.payload) && $0.offset < $1.offset) }
+                .map(\.element)
+            let current = puts.lastIndex { $0.payload.recordID == match.version }
+            for (index, record) in puts.enumerated() {
                 versions.append(ItemVersion(item: try ItemCodec.item(from: record),
                                             written: HybridLogicalClock.milliseconds(of: record.payload.timestamp),
-                                            isCurrent: record.payload.recordID == match.version))
+                                            isCurrent: index == current))
             }
         }
         return versions
@@ -112,11 +121,16 @@ extension Keychain {
         if let mode = try? FileSystem.linkStatus(path)?.permissions, mode & 0o044 != 0 { report.readableByOthers = mode }
         let anchor: StateFolder.Anchor
         do { anchor = try state.anchor(of: inspection.header.vaultID) } catch { throw KeychainError(error) }
-        if case .vector(let anchor) = anchor {
+        switch anchor {
+        case .vector(let anchor):
             let behind = VersionVector(records: inspection.goodRecords).devicesBehind(anchor)
             if !behind.isEmpty {
                 report.rollbackDevices = behind.count
             }
+        case .damaged(let file):
+            report.damagedAnchor = file
+        case .missing:
+            break
         }
         return report
     }

@@ -174,6 +174,7 @@ enum WireFixtures {
         report.tornTail = (4000, 96)
         report.rollbackDevices = 1
         report.readableByOthers = 0o644
+        report.damagedAnchor = "/state/anchor"
         return report
     }
 }

@@ -60,6 +60,20 @@ final class AnchorFileTests: XCTestCase {
         XCTAssertEqual(AnchorFile.parse([UInt8](repeating: 0, count: 8192)), .damaged)
     }
 
+    /// The first format is read exactly as FORMAT.md describes it (format review D2): lines out of
+    /// order, upper-case hex, a missing final LF, a repeated device or a counter spelled otherwise
+    /// make the file damaged.
+    func testTheFirstFormatIsReadStrictly() {
+        let (a, b) = (here.hexString, there.hexString)
+        XCTAssertEqual(AnchorFile.parse(Array("\(a) 3\n".utf8)), .text(VersionVector([here: 3])))
+        let lettered = [UInt8](repeating: 0xAB, count: 16).hexString
+        XCTAssertEqual(AnchorFile.parse(Array("\(lettered) 3\n".utf8)), .text(VersionVector([[UInt8](repeating: 0xAB, count: 16): 3])))
+        for damaged in ["\(b) 12\n\(a) 3\n", "\(lettered.uppercased()) 3\n", "\(a) 3", "\(a) 3\n\(a) 4\n", "\(a) +3\n", "\(a) 03\n",
+                        "\(a)  3\n", "\(a) 3\r\n", "\n", "\(a) 3\n\n"] {
+            XCTAssertEqual(AnchorFile.parse(Array(damaged.utf8)), .damaged, damaged.debugDescription)
+        }
+    }
+
     func testARaiseWritesTheOtherSlotInPlaceAndNeverLowers() throws {
         try state.raiseAnchor(to: VersionVector([here: 3]), of: vaultID)
         let created = try FileSystem.linkStatus(file)
@@ -119,5 +133,26 @@ final class AnchorFileTests: XCTestCase {
         }
         XCTAssertEqual(failures.withLock { $0 }, [])
         XCTAssertEqual(try anchor(), .vector(VersionVector(Dictionary(uniqueKeysWithValues: devices.map { ($0, 40) }))))
+    }
+}
+
+/// A machine's former device ids (`StateFolder.formerDeviceIDs`): each replaced id is kept.
+final class FormerDeviceIDTests: XCTestCase {
+    var folder = ""
+    override func setUp() { folder = TemporaryFolder.make("kc-former-ids") }
+    override func tearDown() { TemporaryFolder.remove(folder) }
+
+    func testAReplacedDeviceIdIsKeptAsAFormerOne() throws {
+        let state = StateFolder(folder + "/state")
+        XCTAssertEqual(try state.formerDeviceIDs(), [])
+        let first = try state.deviceID()
+        let (old, second) = try state.replaceDeviceID()
+        XCTAssertEqual(old, first)
+        XCTAssertEqual(try state.formerDeviceIDs(), [first])
+        let (older, third) = try state.replaceDeviceID()
+        XCTAssertEqual(older, second)
+        XCTAssertEqual(try state.formerDeviceIDs(), [first, second], "oldest first")
+        XCTAssertEqual(try state.deviceID(), third)
+        XCTAssertFalse(try state.formerDeviceIDs().contains(third))
     }
 }

@@ -180,3 +180,49 @@ extension MaintenanceTests {
         XCTAssertEqual(try open().allItems().map { $0.attributes[.service] }, ["a"])
     }
 }
+
+extension MaintenanceTests {
+    /// The mutation review's M10: a copy taken before any record of another device came in has no
+    /// record of that device at all; the anchor remembers its counter, so the read reports a rollback
+    /// naming that device, and writes are refused until the rollback is accepted.
+    func testARollbackThatRemovesEveryRecordOfADeviceIsReported() throws {
+        _ = try seeded()
+        let older = fileBytes()
+        let other = OpenOptions(lockTimeout: 5, stateDirectory: folder + "/other-state")
+        try Keychain.open(at: path, options: other) { self.password }
+            .add(ItemAttributes(.generic, [.service: "from-other"]), secret: secret("o"))
+        let otherDevice = try StateFolder(folder + "/other-state").deviceID()
+        XCTAssertTrue(try open().warnings.isEmpty, "this machine's anchor now holds the other device's counter")
+        _ = FileManager.default.createFile(atPath: path, contents: Data(older))
+        chmod(path, 0o600)
+        let keychain = try open()
+        let named = keychain.vault.warnings.compactMap { warning -> [[UInt8]]? in
+            if case .rollback(let devices) = warning { return devices }
+            return nil
+        }
+        XCTAssertEqual(named, [[otherDevice]], "the rollback names the device whose every record is gone")
+        XCTAssertEqual(try Keychain.check(at: path, options: options()) { self.password }.rollbackDevices, 1)
+        XCTAssertThrowsError(try keychain.add(ItemAttributes(.generic, [.service: "x"]), secret: secret("x"))) {
+            XCTAssertEqual(($0 as? KeychainError)?.status, .verifyFailed)
+        }
+        XCTAssertEqual(fileBytes(), older)
+        try open(accept: true).add(ItemAttributes(.generic, [.service: "x"]), secret: secret("x"))
+        XCTAssertTrue(try open().warnings.isEmpty)
+    }
+}
+
+extension MaintenanceTests {
+    /// `check` reports a damaged rollback anchor (format review: it said the vault was whole while
+    /// every write was refused).
+    func testCheckReportsADamagedAnchor() throws {
+        let keychain = try seeded()
+        let anchors = folder + "/state/anchors"
+        let file = anchors + "/" + (try XCTUnwrap(FileManager.default.contentsOfDirectory(atPath: anchors).first))
+        XCTAssertNil(try Keychain.check(at: path, options: options()) { self.password }.damagedAnchor)
+        XCTAssertTrue(FileManager.default.createFile(atPath: file, contents: Data(repeating: 0, count: 8192)))
+        for report in [try Keychain.check(at: path, options: options()) { self.password }, try keychain.check()] {
+            XCTAssertEqual(report.damagedAnchor, file)
+            XCTAssertFalse(report.isWhole)
+        }
+    }
+}

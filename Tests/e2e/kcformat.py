@@ -425,16 +425,16 @@ def anchor_slots(data: bytes) -> list[tuple[int, dict[str, int]] | None] | None:
 def anchor_vector(data: bytes) -> dict[str, int] | None:
     """The rollback anchor an anchor file holds ({device hex: counter}); None when damaged."""
     slots = anchor_slots(data)
-    if slots is None:                       # the first format: "DEVICEHEX COUNTER" lines
+    if slots is None:                       # the first format: "DEVICEHEX COUNTER" lines, read strictly
         vector = {}
-        for line in data.split(b"\n"):
+        for line in data.split(b"\n")[:-1] if data.endswith(b"\n") or data == b"" else [b"not whole"]:
             parts = line.split(b" ")
-            if line == b"":
-                continue
-            if len(parts) != 2 or len(parts[0]) != 32 or not parts[1].isdigit() or \
-                    any(c not in b"0123456789abcdefABCDEF" for c in parts[0]):
+            if len(parts) != 2 or len(parts[0]) != 32 or any(c not in b"0123456789abcdef" for c in parts[0]) or \
+                    not parts[1].isdigit() or str(int(parts[1])).encode() != parts[1]:
                 return None
-            vector[parts[0].decode().lower()] = int(parts[1])
+            vector[parts[0].decode()] = int(parts[1])
+        if list(vector) != sorted(vector) or len(vector) != len(data.split(b"\n")) - 1:
+            return None                     # out of order, or a device twice
         return vector
     valid = [s for s in slots if s is not None]
     return max(valid, key=lambda s: s[0])[1] if valid else None

@@ -52,10 +52,15 @@ def test_names_are_shown_on_both_machines_and_only_sealed(kc_bin, tmp_path, remo
 
 def test_a_rename_is_a_newer_record_and_wins(kc_bin, tmp_path, remote):
     laptop, desktop = named_pair(kc_bin, tmp_path, remote)
+    old = (laptop.home / "state" / "kc" / "device-id").read_text().strip()
     laptop.ok(["sync", "reset-device", "--device-name", "laptop-two"])   # a new id, named
     laptop.add_generic("after", "me", "x")
     laptop.ok(["sync"])
     desktop.ok(["sync"])
+    here = laptop.ok(["sync", "status"]).stdout
+    assert f"{old} \"laptop-one\"" in here and here.count("(this machine, before reset-device)") == 1, \
+        "the former device id stays known as this machine's"
+    assert [line for line in here.splitlines() if line.endswith("(this machine, before reset-device)")][0].lstrip().startswith(old)
     status = desktop.ok(["sync", "status"]).stdout
     assert "\"laptop-two\"" in status and "\"laptop-one\"" in status, "the old id keeps its name; the new id has its own"
     assert services(desktop)["after"] == "x"

@@ -63,13 +63,15 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     out.writeLine("last sync: \(lastSync)")
     out.writeLine("commits: \(toPush) to push, \(toMerge) to merge (as of the last fetch)")
     out.writeLine("records: \(liveIDs.subtracting(remoteIDs).count) not yet sent, \(remoteIDs.subtracting(liveIDs).count) not yet received")
-    let this = try? StateFolder(context.stateDirectory).existingDeviceID()
+    let state = StateFolder(context.stateDirectory)
+    let this = try? state.existingDeviceID(), former = Set((try? state.formerDeviceIDs()) ?? [])
     let vector = live.vector.joined(with: remote.vector)
     let names = remote.names.merging(live.names) { _, here in here }
     out.writeLine("devices:")
     for (device, counter) in vector.counters.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
         let name = names[device].map { " \"" + Printable.text($0) + "\"" } ?? ""
-        out.writeLine("  \(device.hexString)\(name) \(counter)\(device == this ? " (this machine)" : "")")
+        let mine = device == this ? " (this machine)" : former.contains(device) ? " (this machine, before reset-device)" : ""
+        out.writeLine("  \(device.hexString)\(name) \(counter)\(mine)")
     }
     return 0
 }

@@ -9,9 +9,10 @@ let checkCommand = CommandSpec(
     discussion: """
     Reads the whole vault without changing it, past any damage: authenticates every record, decodes every \
     item, and prints the number of items and records, the key-derivation parameters, and each torn tail, \
-    damaged record, record that is not an item, or rollback, with its offset. Exits 0 when every item reads \
-    (a torn tail, a write that was never acknowledged, is reported but is not damage); damage or a record \
-    that is not an item is errSecDecode (exit 93), a rollback errSecVerifyFailed (exit 32). While the vault's \
+    damaged record, record that is not an item, or rollback, with its offset, and a damaged rollback anchor. \
+    Exits 0 when every item reads (a torn tail, a write that was never acknowledged, is reported but is not \
+    damage); damage or a record that is not an item is errSecDecode (exit 93), a rollback or a damaged anchor \
+    errSecVerifyFailed (exit 32). While the vault's \
     agent is unlocked, the agent walks the vault with the key it holds: no password is asked.
     """,
     examples: ["kc check"],

@@ -34,6 +34,9 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     if let devices = report.rollbackDevices {
         out.writeLine("rollback: the vault is older than a copy this machine has seen (records missing from \(devices) device(s))")
     }
+    if let file = report.damagedAnchor {
+        out.writeLine("anchor: the rollback anchor \(Printable.text(file)) is damaged, so a rollback cannot be ruled out (writes are refused)")
+    }
     if let mode = report.readableByOthers {
         out.writeLine("permissions: \(String(mode, radix: 8)), readable by other users")
         context.warn(WarningWording.text(.readableByOthers(mode: mode)))
@@ -48,6 +51,10 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     if report.rollbackDevices != nil {
         throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
                             hint: "restore the newer copy, or pass --accept-rollback to write to this one")
+    }
+    if let file = report.damagedAnchor {
+        throw KeychainError(.verifyFailed, "the rollback anchor \(Printable.text(file)) is damaged, so a rollback cannot be ruled out",
+                            hint: "if this copy of the vault is the one you mean to keep, pass --accept-rollback to write to it")
     }
     return 0
 }

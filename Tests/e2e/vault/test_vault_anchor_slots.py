@@ -91,6 +91,9 @@ def test_both_slots_torn_is_a_damaged_anchor(tmp_path):
     spoiled, vault = anchor.read_bytes(), kc.vault.read_bytes()
     r = kc.run(["add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="3")
     assert r.returncode == EXIT_VERIFY_FAILED and "damaged" in r.stderr, r
+    check = kc.run(["check"])        # the format review: check said "status: whole"
+    assert check.returncode == EXIT_VERIFY_FAILED and "rollback anchor" in check.stderr, check
+    assert "anchor: the rollback anchor" in check.stdout and "status: NOT whole\n" in check.stdout, check
     assert anchor.read_bytes() == spoiled and kc.vault.read_bytes() == vault, "a refused write changed a file"
     kc.ok(["--accept-rollback", "add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="3")
     assert anchor_vector(anchor.read_bytes()) == vault_vector(kc)
@@ -112,6 +115,23 @@ def test_an_anchor_of_the_first_format_is_read_and_converted_by_the_next_write(t
     slots = anchor_slots(anchor.read_bytes())
     assert slots is not None and any(slots), f"not converted to the slot format: {anchor.read_bytes()[:80]!r}"
     assert anchor_vector(anchor.read_bytes()) == {device: counter + 1}
+
+
+def test_the_first_format_is_read_strictly(tmp_path):
+    """FORMAT.md describes the first format exactly; a file breaking it is damaged (format review D2)."""
+    kc = Kc(tmp_path)
+    kc.create()
+    kc.put("a", "1")
+    anchor = the_anchor(kc)
+    [(device, counter)] = vault_vector(kc).items()
+    other = "ff" * 16
+    for spelling in (f"{other} 1\n{device} {counter}\n", f"{device.upper()} {counter}\n", f"{device} {counter}"):
+        anchor.write_bytes(spelling.encode())
+        assert anchor_vector(anchor.read_bytes()) is None, spelling
+        r = kc.run(["add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="3")
+        assert r.returncode == EXIT_VERIFY_FAILED and "damaged" in r.stderr, (spelling, r)
+    anchor.write_bytes(f"{device} {counter}\n".encode())     # exactly as an older kc wrote it
+    kc.put("c", "3")
 
 
 def test_a_rollback_is_seen_through_either_slot(tmp_path):
