@@ -54,7 +54,7 @@ public struct ItemStates {
             byItem[record.payload.itemID, default: []].append(record)
         }
         let frontiers = VersionVector.frontiers(in: records)
-        items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: MergeOrder.sorted($0), frontiers: frontiers) }
+        items = byItem.mapValues { Item(itemID: $0[0].payload.itemID, records: $0.sorted { $0.payload.comesBefore($1.payload) }, frontiers: frontiers) }
     }
 
     /// The items in conflict, sorted by item id: edited concurrently (rule 5), or holding a primary
@@ -84,7 +84,7 @@ public struct ItemStates {
         }
         var hiding: [[UInt8]: [VaultRecord]] = [:]
         for sharing in byKey.values where sharing.count > 1 {
-            let ordered = MergeOrder.sorted(sharing)
+            let ordered = sharing.sorted { $0.payload.comesBefore($1.payload) }
             hiding[ordered.last!.payload.itemID] = Array(ordered.dropLast())
         }
         return hiding

@@ -30,7 +30,7 @@ struct MergePlan {
             }
             byID[id] = record
         }
-        let union = MergeOrder.sorted(Array(byID.values))
+        let union = byID.values.sorted { $0.payload.comesBefore($1.payload) }
         let droppedIDs = Self.superseded(union)
         kept = union.filter { !droppedIDs.contains($0.payload.recordID) }
         dropped = union.filter { droppedIDs.contains($0.payload.recordID) }.map(\.payload.recordID)

@@ -86,7 +86,7 @@ final class MergePropertyTests: XCTestCase {
         }
         return records.filter { $0.payload.kind == .compaction }.contains { marker in
             covers(marker, record) && records.contains {
-                $0.payload.itemID == record.payload.itemID && covers(marker, $0) && MergeOrder.precedes(record, $0)
+                $0.payload.itemID == record.payload.itemID && covers(marker, $0) && record.payload.comesBefore($0.payload)
             }
         }
     }
