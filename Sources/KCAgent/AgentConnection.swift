@@ -44,6 +44,11 @@ enum AgentConnection {
                 try stop(channel, pid: peer.pid)
                 throw AgentError.otherBuildStopped(build: hello.build)
             }
+            // An agent of this build names its vault: one of another vault (a colliding socket
+            // name, a planted link) is asked nothing.
+            let vault: [UInt8]
+            do { vault = try channel.receiveVaultName() } catch .agentGone(let errno) { throw AgentError.noHello(errno: errno) }
+            guard vault == endpoint.vaultName else { throw AgentError.otherVault(socketPath: endpoint.socketPath) }
             return (channel, peer.pid)
         } catch {
             socket.close()

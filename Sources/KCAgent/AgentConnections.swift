@@ -77,7 +77,7 @@ final class AgentConnections: @unchecked Sendable {
         guard let peer = try? UnixSocket.peer(of: connection), peer.uid == getuid() else { return false }
         let channel = Channel(socket: connection)
         do throws(AgentError) {
-            try channel.sendHello(build: service.build)
+            try channel.sendHello(build: service.build, vault: service.endpoint.vaultName)
             let hello = try channel.receiveHello()
             guard let first = try channel.receiveRequest() else { return false }
             if first.kind == Hello.shutdownKind {

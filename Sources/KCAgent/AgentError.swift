@@ -13,6 +13,8 @@ public enum AgentError: Error, Sendable, Equatable {
     case connectFailed(path: String, errno: Errno)
     /// The process at the other end of the socket runs as another user.
     case peerRefused(uid: UInt32)
+    /// The agent at the socket serves another vault (its hello names another); it was sent nothing.
+    case otherVault(socketPath: String)
     /// The agent was from another build of kc; it was asked to stop and has exited.
     case otherBuildStopped(build: String)
     /// The agent of another build did not exit after being asked to.

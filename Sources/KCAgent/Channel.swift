@@ -131,9 +131,19 @@ final class Channel: @unchecked Sendable {
 
     // MARK: Hello
 
-    /// Sends the hello: magic, protocol number, build id.
-    func sendHello(build: String) throws(AgentError) {
-        try sendWhole(Hello.encode(build: build).withUnsafeBytes { SecureBytes(copying: $0) })   // one memcpy, not the generic copy
+    /// Sends the hello: magic, protocol number, build id; the agent's continues with the name of
+    /// the vault it serves (`vault`, `Hello.vaultNameLength` bytes).
+    func sendHello(build: String, vault: [UInt8]? = nil) throws(AgentError) {
+        let bytes = Hello.encode(build: build) + (vault ?? [])
+        try sendWhole(bytes.withUnsafeBytes { SecureBytes(copying: $0) })   // one memcpy, not the generic copy
+    }
+
+    /// Receives the vault name that follows the hello of an agent of this very build.
+    func receiveVaultName() throws(AgentError) -> [UInt8] {
+        var name = [UInt8](repeating: 0, count: Hello.vaultNameLength)
+        let complete = try name.withUnsafeMutableBytes { receive($0) }.get()
+        guard complete else { throw AgentError.agentGone(errno: nil) }
+        return name
     }
 
     /// Receives the peer's hello: its protocol number and build id.
@@ -151,12 +161,17 @@ final class Channel: @unchecked Sendable {
 }
 
 /// The hello both sides send first. FROZEN: its layout never changes, whatever the protocol
-/// number, so any two builds of kc can tell each other apart (Docs/AGENT.md).
+/// number, so any two builds of kc can tell each other apart (Docs/AGENT.md). What follows it is
+/// read only from a peer of the same protocol number and build: from protocol 3 on, the agent's
+/// hello is followed by the name of its vault (`AgentEndpoint.vaultName`), which a peer of
+/// another build never reads (it stops the agent, or is stopped).
 enum Hello {
     /// "kc-agent" in ASCII.
     static let magic: [UInt8] = Array("kc-agent".utf8)
     /// The protocol number: an explicit integer, raised by hand when messages change meaning.
-    static let protocolNumber: UInt32 = 2
+    static let protocolNumber: UInt32 = 3
+    /// The length of the vault name after the agent's hello (BLAKE2b-256).
+    static let vaultNameLength = 32
     /// Magic (8), protocol number (4, big-endian), build id length (1).
     static let fixedLength = 13
 

@@ -13,6 +13,7 @@ final class AgentWordingTests: XCTestCase {
         .pathTooLong(path: "/very/long", length: 120),
         .connectFailed(path: "/run/user/1000/kc/a.sock", errno: .ioError),
         .peerRefused(uid: 65534),
+        .otherVault(socketPath: "/run/user/1000/kc/a.sock"),
         .otherBuildStopped(build: "exe-1"),
         .otherBuildDidNotStop(pid: 42),
         .protocolError(.badMagic), .protocolError(.unsupportedProtocol(9)), .protocolError(.badFrameLength(0)),

@@ -3,13 +3,16 @@ agent process directly: the frozen hello, frames, and the status, unlock, find, 
 Shutdown messages. Attributes are encoded by their index in kc's `Attribute` enumeration."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import socket
 import struct
 from pathlib import Path
 
 MAGIC = b"kc-agent"
-PROTOCOL = 2
+PROTOCOL = 3
+VAULT_NAME_LENGTH = 32   # after the agent's hello, from protocol 3 on
 TEST_BUILD = "e2e-test-build"
 ATTRIBUTES = ["service", "account", "label", "description", "comment", "generic",
               "server", "protocol", "port", "path", "securityDomain", "authenticationType"]
@@ -19,16 +22,25 @@ REQUEST = {"status": 1, "unlock": 2, "lock": 3, "find": 4, "search": 5, "allItem
 REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "passwordRequired", 7: "locked", 8: "warnings"}
 
 
-def fnv1a(text: str) -> str:
-    value = 0xcbf29ce484222325
-    for byte in text.encode():
-        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
+def vault_name(vault: Path) -> bytes:
+    """The name of `vault` in its agent's hello: BLAKE2b-256 of its canonical path."""
+    return hashlib.blake2b(os.path.realpath(vault).encode(), digest_size=32, person=b"kc agent vault").digest()
 
 
 def socket_path(runtime_dir: Path, vault: Path) -> Path:
     """The agent's socket for `vault` with XDG_RUNTIME_DIR=`runtime_dir`."""
-    return runtime_dir / "kc" / (fnv1a(os.path.realpath(vault)) + ".sock")
+    return runtime_dir / "kc" / (base64.b32encode(vault_name(vault)[:15]).decode().lower() + ".sock")
+
+
+def read_hello(sock: socket.socket) -> tuple[int, str, bytes | None]:
+    """The agent's hello on `sock`: protocol number, build id, and the vault name that follows
+    it when the agent speaks this protocol (None otherwise: nothing more is read)."""
+    fixed = sock.recv(13, socket.MSG_WAITALL)
+    assert fixed[:8] == MAGIC, fixed
+    protocol = struct.unpack(">I", fixed[8:12])[0]
+    build = sock.recv(fixed[12], socket.MSG_WAITALL).decode() if fixed[12] else ""
+    name = sock.recv(VAULT_NAME_LENGTH, socket.MSG_WAITALL) if protocol == PROTOCOL else None
+    return protocol, build, name
 
 
 def hello(build: str = TEST_BUILD, protocol: int = PROTOCOL) -> bytes:
@@ -66,10 +78,7 @@ class Connection:
         self.sock.settimeout(timeout)
         self.sock.connect(str(path))
         self.sock.sendall(hello(build))
-        fixed = self.receive(13)
-        assert fixed[:8] == MAGIC, fixed
-        self.protocol = struct.unpack(">I", fixed[8:12])[0]
-        self.build = self.receive(fixed[12]).decode()
+        self.protocol, self.build, self.vault_name = read_hello(self.sock)
 
     @classmethod
     def on(cls, sock: socket.socket) -> "Connection":

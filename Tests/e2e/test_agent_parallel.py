@@ -43,9 +43,7 @@ def stalled_peers(path) -> list[socket.socket]:
         sock.connect(str(path))
         if prefix:
             sock.sendall(prefix)
-        fixed = sock.recv(13, socket.MSG_WAITALL)
-        assert fixed[:8] == agentwire.MAGIC, fixed
-        sock.recv(fixed[12], socket.MSG_WAITALL)
+        agentwire.read_hello(sock)
         peers.append(sock)
     return peers
 
@@ -75,9 +73,7 @@ def test_more_silent_peers_than_the_cap_delay_a_client_only_until_one_times_out(
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.settimeout(10)
                 sock.connect(str(path))
-                fixed = sock.recv(13, socket.MSG_WAITALL)
-                assert fixed[:8] == agentwire.MAGIC, fixed
-                sock.recv(fixed[12], socket.MSG_WAITALL)
+                agentwire.read_hello(sock)
                 peers.append(sock)
             result = kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE)
             assert result.stdout == "hunter2\n"
@@ -96,7 +92,7 @@ def slow_reader(path, request: bytes) -> tuple[socket.socket, agentwire.Connecti
     sock.connect(str(path))
     sock.sendall(agentwire.hello())
     connection = agentwire.Connection.on(sock)
-    connection.receive(13 + len(agentwire.TEST_BUILD))
+    agentwire.read_hello(sock)
     sock.sendall(request)
     return sock, connection
 

@@ -1,5 +1,6 @@
 """The agent's edges through kc's commands: a stale socket, an unsafe socket folder, an agent of
-another build, and no secret in any process's argv or environment while the agent serves."""
+another build or of another vault, and no secret in any process's argv or environment while the
+agent serves."""
 import os
 import socket
 import subprocess
@@ -7,7 +8,7 @@ import sys
 
 from agentsupport import (NO_SOURCE, agent_folder, agent_pids, akc, alive, not_unlocked, status, unlock,  # noqa: F401
                           wait_until)
-from kcharness import EXIT_INTERACTION, EXIT_PARAM, MASTER_PASSWORD, assert_failure
+from kcharness import EXIT_INTERACTION, EXIT_PARAM, FAST_KDF, MASTER_PASSWORD, assert_failure
 from procsampler import Sampler
 
 OTHER_BUILD = {"KC_TEST_BUILD_ID": "an-older-kc"}   # honoured by debug builds only
@@ -90,6 +91,29 @@ def test_an_agent_of_another_build_is_stopped(akc):
     unlock(akc, env=OTHER_BUILD)
     unlock(akc)
     assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
+
+
+def test_an_agent_on_a_socket_named_for_another_vault_is_refused(akc):
+    """Security review I2: the agent of another vault answering on this vault's socket (a name
+    that collides, or a link planted there) is asked nothing: its hello names its vault."""
+    other = {"KC_VAULT": str(akc.home / "other.kc")}
+    akc.ok(["init", *FAST_KDF], env=other)
+    akc.ok(["add", "generic", "-s", "svc", "--password-stdin"], input="the other vault's secret", env=other)
+    akc.add_generic("svc", "me", "this vault's secret")
+    own = socket_path(akc)
+    unlock(akc, env=other)
+    [theirs] = [p for p in agent_folder(akc).iterdir() if p.suffix == ".sock"]
+    os.link(theirs, own)   # the other agent keeps its own path, so it stays up
+    result = akc.ok(["find", "-s", "svc", "-w"])
+    assert result.stdout == "this vault's secret\n", result
+    assert f"the agent at {own} serves another vault; kc sent it nothing" in result.stderr, result
+    result = akc.run(["status"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert "serves another vault" in result.stderr and result.hint, result
+    # kc unlock starts this vault's agent, which replaces the socket; the other agent is left alone.
+    unlock(akc)
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "this vault's secret\n"
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE, env=other).stdout == "the other vault's secret\n"
 
 
 def test_no_secret_in_any_argv_or_environment_while_the_agent_serves(akc):

@@ -49,6 +49,10 @@ enum AgentWording {
         case .peerRefused(let uid):
             return (.param, FailureWording("the agent's socket is served by another user's process (uid \(uid)); kc sent it nothing",
                                            hint: "find who made it (ls -l of the agent's folder) and remove it"))
+        case .otherVault(let raw):
+            let path = Printable.text(raw)
+            return (.param, FailureWording("the agent at \(path) serves another vault; kc sent it nothing",
+                                           hint: "run kc unlock, which replaces that socket with this vault's agent"))
         case .otherBuildStopped:
             return (.interactionNotAllowed, FailureWording(otherBuildStopped,
                                                            hint: "kc was installed or built again since the agent started"))

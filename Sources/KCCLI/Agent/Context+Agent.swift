@@ -26,12 +26,15 @@ extension Context {
     }
 
     /// The agent running for `endpoint`, locked or not; nil when none runs. An agent of another
-    /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`).
-    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool) throws(KeychainError) -> AgentClient? {
+    /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`); one of
+    /// another vault counts as none when `otherVaultIsNone` (unlock, whose agent replaces its socket).
+    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool, otherVaultIsNone: Bool = false) throws(KeychainError) -> AgentClient? {
         do {
             return try AgentClient.connect(endpoint, reauthenticate: askAgain)
         } catch .otherBuildStopped {
             if announcingOtherBuild { notice(AgentWording.otherBuildStopped) }
+            return nil
+        } catch .otherVault where otherVaultIsNone {
             return nil
         } catch {
             throw AgentWording.error(error)

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import XCTest
+import KCCrypto
+import KCSystem
+import KCTestSupport
+import KCVault
+import Keychain
+@testable import KCAgent
+
+/// The agent names its vault in its hello (a BLAKE2b of the canonical path), and the client
+/// refuses an agent that serves another vault before sending it anything (security review I2).
+/// The socket is named by the same hash, truncated to 120 bits: FNV-1a had computable collisions.
+final class VaultNameTests: XCTestCase {
+    var folder = ""
+    let password = SecureBytes(copying: Array("correct horse".utf8))
+
+    override func setUp() { folder = TemporaryFolder.make("kc-vault-name") }
+    override func tearDown() { TemporaryFolder.remove(folder) }
+
+    func testTheSocketIsNamedByATruncatedBLAKE2bOfTheCanonicalPath() throws {
+        // hashlib.blake2b(b"/nonexistent-kc/login.kc", digest_size=32, person=b"kc agent vault")
+        let endpoint = try AgentEndpoint.resolve(vaultPath: "/nonexistent-kc/login.kc", runtimeDirectory: folder, temporaryDirectory: nil)
+        XCTAssertEqual(endpoint.vaultName, hexBytes("3dbee5710ecf44b5f416894252be82b6435cec6dad91217b601bf4a6747ec43c"))
+        XCTAssertEqual(endpoint.socketPath, folder + "/kc/hw7ok4ioz5cll5awrfbffpuc.sock")
+        XCTAssertEqual(endpoint.lockPath, folder + "/kc/hw7ok4ioz5cll5awrfbffpuc.lock")
+    }
+
+    func testAnAgentServingAnotherVaultIsRefusedBeforeAnythingIsSent() throws {
+        let options = OpenOptions(lockTimeout: 5, stateDirectory: folder + "/state")
+        _ = try Keychain.create(at: folder + "/other.kc", password: password, kdf: .fastTest, options: options)
+        let asked = try AgentEndpoint.resolve(vaultPath: folder + "/login.kc", runtimeDirectory: folder, temporaryDirectory: nil)
+        let served = try AgentEndpoint.resolve(vaultPath: folder + "/other.kc", runtimeDirectory: folder, temporaryDirectory: nil)
+        let service = AgentService(endpoint: served, options: options, build: BuildIdentity.current) { BootClock.now() }
+        // The agent of other.kc answers on the socket of login.kc (a colliding name, or a link).
+        _ = try AcceptingLoop.serve(service, at: asked, count: 1)
+        XCTAssertThrowsError(try AgentConnection.open(asked)) { error in
+            XCTAssertEqual(error as? AgentError, .otherVault(socketPath: asked.socketPath))
+        }
+    }
+
+    func testTheAgentOfTheVaultAskedForIsAccepted() throws {
+        let options = OpenOptions(lockTimeout: 5, stateDirectory: folder + "/state")
+        _ = try Keychain.create(at: folder + "/login.kc", password: password, kdf: .fastTest, options: options)
+        let endpoint = try AgentEndpoint.resolve(vaultPath: folder + "/login.kc", runtimeDirectory: folder, temporaryDirectory: nil)
+        let service = AgentService(endpoint: endpoint, options: options, build: BuildIdentity.current) { BootClock.now() }
+        _ = try AcceptingLoop.serve(service, at: endpoint, count: 1)
+        let client = try XCTUnwrap(try AcceptingLoop.client(endpoint))
+        XCTAssertEqual(try client.status().state, .locked)
+    }
+
+    private func hexBytes(_ text: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(index, offsetBy: 2)
+            bytes.append(UInt8(text[index..<next], radix: 16)!)
+            index = next
+        }
+        return bytes
+    }
+}
