@@ -132,11 +132,18 @@ static inline int kc_unix_address(const char *path, struct sockaddr_un *address)
 }
 
 /* A connected stream socket (close-on-exec), or -1 with errno. */
-static inline int kc_unix_connect(const char *path) {
+static inline int kc_unix_connect(const char *path, double timeout) {
     struct sockaddr_un address;
     if (kc_unix_address(path, &address) != 0) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
+    if (timeout > 0) {
+        /* A Unix stream connect to a full listen backlog waits up to SO_SNDTIMEO, then fails with EAGAIN. */
+        struct timeval tv;
+        tv.tv_sec = (time_t)timeout;
+        tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) { int saved = errno; close(fd); errno = saved; return -1; }
+    }
     int result;
     do { result = connect(fd, (struct sockaddr *)&address, sizeof address); } while (result != 0 && errno == EINTR);
     if (result != 0) { int saved = errno; close(fd); errno = saved; return -1; }

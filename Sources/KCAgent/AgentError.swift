@@ -26,6 +26,9 @@ public enum AgentError: Error, Sendable, Equatable {
     case agentGone(errno: Errno?)
     /// The agent did not send its hello (stopped, or gone): nothing was asked of it.
     case noHello(errno: Errno?)
+    /// The agent did not take the connection or send its hello within `seconds` while it runs
+    /// (every slot and its listen backlog taken): nothing was asked of it.
+    case busy(seconds: Double)
     /// The agent holds no key (it was locked or never unlocked).
     case locked
     /// The request touches an item that asks for the master password again, and none was given

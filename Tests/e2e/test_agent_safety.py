@@ -162,3 +162,40 @@ def test_a_stopped_agent_does_not_hold_commands(akc):
         assert "did not use the agent: the agent did not answer" in result.stderr, result.stderr
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def fill_backlog(path) -> list[socket.socket]:
+    """Connections that wait in the listen backlog of the socket at `path` until it is full."""
+    queued = []
+    while len(queued) < 100:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.connect(str(path))
+        except BlockingIOError:   # EAGAIN: the backlog is full
+            sock.close()
+            return queued
+        queued.append(sock)
+    raise AssertionError("the backlog never filled")
+
+
+def test_a_stopped_agent_with_a_full_backlog_does_not_hold_commands(akc):
+    """A stopped agent accepts nothing: once its listen backlog is full, a client's connect
+    waits; it gives up after a bounded wait, and does not call the agent busy."""
+    import signal
+    akc.add_generic("site", "me", "secret")
+    unlock(akc)
+    [pid] = agent_pids(akc)
+    [path] = [p for p in agent_folder(akc).iterdir() if p.suffix == ".sock"]
+    os.kill(pid, signal.SIGSTOP)
+    queued = []
+    try:
+        queued = fill_backlog(path)
+        result = akc.run(["find", "-s", "site", "-w"], timeout=60)
+        assert result.returncode == 0 and result.stdout == "secret\n", result
+        assert "did not use the agent: the agent did not answer" in result.stderr, result.stderr
+        assert "busy" not in result.stderr, result.stderr
+    finally:
+        for sock in queued:
+            sock.close()
+        os.kill(pid, signal.SIGCONT)

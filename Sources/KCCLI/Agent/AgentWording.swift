@@ -69,6 +69,9 @@ enum AgentWording {
         case .noHello(let errno):
             return (.io, FailureWording("the agent did not answer" + (errno.map { " (\($0))" } ?? "") + "; nothing was asked of it",
                                         hint: "it may be stopped: look with ps, then kill it or run kc lock"))
+        case .busy(let seconds):
+            return (.io, FailureWording("the agent is busy: it did not answer within \(Int(seconds)) seconds; nothing was asked of it",
+                                        hint: "run the command again in a moment"))
         case .locked:
             return (.interactionNotAllowed, FailureWording("the agent is locked", hint: "run kc unlock"))
         case .passwordRequired:
