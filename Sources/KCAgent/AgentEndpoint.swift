@@ -18,29 +18,54 @@ public struct AgentEndpoint: Sendable, Equatable {
     public let socketPath: String
     public let lockPath: String
     public let spawnLockPath: String
+    /// The temporary folder passed over because someone else holds it, when `folder` is the
+    /// private one used instead (see `resolve`); the front end warns about it.
+    public let passedOver: PassedOver?
+
+    /// A path in the temporary folder that another user made first: its owner, and whether it
+    /// is a symbolic link.
+    public struct PassedOver: Sendable, Equatable {
+        public let path: String
+        public let owner: UInt32
+        public let isLink: Bool
+    }
 
     /// The endpoint of the vault at `vaultPath`. The folder is `runtimeDirectory/kc` when that is
     /// an absolute path (`$XDG_RUNTIME_DIR`), else `/run/user/UID/kc` when that folder of the user
-    /// exists, else `temporaryDirectory/kc-UID` (`$TMPDIR`, absolute) or `/tmp/kc-UID`. Computes
-    /// paths only (nothing is created or checked but the socket path's length).
-    public static func resolve(vaultPath: String, runtimeDirectory: String?,
-                               temporaryDirectory: String?) throws(AgentError) -> AgentEndpoint {
+    /// exists, else `temporaryDirectory/kc-UID` (`$TMPDIR`, absolute) or `/tmp/kc-UID`. That last
+    /// one, when a link or not a directory of the user (someone else made it first), is passed over
+    /// for `kc-UID-RANDOM` beside it, recorded in `stateDirectory` (`TemporaryAgentFolder`); without
+    /// a state folder it is kept, and refused by `checkFolder`. Computes paths only (nothing is
+    /// created or checked but the socket path's length, and that record).
+    public static func resolve(vaultPath: String, runtimeDirectory: String?, temporaryDirectory: String?,
+                               stateDirectory: String? = nil) throws(AgentError) -> AgentEndpoint {
+        try resolve(vaultPath: vaultPath, runtimeDirectory: runtimeDirectory, temporaryDirectory: temporaryDirectory,
+                    stateDirectory: stateDirectory, userRuntimeDirectory: "/run/user/\(getuid())")
+    }
+
+    static func resolve(vaultPath: String, runtimeDirectory: String?, temporaryDirectory: String?,
+                        stateDirectory: String?, userRuntimeDirectory: String) throws(AgentError) -> AgentEndpoint {
         let uid = getuid()
-        let folder: String
+        var folder: String
+        var passedOver: PassedOver?
         if let runtime = runtimeDirectory, runtime.hasPrefix("/") {
             folder = trimmed(runtime) + "/kc"
-        } else if let run = try? FileSystem.linkStatus("/run/user/\(uid)"), run.isDirectory, run.owner == uid {
-            folder = "/run/user/\(uid)/kc"
-        } else if let temporary = temporaryDirectory, temporary.hasPrefix("/") {
-            folder = trimmed(temporary) + "/kc-\(uid)"
+        } else if let run = try? FileSystem.linkStatus(userRuntimeDirectory), run.isDirectory, run.owner == uid {
+            folder = userRuntimeDirectory + "/kc"
         } else {
-            folder = "/tmp/kc-\(uid)"
+            let temporary = temporaryDirectory.flatMap { $0.hasPrefix("/") ? trimmed($0) : nil } ?? "/tmp"
+            folder = temporary + "/kc-\(uid)"
+            if let taken = TemporaryAgentFolder.takenBySomeoneElse(folder), let stateDirectory,
+               let recorded = TemporaryAgentFolder.recorded(in: stateDirectory, temporary: temporary) {
+                passedOver = taken
+                folder = recorded
+            }
         }
         let canonical = canonicalPath(vaultPath)
         let vaultName = Self.vaultName(of: canonical)
         let name = folder + "/" + fileName(vaultName)
         let endpoint = AgentEndpoint(vaultPath: canonical, vaultName: vaultName, folder: folder, socketPath: name + ".sock",
-                                     lockPath: name + ".lock", spawnLockPath: name + ".spawn")
+                                     lockPath: name + ".lock", spawnLockPath: name + ".spawn", passedOver: passedOver)
         let length = endpoint.socketPath.utf8.count
         if length > UnixSocket.maximumPathLength { throw AgentError.pathTooLong(path: endpoint.socketPath, length: length) }
         return endpoint

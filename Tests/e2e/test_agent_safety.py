@@ -5,6 +5,7 @@ import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 from agentsupport import (NO_SOURCE, agent_folder, agent_pids, akc, alive, not_unlocked, status, unlock,  # noqa: F401
                           wait_until)
@@ -199,3 +200,47 @@ def test_a_stopped_agent_with_a_full_backlog_does_not_hold_commands(akc):
         for sock in queued:
             sock.close()
         os.kill(pid, signal.SIGCONT)
+
+
+def test_a_squatted_temporary_folder_is_passed_over_for_a_private_one(akc):
+    """Security review I3: without XDG_RUNTIME_DIR and /run/user/UID the agent's folder is
+    $TMPDIR/kc-UID, which another user can make first (a folder of theirs, or a link). kc warns,
+    uses a private folder of a random name recorded in the state folder, and every later command
+    finds the agent there."""
+    if os.path.isdir(f"/run/user/{os.getuid()}"):
+        import pytest
+        pytest.skip("/run/user/UID exists here, so the temporary folder is never used")
+    import shutil
+    import tempfile
+    temporary = tempfile.mkdtemp(prefix="kc-i3-", dir="/tmp")   # short: the socket path must fit
+    os.chmod(temporary, 0o1777)
+    try:
+        squatted_temporary_folder(akc, {"XDG_RUNTIME_DIR": None, "TMPDIR": temporary}, Path(temporary) / f"kc-{os.getuid()}")
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def squatted_temporary_folder(akc, no_runtime, squatted):
+    squatted.mkdir(mode=0o700)
+    os.chown(squatted, 65534, 65534)    # nobody's; the tests run as root
+    akc.add_generic("svc", "me", "pw")
+    warning = f"kc: warning: {squatted} is not a folder of yours (owner uid 65534), made by someone else; " \
+              "the agent's files are in "
+    result = unlock(akc, env=no_runtime)
+    assert any(line.startswith(warning) for line in result.stderr.splitlines()), result
+    folder = result.stderr.split(warning, 1)[1].split(" instead")[0]
+    assert folder.startswith(str(squatted) + "-") and os.stat(folder).st_mode & 0o777 == 0o700
+    assert os.listdir(squatted) == []
+    try:
+        found = akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE, env=no_runtime)
+        assert found.returncode == 0 and found.stdout == "pw\n", found
+        assert status(akc, env=no_runtime)[1]["state"] == "unlocked"
+    finally:
+        akc.ok(["lock"], env=no_runtime)
+    # A link in its place is passed over the same way, for the folder already recorded.
+    os.rmdir(squatted)
+    os.symlink("/", squatted)
+    result = unlock(akc, env=no_runtime)
+    assert f"kc: warning: {squatted} is a symbolic link, made by someone else; the agent's files are in {folder} instead" \
+        in result.stderr.splitlines(), result
+    akc.ok(["lock"], env=no_runtime)

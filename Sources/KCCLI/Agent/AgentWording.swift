@@ -8,6 +8,12 @@ enum AgentWording {
     /// The sentence for an agent of another build, which the client stopped.
     static let otherBuildStopped = "the agent was from another build of kc and was stopped; run kc unlock"
 
+    /// The warning for a temporary agent folder someone else made first (`AgentEndpoint.passedOver`).
+    static func passedOver(_ taken: AgentEndpoint.PassedOver, instead folder: String) -> String {
+        let what = taken.isLink ? "a symbolic link" : "not a folder of yours (owner uid \(taken.owner))"
+        return "\(Printable.text(taken.path)) is \(what), made by someone else; the agent's files are in \(Printable.text(folder)) instead"
+    }
+
     /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
     static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
         do { return try body() } catch { throw self.error(error) }

@@ -8,13 +8,16 @@ import Keychain
 /// runtime folder; never started here (only `kc unlock` starts one).
 extension Context {
     /// The endpoint of the chosen vault's agent: its socket in `$XDG_RUNTIME_DIR/kc`, else
-    /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID`.
+    /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID` (or, when someone else took that, the private
+    /// folder recorded in the state folder, with a warning).
     func agentEndpoint() throws(KeychainError) -> AgentEndpoint {
         let path = try vaultPath
-        return try AgentWording.call { () throws(AgentError) in
+        let endpoint = try AgentWording.call { () throws(AgentError) in
             try AgentEndpoint.resolve(vaultPath: path, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
-                                      temporaryDirectory: environment("TMPDIR"))
+                                      temporaryDirectory: environment("TMPDIR"), stateDirectory: stateDirectory)
         }
+        if let passedOver = endpoint.passedOver { warn(AgentWording.passedOver(passedOver, instead: endpoint.folder)) }
+        return endpoint
     }
 
     /// The chosen vault's path, which must exist: a missing vault fails here, before any prompt,
