@@ -36,6 +36,13 @@ static inline int kc_disable_core_files(void) {
     return setrlimit(RLIMIT_CORE, &zero);
 }
 
+/* The soft RLIMIT_MEMLOCK in bytes; -1 when unlimited or unknown. */
+static inline long long kc_locked_memory_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
+    return (long long)limit.rlim_cur;
+}
+
 /* Waiting for a lock in the kernel, not by polling: waiters queue on the lock, and one is woken
  * as soon as it is free. A per-thread timer (a real-time signal whose handler does nothing and
  * is installed without SA_RESTART) interrupts flock after `seconds`; it repeats every 10 ms after

@@ -57,6 +57,12 @@ public enum Processes {
                                       descriptors: passing.map { [childDescriptor: $0] } ?? [:], newSession: true).id
     }
 
+    /// The soft RLIMIT_MEMLOCK in bytes (how much memory this process may lock); nil when unlimited.
+    public static var lockedMemoryLimit: Int? {
+        let limit = kc_locked_memory_limit()
+        return limit < 0 ? nil : Int(limit)
+    }
+
     /// True when process `pid` is stopped (by a signal, or a tracer): state T or t in `/proc/PID/stat`.
     public static func isStopped(_ pid: Int32) -> Bool {
         guard let file = fopen("/proc/\(pid)/stat", "r") else { return false }
