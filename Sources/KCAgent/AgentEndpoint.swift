@@ -11,7 +11,7 @@ public struct AgentEndpoint: Sendable, Equatable {
     /// The vault's canonical path (symbolic links of its folder resolved).
     public let vaultPath: String
     /// The vault's name in the agent's hello: BLAKE2b-256 of `vaultPath` (personalization
-    /// "kc agent vault"). The client refuses an agent whose hello names another vault.
+    /// "kc vault name"). The client refuses an agent whose hello names another vault.
     public let vaultName: [UInt8]
     /// The private folder holding the files below.
     public let folder: String
@@ -114,7 +114,7 @@ public struct AgentEndpoint: Sendable, Equatable {
     /// The name of the vault at canonical path `path` (`vaultName`): names the files and the
     /// agent's vault, not a secret.
     static func vaultName(of path: String) -> [UInt8] {
-        Crypto.hash(Array(path.utf8), personal: "kc agent vault", length: Hello.vaultNameLength)
+        Crypto.hash(Array(path.utf8), personal: "kc vault name", length: Hello.vaultNameLength)
     }
 
     /// The files' name: the first 120 bits of `vaultName` in 24 characters of lower-case base32

@@ -20,11 +20,11 @@ final class VaultNameTests: XCTestCase {
     override func tearDown() { TemporaryFolder.remove(folder) }
 
     func testTheSocketIsNamedByATruncatedBLAKE2bOfTheCanonicalPath() throws {
-        // hashlib.blake2b(b"/nonexistent-kc/login.kc", digest_size=32, person=b"kc agent vault")
+        // hashlib.blake2b(b"/nonexistent-kc/login.kc", digest_size=32, person=b"kc vault name")
         let endpoint = try AgentEndpoint.resolve(vaultPath: "/nonexistent-kc/login.kc", runtimeDirectory: folder, temporaryDirectory: nil)
-        XCTAssertEqual(endpoint.vaultName, hexBytes("3dbee5710ecf44b5f416894252be82b6435cec6dad91217b601bf4a6747ec43c"))
-        XCTAssertEqual(endpoint.socketPath, folder + "/kc/hw7ok4ioz5cll5awrfbffpuc.sock")
-        XCTAssertEqual(endpoint.lockPath, folder + "/kc/hw7ok4ioz5cll5awrfbffpuc.lock")
+        XCTAssertEqual(endpoint.vaultName, hexBytes("90ab84c5fd624b288cd85ab35376155a5e2b5c141227fd0cdc0e333abfd617d6"))
+        XCTAssertEqual(endpoint.socketPath, folder + "/kc/scvyjrp5mjfsrdgylkzvg5qv.sock")
+        XCTAssertEqual(endpoint.lockPath, folder + "/kc/scvyjrp5mjfsrdgylkzvg5qv.lock")
     }
 
     func testAnAgentServingAnotherVaultIsRefusedBeforeAnythingIsSent() throws {

@@ -24,7 +24,7 @@ REPLY = {1: "done", 2: "status", 3: "items", 4: "outcomes", 5: "failure", 6: "pa
 
 def vault_name(vault: Path) -> bytes:
     """The name of `vault` in its agent's hello: BLAKE2b-256 of its canonical path."""
-    return hashlib.blake2b(os.path.realpath(vault).encode(), digest_size=32, person=b"kc agent vault").digest()
+    return hashlib.blake2b(os.path.realpath(vault).encode(), digest_size=32, person=b"kc vault name").digest()
 
 
 def socket_path(runtime_dir: Path, vault: Path) -> Path:
