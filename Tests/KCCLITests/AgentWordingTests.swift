@@ -18,7 +18,7 @@ final class AgentWordingTests: XCTestCase {
         .otherBuildDidNotStop(pid: 42),
         .protocolError(.badMagic), .protocolError(.unsupportedProtocol(9)), .protocolError(.badFrameLength(0)),
         .protocolError(.truncated), .protocolError(.badValue), .protocolError(.badText), .protocolError(.unexpectedReply),
-        .agentGone(errno: nil), .agentGone(errno: .ioError), .busy(seconds: 10),
+        .agentGone(errno: nil), .agentGone(errno: .ioError), .busy(seconds: 10), .noHello(errno: nil),
         .locked, .passwordRequired,
         .spawnFailed(errno: nil), .spawnFailed(errno: .noSuchFile),
         .spawnTimeout(seconds: 5),
