@@ -4,7 +4,8 @@ import Glibc
 import KCSystem
 
 /// Opening a checked connection to the agent: the folder is this user's and private, the agent
-/// runs as this user (SO_PEERCRED), and the hellos match; an agent of another build is stopped.
+/// runs as this user (SO_PEERCRED), the hellos match (an agent of another build is stopped) and
+/// it serves the vault asked about.
 enum AgentConnection {
     /// How long the client waits for an answer: an unlock or an ask-again derives a key.
     static let replyTimeout = 120.0
@@ -49,7 +50,6 @@ enum AgentConnection {
                 if errno == .wouldBlock && !Processes.isStopped(peer.pid) { throw AgentError.busy(seconds: helloTimeout) }
                 throw AgentError.noHello(errno: errno)
             }
-            UnixSocket.setTimeouts(socket, seconds: replyTimeout)
             if hello.protocolNumber != Hello.protocolNumber || hello.build != BuildIdentity.current {
                 try stop(channel, pid: peer.pid)
                 throw AgentError.otherBuildStopped(build: hello.build)
@@ -59,6 +59,7 @@ enum AgentConnection {
             let vault: [UInt8]
             do { vault = try channel.receiveVaultName() } catch .agentGone(let errno) { throw AgentError.noHello(errno: errno) }
             guard vault == endpoint.vaultName else { throw AgentError.otherVault(socketPath: endpoint.socketPath) }
+            UnixSocket.setTimeouts(socket, seconds: replyTimeout)
             return (channel, peer.pid)
         } catch {
             socket.close()

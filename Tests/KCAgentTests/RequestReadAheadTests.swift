@@ -76,12 +76,11 @@ final class RequestReadAheadTests: XCTestCase {
         // Nine frames of 16 MiB, as a peer can send before the agent takes the service.
         let frames = 9, size = 16 << 20
         let sender = Thread {
-            let sending = Channel(socket: other)
+            // Plain bytes (a WireWriter frame would itself be locked memory of this process).
             for index in 0..<frames {
-                var writer = WireWriter()
-                writer.u8(0)
-                writer.bytes([UInt8](repeating: 7, count: size))
-                try? sending.send(writer.frame(kind: RequestKind.merge.rawValue, more: index < frames - 1))
+                let fields: [UInt8] = [0] + be32(size) + [UInt8](repeating: 7, count: size)
+                let frame = be32(2 + fields.count) + [RequestKind.merge.rawValue, index < frames - 1 ? 1 : 0] + fields
+                frame.withUnsafeBytes { try? UnixSocket.send(other, $0) }
             }
         }
         let before = lockedBytes()
@@ -128,3 +127,6 @@ final class RequestReadAheadTests: XCTestCase {
 }
 
 private struct TimedOut: Error {}
+
+/// `value` as 4 big-endian bytes.
+private func be32(_ value: Int) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) } }
