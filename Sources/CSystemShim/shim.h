@@ -36,6 +36,13 @@ static inline int kc_disable_core_files(void) {
     return setrlimit(RLIMIT_CORE, &zero);
 }
 
+/* The soft RLIMIT_MEMLOCK in bytes; -1 when unlimited or unknown. */
+static inline long long kc_locked_memory_limit(void) {
+    struct rlimit limit;
+    if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;
+    return (long long)limit.rlim_cur;
+}
+
 /* Waiting for a lock in the kernel, not by polling: waiters queue on the lock, and one is woken
  * as soon as it is free. A per-thread timer (a real-time signal whose handler does nothing and
  * is installed without SA_RESTART) interrupts flock after `seconds`; it repeats every 10 ms after
@@ -132,11 +139,18 @@ static inline int kc_unix_address(const char *path, struct sockaddr_un *address)
 }
 
 /* A connected stream socket (close-on-exec), or -1 with errno. */
-static inline int kc_unix_connect(const char *path) {
+static inline int kc_unix_connect(const char *path, double timeout) {
     struct sockaddr_un address;
     if (kc_unix_address(path, &address) != 0) return -1;
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) return -1;
+    if (timeout > 0) {
+        /* A Unix stream connect to a full listen backlog waits up to SO_SNDTIMEO, then fails with EAGAIN. */
+        struct timeval tv;
+        tv.tv_sec = (time_t)timeout;
+        tv.tv_usec = (suseconds_t)((timeout - (double)tv.tv_sec) * 1e6);
+        if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv) != 0) { int saved = errno; close(fd); errno = saved; return -1; }
+    }
     int result;
     do { result = connect(fd, (struct sockaddr *)&address, sizeof address); } while (result != 0 && errno == EINTR);
     if (result != 0) { int saved = errno; close(fd); errno = saved; return -1; }

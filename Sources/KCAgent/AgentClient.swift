@@ -132,8 +132,10 @@ public final class AgentClient {
             // caller may go on as with an agent that answered `locked` (without it).
             let opened: (channel: Channel, pid: Int32)?
             do { opened = try AgentConnection.open(endpoint) } catch {
-                if case .noHello = error { throw AgentError.locked }
-                throw error
+                switch error {
+                case .noHello, .busy: throw AgentError.locked
+                default: throw error
+                }
             }
             guard let opened else { throw AgentError.locked }
             channel = opened.channel

@@ -15,7 +15,7 @@ final class AgentConnections: @unchecked Sendable {
 
     private let service: AgentService
     /// What the connections speak (`AgentProtocolHandler`: a second socket would have its own).
-    private let handler = KCAgentProtocol()
+    private let handler: KCAgentProtocol
     /// Held around every use of `service`.
     private let serviceLock = Mutex(())
     private let counts = Mutex((active: 0, mustExit: false))
@@ -24,6 +24,7 @@ final class AgentConnections: @unchecked Sendable {
 
     init(service: AgentService) throws(Errno) {
         self.service = service
+        handler = KCAgentProtocol(vaultName: service.endpoint.vaultName)
         wake = try WakePipe()
     }
 

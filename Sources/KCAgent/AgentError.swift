@@ -21,6 +21,8 @@ public enum AgentError: Error, Sendable {
     case connectFailed(path: String, errno: Errno)
     /// The process at the other end of the socket runs as another user.
     case peerRefused(uid: UInt32)
+    /// The agent at the socket serves another vault (its hello names another); it was sent nothing.
+    case otherVault(socketPath: String)
     /// The agent was from another build of kc; it was asked to stop and has exited.
     case otherBuildStopped(build: String)
     /// The agent of another build did not exit after being asked to.
@@ -32,6 +34,9 @@ public enum AgentError: Error, Sendable {
     case agentGone(errno: Errno?)
     /// The agent did not send its hello (stopped, or gone): nothing was asked of it.
     case noHello(errno: Errno?)
+    /// The agent did not take the connection or send its hello within `seconds` while it runs
+    /// (every slot and its listen backlog taken): nothing was asked of it.
+    case busy(seconds: Double)
     /// The agent holds no key (it was locked or never unlocked, or it locked before answering):
     /// the request was not carried out.
     case locked

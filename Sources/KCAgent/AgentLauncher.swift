@@ -29,7 +29,7 @@ public enum AgentLauncher {
         }
         defer { spawnLock.close() }
         do { try spawnLock.lock(.exclusive, timeout: 10) } catch { throw AgentError.lockFileFailed(path: endpoint.spawnLockPath, errno: error) }
-        if try running(endpoint) { return nil }
+        if try running(endpoint, otherVault: true) { return nil }
         let pipe: (read: FileDescriptor, write: FileDescriptor)
         do { pipe = try Processes.pipe() } catch { throw AgentError.spawnFailed(errno: error) }
         defer { pipe.read.close() }
@@ -48,20 +48,25 @@ public enum AgentLauncher {
         // One byte: it listens. End of file: it exited first (another agent holds the vault's lock).
         let byte = (try? pipe.read.read(upTo: 1)) ?? []
         if byte.isEmpty {
-            if try !running(endpoint) { throw AgentError.spawnFailed(errno: nil) }
+            if try !running(endpoint, otherVault: false) { throw AgentError.spawnFailed(errno: nil) }
             return nil
         }
         return pid
     }
 
-    /// True when an agent of this build answers at `endpoint` (one of another build is stopped).
-    private static func running(_ endpoint: AgentEndpoint) throws(AgentError) -> Bool {
+    /// True when an agent of this build and vault answers at `endpoint` (one of another build is
+    /// stopped). One of another vault counts as none when `otherVault` (the agent started then,
+    /// holding this vault's lock file, replaces the socket it answers on); else it is the error.
+    private static func running(_ endpoint: AgentEndpoint, otherVault: Bool) throws(AgentError) -> Bool {
         do throws(AgentError) {
             guard let (channel, _) = try AgentConnection.open(endpoint) else { return false }
             channel.socket.close()
             return true
         } catch .otherBuildStopped {
             return false
+        } catch .otherVault(let path) {
+            if otherVault { return false }
+            throw AgentError.otherVault(socketPath: path)
         }
     }
 }

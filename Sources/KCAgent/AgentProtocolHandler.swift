@@ -33,6 +33,10 @@ protocol AgentProtocolHandler: Sendable {
 
 /// kc's own protocol (Docs/AGENT.md): the frozen hello, then one request in frames.
 struct KCAgentProtocol: AgentProtocolHandler {
+    /// The vault's name sent after the hello (`AgentEndpoint.vaultName`): a client of another
+    /// vault refuses this agent before asking anything.
+    let vaultName: [UInt8]
+
     struct Request {
         let channel: Channel
         let first: Frame
@@ -40,7 +44,7 @@ struct KCAgentProtocol: AgentProtocolHandler {
 
     func receive(on connection: FileDescriptor, build: String, stop: inout Bool) throws(AgentError) -> Request? {
         let channel = Channel(socket: connection)
-        try channel.sendHello(build: build)
+        try channel.sendHello(build: build, vault: vaultName)
         let hello = try channel.receiveHello()
         guard let first = try channel.receiveRequest() else { return nil }
         if first.kind == Hello.shutdownKind {

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSync
 import KCSystem
 
 /// One received frame: its kind, whether more frames of the same message follow, and a reader
@@ -19,8 +20,18 @@ final class Channel: @unchecked Sendable {
     /// The size above which a list message continues in another frame.
     static let listSplit = 256 << 10
 
-    /// How many frames of a request the agent receives before serving it (`receiveRequest`).
-    static let requestFramesAhead = 8
+    /// The largest request the agent receives (`receiveRequest`): two sync copies at their cap,
+    /// in frames of `CopyStream.chunkSize`, with room to spare.
+    static let maximumRequest = 2 * VaultMerge.maximumCopySize + 2 * maximumFrame
+
+    /// The bytes of a request a connection holds in locked (mlock) secure memory while it waits
+    /// for the service: an even share of half of RLIMIT_MEMLOCK among `AgentConnections.maximum`
+    /// connections (at most two frames), so peers leave the other half to the key and the
+    /// decrypted records. Frames beyond it are held in secure memory that is not locked.
+    static let lockedRequestLimit: Int = {
+        guard let limit = Processes.lockedMemoryLimit else { return 2 * maximumFrame }
+        return min(limit / 2 / AgentConnections.maximum, 2 * maximumFrame)
+    }()
 
     let socket: FileDescriptor
     /// Frames received ahead (`receiveRequest`), handed out first.
@@ -79,12 +90,24 @@ final class Channel: @unchecked Sendable {
     /// The next frame; nil when the peer closed the connection between frames.
     func receive() throws(AgentError) -> Frame? {
         if !receivedAhead.isEmpty { return receivedAhead.removeFirst() }
+        var budget = (locked: Int.max, total: Int.max)
+        return try receiveFrame(budget: &budget)
+    }
+
+    /// A frame from the socket, its body in locked secure memory while `budget.locked` allows
+    /// (else in unlocked secure memory), refused before its body is read beyond `budget.total`.
+    private func receiveFrame(budget: inout (locked: Int, total: Int)) throws(AgentError) -> Frame? {
         var header: UInt32 = 0
         let complete = try withUnsafeMutableBytes(of: &header) { receive($0) }.get()
         guard complete else { return nil }
         let length = UInt32(bigEndian: header)
-        guard length >= 2, length <= Self.maximumFrame else { throw AgentError.protocolError(.badFrameLength(length)) }
-        let body = SecureBytes(count: Int(length))
+        guard length >= 2, length <= Self.maximumFrame, Int(length) <= budget.total else {
+            throw AgentError.protocolError(.badFrameLength(length))
+        }
+        budget.total -= Int(length)
+        let locked = Int(length) <= budget.locked
+        if locked { budget.locked -= Int(length) }
+        let body = locked ? SecureBytes(count: Int(length)) : SecureBytes(unlockedCount: Int(length))
         let whole = try body.withUnsafeMutableBytes { receive($0) }.get()
         guard whole else { throw AgentError.agentGone(errno: nil) }
         let (kind, flag) = body.withUnsafeBytes { ($0[0], $0[1]) }
@@ -92,14 +115,16 @@ final class Channel: @unchecked Sendable {
         return Frame(kind: kind, more: flag == 1, reader: WireReader(body, from: 2))
     }
 
-    /// The first frame of a request, with up to `requestFramesAhead` frames of the same message
-    /// received ahead: a slow sender is waited for before the request is served, not while the
-    /// vault is held. Nil when the peer closed the connection first.
+    /// The first frame of a request, with every other frame of it received ahead (handed out by
+    /// `receive`): a slow sender is waited for before the request is served, never while the
+    /// service is held. At most `maximumRequest` bytes, of which `lockedRequestLimit` in locked
+    /// memory. Nil when the peer closed the connection first.
     func receiveRequest() throws(AgentError) -> Frame? {
-        guard let first = try receive() else { return nil }
+        var budget = (locked: Self.lockedRequestLimit, total: Self.maximumRequest)
+        guard let first = try receiveFrame(budget: &budget) else { return nil }
         var more = first.more
-        while more && receivedAhead.count < Self.requestFramesAhead {
-            let next = try receiveRequired()
+        while more {
+            guard let next = try receiveFrame(budget: &budget) else { throw AgentError.agentGone(errno: nil) }
             receivedAhead.append(next)
             more = next.more
         }
@@ -131,9 +156,19 @@ final class Channel: @unchecked Sendable {
 
     // MARK: Hello
 
-    /// Sends the hello: magic, protocol number, build id.
-    func sendHello(build: String) throws(AgentError) {
-        try sendWhole(Hello.encode(build: build).withUnsafeBytes { SecureBytes(copying: $0) })   // one memcpy, not the generic copy
+    /// Sends the hello: magic, protocol number, build id; the agent's continues with the name of
+    /// the vault it serves (`vault`, `Hello.vaultNameLength` bytes).
+    func sendHello(build: String, vault: [UInt8]? = nil) throws(AgentError) {
+        let bytes = Hello.encode(build: build) + (vault ?? [])
+        try sendWhole(bytes.withUnsafeBytes { SecureBytes(copying: $0) })   // one memcpy, not the generic copy
+    }
+
+    /// Receives the vault name that follows the hello of an agent of this very build.
+    func receiveVaultName() throws(AgentError) -> [UInt8] {
+        var name = [UInt8](repeating: 0, count: Hello.vaultNameLength)
+        let complete = try name.withUnsafeMutableBytes { receive($0) }.get()
+        guard complete else { throw AgentError.agentGone(errno: nil) }
+        return name
     }
 
     /// Receives the peer's hello: its protocol number and build id.
@@ -151,12 +186,17 @@ final class Channel: @unchecked Sendable {
 }
 
 /// The hello both sides send first. FROZEN: its layout never changes, whatever the protocol
-/// number, so any two builds of kc can tell each other apart (Docs/AGENT.md).
+/// number, so any two builds of kc can tell each other apart (Docs/AGENT.md). What follows it is
+/// read only from a peer of the same protocol number and build: from protocol 3 on, the agent's
+/// hello is followed by the name of its vault (`AgentEndpoint.vaultName`), which a peer of
+/// another build never reads (it stops the agent, or is stopped).
 enum Hello {
     /// "kc-agent" in ASCII.
     static let magic: [UInt8] = Array("kc-agent".utf8)
     /// The protocol number: an explicit integer, raised by hand when messages change meaning.
     static let protocolNumber: UInt32 = 3
+    /// The length of the vault name after the agent's hello (BLAKE2b-256).
+    static let vaultNameLength = 32
     /// Magic (8), protocol number (4, big-endian), build id length (1).
     static let fixedLength = 13
 

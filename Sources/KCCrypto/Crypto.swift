@@ -101,6 +101,19 @@ public enum Crypto {
         return id
     }
 
+    /// BLAKE2b (`crypto_generichash_blake2b`, unkeyed) of `message`, `length` bytes (16 to 64),
+    /// personalized with `personal` (at most 16 bytes, zero-padded): a collision-resistant name
+    /// of data that is not secret, told apart from kc's other uses of the hash.
+    public static func hash(_ message: [UInt8], personal: String, length: Int = hashLength) -> [UInt8] {
+        ensureInitialized()
+        var padded = [UInt8](personal.utf8)
+        precondition(padded.count <= Int(crypto_generichash_blake2b_PERSONALBYTES) && (16...64).contains(length))
+        padded += [UInt8](repeating: 0, count: Int(crypto_generichash_blake2b_PERSONALBYTES) - padded.count)
+        var result = [UInt8](repeating: 0, count: length)
+        _ = crypto_generichash_blake2b_salt_personal(&result, length, message, UInt64(message.count), nil, 0, nil, padded)
+        return result
+    }
+
     /// XChaCha20-Poly1305 encryption; returns ciphertext followed by the 16-byte tag.
     public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
         ensureInitialized()

@@ -39,6 +39,18 @@ public final class SecureBytes: @unchecked Sendable {
         self.count = count
     }
 
+    /// Zero-filled secure bytes in a chunk of their own that is not locked in memory: guarded,
+    /// left out of core dumps and wiped when released like any other, but swappable, and so
+    /// not counted against RLIMIT_MEMLOCK. For bytes a process holds for others (what a peer sent
+    /// and may not send more of in locked memory).
+    public init(unlockedCount count: Int) {
+        Crypto.ensureInitialized()
+        chunk = SecureChunk(size: max(count, 1), locked: false)
+        pointer = chunk.base
+        self.count = count
+        memset(pointer, 0, max(count, 1))
+    }
+
     /// Copies `bytes` into secure memory. The caller should wipe its own copy.
     public convenience init<C: Collection<UInt8>>(copying bytes: C) {
         self.init(count: bytes.count)
@@ -146,12 +158,17 @@ final class SecureChunk: @unchecked Sendable {
     /// This chunk's place in `live`.
     private let slot: Int
 
-    init(size: Int) {
+    init(size: Int, locked: Bool = true) {
         guard let base = sodium_malloc(size) else { fatalError("kc: out of memory for secure bytes") }
         self.base = base
         self.size = size
         let address = UInt(bitPattern: base)
         slot = Self.live.withLock { $0.insert(address, size) }
+        if !locked {
+            // Plain munlock: sodium_munlock would also wipe it and let it into core dumps again.
+            _ = munlock(base, size)
+            return
+        }
         // libsodium locks the chunk but ignores a failure (e.g. a low RLIMIT_MEMLOCK): lock again
         // (locking locked pages costs nothing more) to learn whether it worked.
         if sodium_mlock(base, size) != 0 { SecureMemory.recordLockFailure(errno) }

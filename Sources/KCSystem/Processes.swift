@@ -57,6 +57,39 @@ public enum Processes {
                                       descriptors: passing.map { [childDescriptor: $0] } ?? [:], newSession: true).id
     }
 
+    /// The soft RLIMIT_MEMLOCK in bytes (how much memory this process may lock); nil when unlimited.
+    public static var lockedMemoryLimit: Int? {
+        let limit = kc_locked_memory_limit()
+        return limit < 0 ? nil : Int(limit)
+    }
+
+    /// True when process `pid` is stopped (by a signal, or a tracer): state T or t in `/proc/PID/stat`.
+    public static func isStopped(_ pid: Int32) -> Bool {
+        guard let file = fopen("/proc/\(pid)/stat", "r") else { return false }
+        defer { fclose(file) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = fread(&buffer, 1, buffer.count, file)
+        guard let close = buffer[..<count].lastIndex(of: UInt8(ascii: ")")), close + 2 < count else { return false }
+        return buffer[close + 2] == UInt8(ascii: "T") || buffer[close + 2] == UInt8(ascii: "t")
+    }
+
+    /// The process holding a `flock` on the file of `status` (from `/proc/locks`), or nil.
+    public static func flockHolder(of status: FileStatus) -> Int32? {
+        guard let file = fopen("/proc/locks", "r") else { return nil }
+        defer { fclose(file) }
+        let major = (status.device >> 8) & 0xfff | (status.device >> 32) & ~0xfff
+        let minor = status.device & 0xff | (status.device >> 12) & ~0xff
+        let wanted = String(major, radix: 16).leftPadded(2) + ":" + String(minor, radix: 16).leftPadded(2) + ":\(status.inode)"
+        var line: UnsafeMutablePointer<CChar>?
+        var capacity = 0
+        defer { free(line) }
+        while getline(&line, &capacity, file) > 0, let line {
+            let fields = String(cString: line).split(separator: " ", omittingEmptySubsequences: true)
+            if fields.count > 5, fields[1] == "FLOCK", fields[5] == wanted { return Int32(fields[4]) }
+        }
+        return nil
+    }
+
     /// A descriptor that becomes readable when process `pid` exits (pidfd), or nil when it is gone.
     public static func exitDescriptor(of pid: Int32) -> FileDescriptor? {
         let fd = kc_pidfd_open(pid)
@@ -83,4 +116,8 @@ public enum Processes {
 
     /// Makes "/" the working folder (a long-lived process keeps no folder busy).
     public static func leaveWorkingFolder() { _ = chdir("/") }
+}
+
+private extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -9,9 +9,10 @@ public enum UnixSocket {
     /// The longest socket path (`sun_path` holds 108 bytes with its terminating NUL).
     public static let maximumPathLength = 107
 
-    /// Connects to the socket at `path`. ENOENT or ECONNREFUSED mean no one listens there.
-    public static func connect(_ path: String) throws(Errno) -> FileDescriptor {
-        let fd = kc_unix_connect(path)
+    /// Connects to the socket at `path`. ENOENT or ECONNREFUSED mean no one listens there; with a
+    /// `timeout`, EAGAIN means its listen backlog stayed full that long (the sends keep that timeout).
+    public static func connect(_ path: String, timeout: Double? = nil) throws(Errno) -> FileDescriptor {
+        let fd = kc_unix_connect(path, timeout ?? 0)
         if fd < 0 { throw Errno.current }
         return FileDescriptor(rawValue: fd)
     }

@@ -33,6 +33,7 @@ final class AgentShutdownTests: XCTestCase {
         connections.serve(FileDescriptor(rawValue: fds[0]))
         try client.sendHello(build: "test")
         _ = try client.receiveHello()
+        _ = try client.receiveVaultName()
         var writer = WireWriter()
         writer.secret(password)
         writer.f64(60)

@@ -63,6 +63,7 @@ final class LockRaceTests: XCTestCase {
                 connections.serve(FileDescriptor(rawValue: fds[0]))
                 try client.sendHello(build: "test")
                 _ = try client.receiveHello()
+                _ = try client.receiveVaultName()
                 try client.send(request)
                 clients.append(client)
                 usleep(20_000)   // the lock waits for the service first, then the unlock

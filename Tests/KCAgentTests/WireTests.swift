@@ -158,6 +158,21 @@ final class WireTests: XCTestCase {
         }
     }
 
+    /// Protocol 3 (deliberately): the agent's hello is followed by its vault's name, 32 bytes,
+    /// read only by a client of the same protocol number and build. A client of protocol 2 reads
+    /// the frozen part, sees another protocol number, and sends Shutdown, which is honoured.
+    func testTheAgentsHelloIsFollowedByItsVaultName() throws {
+        XCTAssertEqual(Hello.protocolNumber, 3)
+        XCTAssertEqual(Hello.vaultNameLength, 32)
+        let (channel, other) = socketPair()
+        defer { channel.socket.close(); other.close() }
+        let name = [UInt8](repeating: 0xAB, count: 32)
+        try Channel(socket: other).sendHello(build: "b1", vault: name)
+        var sent = [UInt8](repeating: 0, count: 13 + 2 + 32)
+        XCTAssertEqual(sent.withUnsafeMutableBytes { recv(channel.socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_WAITALL)) }, sent.count)
+        XCTAssertEqual(sent, Array("kc-agent".utf8) + [0, 0, 0, 3, 2] + Array("b1".utf8) + name)
+    }
+
     func testAListLongerThanOneFrameStreams() throws {
         let (channel, other) = socketPair()
         defer { channel.socket.close(); other.close() }

@@ -5,6 +5,8 @@ and class codes) are read from `kc __agent-wire`, which generates them from kc's
 the fields of those few requests are written here, as the tests need them."""
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import socket
@@ -14,6 +16,7 @@ from pathlib import Path
 
 MAGIC = b"kc-agent"   # frozen, as the hello's layout and Shutdown's kind are
 SHUTDOWN = 0x7F
+VAULT_NAME_LENGTH = 32   # after the agent's hello, from protocol 3 on
 TEST_BUILD = "e2e-test-build"
 _TABLE = json.loads(subprocess.run([os.environ.get("KC_BIN", "kc"), "__agent-wire"], check=True,
                                    capture_output=True, text=True).stdout)
@@ -25,16 +28,25 @@ REQUEST = _TABLE["requests"]
 REPLY = {number: name for name, number in _TABLE["replies"].items()}
 
 
-def fnv1a(text: str) -> str:
-    value = 0xcbf29ce484222325
-    for byte in text.encode():
-        value = ((value ^ byte) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
-    return f"{value:016x}"
+def vault_name(vault: Path) -> bytes:
+    """The name of `vault` in its agent's hello: BLAKE2b-256 of its canonical path."""
+    return hashlib.blake2b(os.path.realpath(vault).encode(), digest_size=32, person=b"kc vault name").digest()
 
 
 def socket_path(runtime_dir: Path, vault: Path) -> Path:
     """The agent's socket for `vault` with XDG_RUNTIME_DIR=`runtime_dir`."""
-    return runtime_dir / "kc" / (fnv1a(os.path.realpath(vault)) + ".sock")
+    return runtime_dir / "kc" / (base64.b32encode(vault_name(vault)[:15]).decode().lower() + ".sock")
+
+
+def read_hello(sock: socket.socket) -> tuple[int, str, bytes | None]:
+    """The agent's hello on `sock`: protocol number, build id, and the vault name that follows
+    it when the agent speaks this protocol (None otherwise: nothing more is read)."""
+    fixed = sock.recv(13, socket.MSG_WAITALL)
+    assert fixed[:8] == MAGIC, fixed
+    protocol = struct.unpack(">I", fixed[8:12])[0]
+    build = sock.recv(fixed[12], socket.MSG_WAITALL).decode() if fixed[12] else ""
+    name = sock.recv(VAULT_NAME_LENGTH, socket.MSG_WAITALL) if protocol == PROTOCOL else None
+    return protocol, build, name
 
 
 def hello(build: str = TEST_BUILD, protocol: int = PROTOCOL) -> bytes:
@@ -72,10 +84,7 @@ class Connection:
         self.sock.settimeout(timeout)
         self.sock.connect(str(path))
         self.sock.sendall(hello(build))
-        fixed = self.receive(13)
-        assert fixed[:8] == MAGIC, fixed
-        self.protocol = struct.unpack(">I", fixed[8:12])[0]
-        self.build = self.receive(fixed[12]).decode()
+        self.protocol, self.build, self.vault_name = read_hello(self.sock)
 
     @classmethod
     def on(cls, sock: socket.socket) -> "Connection":

@@ -218,3 +218,14 @@ def test_an_add_whose_secret_comes_late_beside_a_locked_agent_goes_the_slow_way(
     finally:
         agent.kill()
         agent.wait()
+
+
+def test_an_import_of_many_frames_is_served_through_the_agent(akc, tmp_path):
+    """An import beyond one frame (256 KiB of entries) reaches the agent as a request of several
+    frames; it used to make the agent's connection spin, and the command wait for ever."""
+    unlock(akc)
+    entries = [{"class": "generic", "service": f"bulk-{n}", "account": "x", "password": "p" * 400} for n in range(1500)]
+    source = tmp_path / "bulk.json"
+    source.write_text(json.dumps(entries))
+    served(akc, ["import", "json", str(source)], timeout=120)
+    assert served(akc, ["find", "-s", "bulk-1499", "-w"]).stdout == "p" * 400 + "\n"

@@ -40,9 +40,7 @@ def stalled_peers(path) -> list[socket.socket]:
         sock.connect(str(path))
         if prefix:
             sock.sendall(prefix)
-        fixed = sock.recv(13, socket.MSG_WAITALL)
-        assert fixed[:8] == agentwire.MAGIC, fixed
-        sock.recv(fixed[12], socket.MSG_WAITALL)
+        agentwire.read_hello(sock)
         peers.append(sock)
     return peers
 
@@ -72,9 +70,7 @@ def test_more_silent_peers_than_the_cap_delay_a_client_only_until_one_times_out(
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.settimeout(10)
                 sock.connect(str(path))
-                fixed = sock.recv(13, socket.MSG_WAITALL)
-                assert fixed[:8] == agentwire.MAGIC, fixed
-                sock.recv(fixed[12], socket.MSG_WAITALL)
+                agentwire.read_hello(sock)
                 peers.append(sock)
             result = kc_ready.ok(FIND + ["github.com"], unset=NO_SOURCE)
             assert result.stdout == "hunter2\n"
@@ -93,7 +89,7 @@ def slow_reader(path, request: bytes) -> tuple[socket.socket, agentwire.Connecti
     sock.connect(str(path))
     sock.sendall(agentwire.hello())
     connection = agentwire.Connection.on(sock)
-    connection.receive(13 + len(agentwire.TEST_BUILD))
+    agentwire.read_hello(sock)
     sock.sendall(request)
     return sock, connection
 
@@ -206,3 +202,44 @@ def test_a_listing_in_progress_stops_locked_when_the_max_ttl_passes(kc_ready):
         assert kinds[-1] == "locked", kinds
         process.wait(DEADLINE)   # it locked and exited
     assert kc_ready.run(["status"]).returncode == EXIT_INTERACTION
+
+
+def test_forty_silent_connections_leave_a_client_served_or_told_the_agent_is_busy(kc_ready):
+    """More silent peers than the agent's slots and its listen backlog hold: a client's connect
+    waits in the queue, bounded as its wait for the hello is. It is served (a slot frees every
+    5 s) or gives up, saying the agent is busy (not stopped), in well under a minute."""
+    kc_ready.add_generic("github.com", "me", "hunter2")
+    with running_agent(kc_ready, unlocked=True) as (_, path):
+        peers, stop = [], threading.Event()
+
+        def silent_peer():
+            while not stop.is_set():   # connects again whenever the agent drops it
+                sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                sock.settimeout(30)
+                try:
+                    sock.connect(str(path))
+                    peers.append(sock)
+                    while not stop.is_set() and sock.recv(4096):
+                        pass
+                except OSError:
+                    pass
+                finally:
+                    sock.close()
+
+        threads = [threading.Thread(target=silent_peer, daemon=True) for _ in range(40)]
+        for thread in threads:
+            thread.start()
+        try:
+            time.sleep(1)
+            started = time.monotonic()
+            result = kc_ready.run(FIND + ["github.com"], unset=NO_SOURCE, timeout=120)
+            took = time.monotonic() - started
+        finally:
+            stop.set()
+            for thread in threads:
+                thread.join(40)
+        assert len(peers) >= 40
+        served = result.returncode == 0 and result.stdout == "hunter2\n"
+        told_busy = "did not use the agent: the agent is busy: it did not answer within 10 seconds" in result.stderr
+        assert served or told_busy, result
+        assert took < 45, took

@@ -1,13 +1,15 @@
 """The agent's edges through kc's commands: a stale socket, an unsafe socket folder, an agent of
-another build, and no secret in any process's argv or environment while the agent serves."""
+another build or of another vault, and no secret in any process's argv or environment while the
+agent serves."""
 import os
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 from agentsupport import (NO_SOURCE, agent_folder, agent_pids, akc, alive, not_unlocked, status, unlock,  # noqa: F401
                           wait_until)
-from kcharness import EXIT_INTERACTION, EXIT_PARAM, MASTER_PASSWORD, assert_failure
+from kcharness import EXIT_INTERACTION, EXIT_PARAM, FAST_KDF, MASTER_PASSWORD, assert_failure
 from procsampler import Sampler
 
 OTHER_BUILD = {"KC_TEST_BUILD_ID": "an-older-kc"}   # honoured by debug builds only
@@ -92,6 +94,29 @@ def test_an_agent_of_another_build_is_stopped(akc):
     assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
 
 
+def test_an_agent_on_a_socket_named_for_another_vault_is_refused(akc):
+    """Security review I2: the agent of another vault answering on this vault's socket (a name
+    that collides, or a link planted there) is asked nothing: its hello names its vault."""
+    other = {"KC_VAULT": str(akc.home / "other.kc")}
+    akc.ok(["init", *FAST_KDF], env=other)
+    akc.ok(["add", "generic", "-s", "svc", "--password-stdin"], input="the other vault's secret", env=other)
+    akc.add_generic("svc", "me", "this vault's secret")
+    own = socket_path(akc)
+    unlock(akc, env=other)
+    [theirs] = [p for p in agent_folder(akc).iterdir() if p.suffix == ".sock"]
+    os.link(theirs, own)   # the other agent keeps its own path, so it stays up
+    result = akc.ok(["find", "-s", "svc", "-w"])
+    assert result.stdout == "this vault's secret\n", result
+    assert f"the agent at {own} serves another vault; kc sent it nothing" in result.stderr, result
+    result = akc.run(["status"])
+    assert_failure(result, "errSecParam", EXIT_PARAM)
+    assert "serves another vault" in result.stderr and result.hint, result
+    # kc unlock starts this vault's agent, which replaces the socket; the other agent is left alone.
+    unlock(akc)
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "this vault's secret\n"
+    assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE, env=other).stdout == "the other vault's secret\n"
+
+
 def test_no_secret_in_any_argv_or_environment_while_the_agent_serves(akc):
     item_secret = "agent-served-item-secret"
     akc.add_generic("svc", "me", item_secret)
@@ -162,3 +187,84 @@ def test_lock_and_spawn_files_planted_as_links_are_not_followed(akc, tmp_path):
         planted.unlink()
     unlock(akc)                                 # with the links gone, as before
     assert akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE).stdout == "pw\n"
+
+
+def fill_backlog(path) -> list[socket.socket]:
+    """Connections that wait in the listen backlog of the socket at `path` until it is full."""
+    queued = []
+    while len(queued) < 100:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.setblocking(False)
+        try:
+            sock.connect(str(path))
+        except BlockingIOError:   # EAGAIN: the backlog is full
+            sock.close()
+            return queued
+        queued.append(sock)
+    raise AssertionError("the backlog never filled")
+
+
+def test_a_stopped_agent_with_a_full_backlog_does_not_hold_commands(akc):
+    """A stopped agent accepts nothing: once its listen backlog is full, a client's connect
+    waits; it gives up after a bounded wait, and does not call the agent busy."""
+    import signal
+    akc.add_generic("site", "me", "secret")
+    unlock(akc)
+    [pid] = agent_pids(akc)
+    [path] = [p for p in agent_folder(akc).iterdir() if p.suffix == ".sock"]
+    os.kill(pid, signal.SIGSTOP)
+    queued = []
+    try:
+        queued = fill_backlog(path)
+        result = akc.run(["find", "-s", "site", "-w"], timeout=60)
+        assert result.returncode == 0 and result.stdout == "secret\n", result
+        assert "did not use the agent: the agent did not answer" in result.stderr, result.stderr
+        assert "busy" not in result.stderr, result.stderr
+    finally:
+        for sock in queued:
+            sock.close()
+        os.kill(pid, signal.SIGCONT)
+
+
+def test_a_squatted_temporary_folder_is_passed_over_for_a_private_one(akc):
+    """Security review I3: without XDG_RUNTIME_DIR and /run/user/UID the agent's folder is
+    $TMPDIR/kc-UID, which another user can make first (a folder of theirs, or a link). kc warns,
+    uses a private folder of a random name recorded in the state folder, and every later command
+    finds the agent there."""
+    if os.path.isdir(f"/run/user/{os.getuid()}"):
+        import pytest
+        pytest.skip("/run/user/UID exists here, so the temporary folder is never used")
+    import shutil
+    import tempfile
+    temporary = tempfile.mkdtemp(prefix="kc-i3-", dir="/tmp")   # short: the socket path must fit
+    os.chmod(temporary, 0o1777)
+    try:
+        squatted_temporary_folder(akc, {"XDG_RUNTIME_DIR": None, "TMPDIR": temporary}, Path(temporary) / f"kc-{os.getuid()}")
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def squatted_temporary_folder(akc, no_runtime, squatted):
+    squatted.mkdir(mode=0o700)
+    os.chown(squatted, 65534, 65534)    # nobody's; the tests run as root
+    akc.add_generic("svc", "me", "pw")
+    warning = f"kc: warning: {squatted} is not a folder of yours (owner uid 65534), made by someone else; " \
+              "the agent's files are in "
+    result = unlock(akc, env=no_runtime)
+    assert any(line.startswith(warning) for line in result.stderr.splitlines()), result
+    folder = result.stderr.split(warning, 1)[1].split(" instead")[0]
+    assert folder.startswith(str(squatted) + "-") and os.stat(folder).st_mode & 0o777 == 0o700
+    assert os.listdir(squatted) == []
+    try:
+        found = akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE, env=no_runtime)
+        assert found.returncode == 0 and found.stdout == "pw\n", found
+        assert status(akc, env=no_runtime)[1]["state"] == "unlocked"
+    finally:
+        akc.ok(["lock"], env=no_runtime)
+    # A link in its place is passed over the same way, for the folder already recorded.
+    os.rmdir(squatted)
+    os.symlink("/", squatted)
+    result = unlock(akc, env=no_runtime)
+    assert f"kc: warning: {squatted} is a symbolic link, made by someone else; the agent's files are in {folder} instead" \
+        in result.stderr.splitlines(), result
+    akc.ok(["lock"], env=no_runtime)

@@ -10,7 +10,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     let timeouts = try AgentTimeouts.resolve(timeout: invocation.value("timeout"), maxTTL: invocation.value("max-ttl"),
                                              environment: context.environment)
     let endpoint = try context.agentEndpoint()
-    let running = try context.runningAgent(endpoint, announcingOtherBuild: false)
+    let running = try context.runningAgent(endpoint, announcingOtherBuild: false, otherVaultIsNone: true)
     if let running, try AgentWording.call({ () throws(AgentError) in try running.status() }).state == .unlocked {
         guard invocation.hasAny(["timeout", "max-ttl"]) else {
             context.notice("the agent of \(path) is already unlocked")

@@ -12,7 +12,8 @@ let agentCommand = CommandSpec(
         let path = try context.vaultPath
         do throws(AgentError) {
             let endpoint = try AgentEndpoint.resolve(vaultPath: path, runtimeDirectory: context.environment("XDG_RUNTIME_DIR"),
-                                                     temporaryDirectory: context.environment("TMPDIR"))
+                                                     temporaryDirectory: context.environment("TMPDIR"),
+                                                     stateDirectory: context.stateDirectory)
             let readiness = invocation.value("readiness-fd").flatMap { Int32($0) }
             try AgentServer.run(endpoint, options: context.openOptions, readinessDescriptor: readiness,
                                 unlockWithin: invocation.flag("foreground") ? nil : 30)

@@ -8,6 +8,12 @@ enum AgentWording {
     /// The sentence for an agent of another build, which the client stopped.
     static let otherBuildStopped = "the agent was from another build of kc and was stopped; run kc unlock"
 
+    /// The warning for a temporary agent folder someone else made first (`AgentEndpoint.passedOver`).
+    static func passedOver(_ taken: AgentEndpoint.PassedOver, instead folder: String) -> String {
+        let what = taken.isLink ? "a symbolic link" : "not a folder of yours (owner uid \(taken.owner))"
+        return "\(Printable.text(taken.path)) is \(what), made by someone else; the agent's files are in \(Printable.text(folder)) instead"
+    }
+
     /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
     static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
         do { return try body() } catch { throw self.error(error) }
@@ -54,6 +60,10 @@ enum AgentWording {
         case .peerRefused(let uid):
             return (.param, FailureWording("the agent's socket is served by another user's process (uid \(uid)); kc sent it nothing",
                                            hint: "find who made it (ls -l of the agent's folder) and remove it"))
+        case .otherVault(let raw):
+            let path = Printable.text(raw)
+            return (.param, FailureWording("the agent at \(path) serves another vault; kc sent it nothing",
+                                           hint: "run kc unlock, which replaces that socket with this vault's agent"))
         case .otherBuildStopped:
             return (.interactionNotAllowed, FailureWording(otherBuildStopped,
                                                            hint: "kc was installed or built again since the agent started"))
@@ -70,6 +80,9 @@ enum AgentWording {
         case .noHello(let errno):
             return (.io, FailureWording("the agent did not answer" + (errno.map { " (\($0))" } ?? "") + "; nothing was asked of it",
                                         hint: "it may be stopped: look with ps, then kill it or run kc lock"))
+        case .busy(let seconds):
+            return (.io, FailureWording("the agent is busy: it did not answer within \(Int(seconds)) seconds; nothing was asked of it",
+                                        hint: "run the command again in a moment"))
         case .locked:
             return (.interactionNotAllowed, FailureWording("the agent is locked", hint: "run kc unlock"))
         case .passwordRequired:

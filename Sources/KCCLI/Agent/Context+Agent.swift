@@ -8,13 +8,16 @@ import Keychain
 /// runtime folder; never started here (only `kc unlock` starts one).
 extension Context {
     /// The endpoint of the chosen vault's agent: its socket in `$XDG_RUNTIME_DIR/kc`, else
-    /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID`.
+    /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID` (or, when someone else took that, the private
+    /// folder recorded in the state folder, with a warning).
     func agentEndpoint() throws(KeychainError) -> AgentEndpoint {
         let path = try vaultPath
-        return try AgentWording.call { () throws(AgentError) in
+        let endpoint = try AgentWording.call { () throws(AgentError) in
             try AgentEndpoint.resolve(vaultPath: path, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
-                                      temporaryDirectory: environment("TMPDIR"))
+                                      temporaryDirectory: environment("TMPDIR"), stateDirectory: stateDirectory)
         }
+        if let passedOver = endpoint.passedOver { warn(AgentWording.passedOver(passedOver, instead: endpoint.folder)) }
+        return endpoint
     }
 
     /// The chosen vault's path, which must exist: a missing vault fails here, before any prompt,
@@ -26,12 +29,15 @@ extension Context {
     }
 
     /// The agent running for `endpoint`, locked or not; nil when none runs. An agent of another
-    /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`).
-    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool) throws(KeychainError) -> AgentClient? {
+    /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`); one of
+    /// another vault counts as none when `otherVaultIsNone` (unlock, whose agent replaces its socket).
+    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool, otherVaultIsNone: Bool = false) throws(KeychainError) -> AgentClient? {
         do {
             return try AgentClient.connect(endpoint, reauthenticate: askAgain)
         } catch .otherBuildStopped {
             if announcingOtherBuild { notice(AgentWording.otherBuildStopped) }
+            return nil
+        } catch .otherVault where otherVaultIsNone {
             return nil
         } catch {
             throw AgentWording.error(error)

@@ -104,7 +104,7 @@ public enum ManPage {
         ("KC_MASTER_PASSWORD_FILE", "A file holding the master password (mode 0600 or stricter, owned by the user), when --master-password-fd is not given."),
         ("XDG_DATA_HOME", "The folder of the keychains, $XDG_DATA_HOME/kc/NAME.kc (ignored unless it is an absolute path)."),
         ("XDG_CONFIG_HOME", "Where kc keeps the default keychain's name, $XDG_CONFIG_HOME/kc/default-keychain, and the agent's timers, $XDG_CONFIG_HOME/kc/agent.conf; else ~/.config/kc (ignored unless it is an absolute path)."),
-        ("XDG_RUNTIME_DIR", "The folder of the agents' sockets, $XDG_RUNTIME_DIR/kc (mode 0700), else /run/user/UID/kc, else $TMPDIR/kc-UID."),
+        ("XDG_RUNTIME_DIR", "The folder of the agents' sockets, $XDG_RUNTIME_DIR/kc (mode 0700), else /run/user/UID/kc, else $TMPDIR/kc-UID (when another user made that first, a private folder beside it whose name $XDG_STATE_HOME/kc/agent-folder records)."),
         ("XDG_STATE_HOME", "Where kc keeps per-machine state ($XDG_STATE_HOME/kc, else ~/.local/state/kc): the device id and the rollback anchors (ignored unless it is an absolute path)."),
         ("NO_COLOR", "Any non-empty value: no colour. Otherwise, when standard error is a terminal, the prefixes kc: error: (bold red), kc: warning: (yellow) and kc: hint: (dim) are coloured; standard output never is."),
         ("TERM", "dumb: no colour (see NO_COLOR)."),
