@@ -2,7 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// The sync requests of a client (Docs/AGENT.md): the agent does what needs the vault key and
 /// sends back sealed files, counts and record ids. Each throws `AgentError.merge` when the copies

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// A client of the running agent of one vault: the item operations of `ItemStore` (their failures
 /// as `AgentError`), answered by the agent with the key it holds, plus status, unlock and lock. Each request uses its own
@@ -43,7 +43,7 @@ public final class AgentClient {
 
     /// The agent's state and timers; does not push its idle deadline back.
     public func status() throws(AgentError) -> AgentStatus {
-        guard case .status(let status) = try exchange(.status) else { throw AgentError.protocolError(.unexpectedReply) }
+        guard case .status(let status) = try roundTrip(.status) else { throw AgentError.protocolError(.unexpectedReply) }
         return status
     }
 
@@ -59,7 +59,7 @@ public final class AgentClient {
     public func lock() throws(AgentError) {
         let exit = Processes.exitDescriptor(of: agentPID)
         defer { exit?.close() }
-        switch try exchange(.lock) {
+        switch try roundTrip(.lock) {
         case .done, .locked: break
         default: throw AgentError.protocolError(.unexpectedReply)
         }
@@ -113,11 +113,11 @@ public final class AgentClient {
         try items(askingAgain { .delete(query, password: $0) })
     }
 
-    // MARK: Exchanges
+    // MARK: Round trips
 
     /// Sends `request` on a fresh connection (or the one `connect` checked) and reads the reply
     /// (the warnings sent ahead of it kept in `warnings`).
-    func exchange(_ request: AgentRequest) throws(AgentError) -> AgentReply {
+    func roundTrip(_ request: AgentRequest) throws(AgentError) -> AgentReply {
         let channel: Channel
         if let pending, BootClock.now() - pendingOpened > Self.pendingFreshFor {
             pending.socket.close()
@@ -153,7 +153,7 @@ public final class AgentClient {
     /// The reply to `request`, the agent's failures thrown: the keychain's as `.keychain`, a
     /// merge's as `.merge`, `.locked` and `.passwordRequired` as themselves.
     func request(_ request: AgentRequest) throws(AgentError) -> AgentReply {
-        switch try exchange(request) {
+        switch try roundTrip(request) {
         case .failure(let error): throw AgentError.keychain(error)
         case .mergeFailure(let error): throw AgentError.merge(error)
         case .locked: throw AgentError.locked

@@ -1,6 +1,6 @@
 import KCSync
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Why a request to the agent, or starting or running it, failed, as data: the failure the agent
 /// reported for the request (`keychain`, `merge`), or one of reaching it (KCCLI words them all,

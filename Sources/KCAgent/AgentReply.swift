@@ -1,7 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCSync
-import Keychain
+import KCKeychain
 
 /// A reply the agent sends to one request: one message of one or more frames of its kind. Lists
 /// stream (`ListStream`: a count and elements per frame, the more flag on all but the last), so a

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSync
-import Keychain
+import KCKeychain
 
 /// A request a client sends after the hello: one message of one or more frames of its kind
 /// (Docs/AGENT.md describes each by meaning). `frames` writes it and `read` reads it back, both

@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The agent process (`kc agent`): holds one vault's key and answers its clients until it locks.
 /// Lock means wipe and exit: a lock request, a timer, SIGTERM/SIGHUP/SIGINT, its socket path

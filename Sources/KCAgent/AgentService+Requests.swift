@@ -6,7 +6,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Thrown when a request needs the master password typed again: answered "password required".
 struct AskAgain: Error {}
@@ -16,7 +16,7 @@ struct AskAgain: Error {}
 // writes (a duplicate, no such item) do not. The sync requests are the steps of `kc sync` and
 // `kc merge-driver` that need the vault key, done here so that the key never leaves the agent:
 // copies arrive and leave as sealed files, and must be of this agent's vault. Merges of copies
-// take no lock; export and import run under the live vault's lock (`Keychain.exchange`), and an
+// take no lock; export and import run under the live vault's lock (`Keychain.withExclusiveLease`), and an
 // import installs its result as `kc sync` does.
 extension AgentService {
     /// A reply of more items than this gives the heap's free pages back once sent.
@@ -306,7 +306,7 @@ extension AgentService {
     private static func underLock(_ keychain: Keychain,
                                   _ body: (LeaseKeys) throws(MergeError) -> (bytes: [UInt8], key: SecureBytes)?) throws {
         var failure: MergeError?
-        _ = try keychain.exchange { lease in
+        _ = try keychain.withExclusiveLease { lease in
             do throws(MergeError) { return try body(LeaseKeys(lease)) } catch {
                 failure = error
                 return nil

@@ -5,7 +5,7 @@ import KCCrypto
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// The agent's state and its answers to requests: locked (no key) or unlocked (an open
 /// `Keychain` that forgot the password, and the session's timers). Serves one request at a time

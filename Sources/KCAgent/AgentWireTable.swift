@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The agent's message kinds and the codes of the enums its messages carry, as JSON generated
 /// from the types themselves (`kc __agent-wire`), for test clients that speak the protocol

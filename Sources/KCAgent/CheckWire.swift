@@ -1,6 +1,6 @@
 import KCFormat
 import KCVault
-import Keychain
+import KCKeychain
 
 // `kc check` through the agent: the report of a walk over the vault with the key it holds, on the wire.
 

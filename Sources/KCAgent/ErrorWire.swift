@@ -1,6 +1,6 @@
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 // Keychain errors cross the wire as data: the result code and the reason, so that the front end
 // words an agent's failure exactly as one of its own. Enums travel by their raw values.

@@ -1,7 +1,7 @@
 import KCFormat
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 // The detail of vault failures (damage, unsafe files, failed writes) on the wire, so that a
 // failure met by the agent is worded exactly as the same failure met by kc itself.

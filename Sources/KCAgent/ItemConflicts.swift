@@ -2,7 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// An item edited concurrently on two machines (Docs/SYNC.md, rule 5), as `kc conflicts` shows it:
 /// the version that won and the others, each with the device that wrote it, when, and the item it

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// Lists (items, batch outcomes, import entries) over as many frames as they need: each frame
 /// holds a count and that many elements, and all but the last have the more flag.

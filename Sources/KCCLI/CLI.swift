@@ -3,7 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The command-line interface: parse, run the command, report failures, return the exit status.
 public enum CLI {

@@ -4,7 +4,7 @@ import Glibc
 import KCCrypto
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// What a command handler works with: global options, environment, output streams,
 /// the vault path, and access to the keychain, the terminal and the master password.

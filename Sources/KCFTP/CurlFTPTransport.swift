@@ -3,7 +3,7 @@ import Glibc
 #endif
 import CCurl
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// The real transport: libcurl for DNS, TCP, FTP and TLS (OpenSSL), nothing hand-rolled.
 ///

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// A saved internet password that may be used for a target.
 public struct FTPCredential: Sendable {

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// Something the login flow tells the user. The CLI words it; none carries a secret.
 public enum FTPNotice: Equatable, Sendable {

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// The Keychain Services FTP login flow, independent of how the server and the person are
 /// reached:

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// What the login flow needs from the person at the terminal. The CLI implements it with its
 /// `Terminal` (and words each question); tests with a script.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import Keychain
+import KCKeychain
 
 /// How the control connection is protected.
 public enum FTPSecurity: String, Sendable, CaseIterable {

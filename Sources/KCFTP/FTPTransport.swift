@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// Connection settings shared by every connection of one login.
 public struct FTPConnectionOptions: Sendable {

@@ -9,7 +9,7 @@ import KCVault
 /// The sync working copy of one vault (Docs/SYNC.md): a git repository of its own holding a copy
 /// of the vault file, its `.gitattributes` and `.git/info/attributes` naming the merge driver, and
 /// the driver in its configuration. git never touches the live vault: it is changed only through
-/// `Vault.exchange`.
+/// `Vault.withExclusiveLease`.
 public struct SyncCopy: Sendable {
     public let git: Git
     /// The vault file's name in the repository (`NAME.kc`).

@@ -3,7 +3,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
-import Keychain
+import KCKeychain
 import KCTestSupport
 
 /// `kc check` and `kc repair --salvage` read a vault with the tolerant walk (`Vault.inspect`), and

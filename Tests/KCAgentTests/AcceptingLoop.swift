@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The agent's accepting loop, as `AgentServer.run` serves connections, for `count` connections,

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 import Synchronization
 @testable import KCAgent
 

@@ -7,7 +7,7 @@ import KCFormat
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The agent's answers on an injected clock: status never pushes the idle deadline back, a

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// An agent on its way out (`AgentConnections.shutDown`: a signal, a timer, its socket gone)

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The failure of an ambiguous match (update, delete or history without --all) lists the matches

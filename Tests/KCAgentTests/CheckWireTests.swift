@@ -2,7 +2,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// `kc check`'s report through the agent: every kind of damage, and every optional part, crosses

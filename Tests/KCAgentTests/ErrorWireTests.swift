@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// Every keychain failure the agent can meet crosses the wire whole, so the front end words it

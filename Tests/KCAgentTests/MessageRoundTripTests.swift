@@ -8,7 +8,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// Every case of every type that crosses the agent's wire, from one exhaustive fixture per type

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// Only requests that reveal a secret or write push the idle deadline back (AGENT.md): a write

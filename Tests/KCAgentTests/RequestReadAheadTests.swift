@@ -8,7 +8,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The agent receives a request whole before it takes the service, so a client that stalls in

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// `AgentClient.connect` opens and greets the command's first connection before `kc add`,

@@ -7,7 +7,7 @@ import KCSync
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 import Synchronization
 @testable import KCAgent
 

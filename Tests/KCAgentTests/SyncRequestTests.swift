@@ -9,7 +9,7 @@ import KCSync
 import KCSystem
 import KCTestSupport
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The agent's sync requests on a socket pair: a merge of two copies of its vault, a copy of

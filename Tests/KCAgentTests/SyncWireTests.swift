@@ -8,7 +8,7 @@ import KCFormat
 import KCSync
 import KCVault
 import KCSystem
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// The sync requests' encodings: copies over frames in 1 MiB chunks, merge failures as data.

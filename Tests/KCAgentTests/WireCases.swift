@@ -2,7 +2,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 // The cases of the error types that cross the wire, named by switches without a default: a case

@@ -3,7 +3,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 @testable import KCAgent
 
 /// One fixture per case of every type that crosses the agent's wire (`MessageRoundTripTests`).

@@ -5,7 +5,7 @@ import Foundation
 import XCTest
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 import KCVault
 @testable import KCAgent
 

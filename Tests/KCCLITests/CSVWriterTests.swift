@@ -2,7 +2,8 @@ import XCTest
 import KCCrypto
 import KCFormat
 @testable import KCCLI
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// kc's CSV export: RFC 4180 quoting, secrets always quoted, binary secrets base64 in their column,
 /// and what it writes reads back the same.

@@ -1,5 +1,5 @@
 import KCFTP
-import Keychain
+import KCKeychain
 import XCTest
 @testable import KCCLI
 

@@ -2,7 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 import XCTest
 @testable import KCCLI
 

@@ -1,6 +1,6 @@
 import KCAgent
 import KCSystem
-import Keychain
+import KCKeychain
 import XCTest
 @testable import KCCLI
 

@@ -1,5 +1,5 @@
 import XCTest
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 /// The committed man page and completions must be exactly what the command table generates

@@ -1,6 +1,6 @@
 import XCTest
 import KCCrypto
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 final class GitCredentialMessageTests: XCTestCase {

@@ -2,7 +2,7 @@ import XCTest
 import KCCrypto
 import KCFormat
 import KCSystem
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 /// The byte-buffer JSON writer against a slow, straightforward encoding of the same items.

@@ -1,5 +1,5 @@
 import XCTest
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 final class ParserTests: XCTestCase {

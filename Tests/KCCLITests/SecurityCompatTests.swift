@@ -1,5 +1,5 @@
 import XCTest
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 /// The pieces of `kc security` that mirror Apple's C: getopt, print_buffer, four-character codes.

@@ -1,6 +1,6 @@
 import Foundation
 import XCTest
-import Keychain
+import KCKeychain
 @testable import KCCLI
 
 /// Verbatim blocks in command discussions: paragraphs whose lines all start with four spaces are

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
 @testable import KCFTP
-import Keychain
+import KCKeychain
 import XCTest
 
 /// libcurl is loaded with dlopen on first use; these run the loaded functions for real.

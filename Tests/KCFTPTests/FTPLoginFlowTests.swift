@@ -1,6 +1,6 @@
 import KCCrypto
 import KCFTP
-import Keychain
+import KCKeychain
 import XCTest
 
 final class FTPLoginFlowTests: XCTestCase {

@@ -4,7 +4,7 @@ import Glibc
 import KCCrypto
 import KCFormat
 import KCFTP
-import Keychain
+import KCKeychain
 import XCTest
 import KCTestSupport
 

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCFTP
-import Keychain
+import KCKeychain
 import XCTest
 
 /// Everything the flow did, in order, so tests can check the order of effects.

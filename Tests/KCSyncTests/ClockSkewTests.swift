@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 @testable import KCVault
-import Keychain
+import KCKeychain
 
 /// Records stamped more than an hour ahead of this machine's clock: a merge accepts them and
 /// names their devices; the clock of a vault never goes back behind its own records.

@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// A compaction never brings a conflict back (Docs/SYNC.md, rule 5): a marker supersedes every
 /// version of an item it saw but the latest, so neither a version rule 3's exception keeps nor a

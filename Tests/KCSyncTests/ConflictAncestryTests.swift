@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Conflicts seen through ancestry (Docs/SYNC.md, rule 5): an edit made without seeing another
 /// machine's is concurrent with the whole chain of edits built on it, and only an edit whose

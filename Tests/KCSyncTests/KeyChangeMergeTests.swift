@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Password changes and key rotations in merges (Docs/SYNC.md, "Password changes and key
 /// rotations"): the newest change's header wins, earlier keys open older copies, nothing is lost.
@@ -112,7 +112,7 @@ final class KeyChangeMergeTests: XCTestCase {
         try desktop.keychain.changePassword(to: world.secret("desktop's"), rotateKey: true)
         let laptopKey = try key(laptop.bytes, world.secret("laptop's")), desktopKey = try key(desktop.bytes, world.secret("desktop's"))
         let theirs = desktop.bytes
-        _ = try laptop.keychain.exchange { lease in
+        _ = try laptop.keychain.withExclusiveLease { lease in
             let keys = VaultKeys(lease.key)
             keys.add(desktopKey)
             let result = try VaultMerge.merge(ours: lease.bytes, theirs: theirs, keys: keys)
@@ -125,7 +125,7 @@ final class KeyChangeMergeTests: XCTestCase {
         XCTAssertEqual(records.filter { $0.payload.kind == .earlierKey }.count, 3, "the first key (kept by both rotations) and the laptop's")
         // A plain exchange under the same key adds nothing.
         let count = records.count
-        _ = try laptop.keychain.exchange { _ in nil }
+        _ = try laptop.keychain.withExclusiveLease { _ in nil }
         XCTAssertEqual(try VaultImage(bytes: laptop.bytes, key: desktopKey).records.count, count)
     }
 

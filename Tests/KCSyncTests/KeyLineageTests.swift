@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 @testable import KCVault
-import Keychain
+import KCKeychain
 import KCTestSupport
 
 /// A copy that no key of this machine opens is taken for a key rotation made on another machine
@@ -141,7 +141,7 @@ final class KeyLineageTests: XCTestCase {
         // laptop's copy, whose earlier key (the common one) is one the desktop's vault keeps.
         let laptopCopy = laptop.bytes, laptopPassword = world.secret("laptop's")
         var asked = 0
-        _ = try desktop.keychain.exchange { lease in
+        _ = try desktop.keychain.withExclusiveLease { lease in
             let keys = LeaseKeys(lease) { header in
                 asked += 1
                 return try? VaultImage.unwrapKey(header, password: laptopPassword)

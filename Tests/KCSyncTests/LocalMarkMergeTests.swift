@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// What a compaction marker has seen of an item marked this-device-only (`ItemVersions.seen`,
 /// Docs/SYNC.md rules 3 and 5): not the records that stayed on another machine, but every record

@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// The merge's algebra on random histories. Each world is a random schedule of adds, edits,
 /// deletes, compactions, new machines and pulls on real vault files through the Keychain API;

@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Named merge scenarios on real vaults written through the Keychain API.
 final class MergeScenarioTests: XCTestCase {

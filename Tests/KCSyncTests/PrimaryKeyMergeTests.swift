@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// One primary key given to items on several machines apart (Docs/FORMAT.md, Replay semantics,
 /// rule 5; Docs/SYNC.md, rule 4): after any merge, the item whose current record is last holds the

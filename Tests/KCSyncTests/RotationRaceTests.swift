@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// A key rotation against a concurrent plain password change made under the key it replaced
 /// (Docs/SYNC.md, rule 7): the rotation is never undone, whichever change is newer and whichever

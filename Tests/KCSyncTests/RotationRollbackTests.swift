@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// A key rotation is never undone by a password change made under the key it retired, and a merged
 /// header always wraps the key the result is sealed under (Docs/FORMAT.md, "Password changes and
@@ -106,7 +106,7 @@ final class RotationRollbackTests: XCTestCase {
         defer { withExtendedLifetime(world) {} }   // its folder holds the vaults
         let synced = laptop.bytes
         var report: SyncRound.Report?
-        _ = try desktop.keychain.exchange { [laptopPassword] lease in
+        _ = try desktop.keychain.withExclusiveLease { [laptopPassword] lease in
             let keys = LeaseKeys(lease) { header in try? VaultImage.unwrapKey(header, password: laptopPassword) }
             report = try keys.imported(synced)
             return keys.installing
@@ -115,7 +115,7 @@ final class RotationRollbackTests: XCTestCase {
         XCTAssertEqual(report?.keyReplaced, true)
         var laptopReport: SyncRound.Report?
         let desktopCopy = desktop.bytes
-        _ = try laptop.keychain.exchange { lease in
+        _ = try laptop.keychain.withExclusiveLease { lease in
             let keys = LeaseKeys(lease)
             laptopReport = try keys.imported(desktopCopy)
             return keys.installing

@@ -3,7 +3,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 import KCTestSupport
 
 /// A scenario failed: what went wrong, on which step.
@@ -144,7 +144,7 @@ final class SimulatedSync {
     /// One `kc sync` of `machine`: export, fetch and merge, push, import, under the live vault's lock.
     func sync(_ machine: SyncingMachine) throws {
         log.append("\(machine.name): sync")
-        _ = try machine.keychain.exchange { lease in
+        _ = try machine.keychain.withExclusiveLease { lease in
             let exported = try merge(machine.copy, lease.bytes)
             machine.committed = machine.committed || exported != machine.copy
             machine.copy = exported
@@ -184,7 +184,7 @@ final class SimulatedSync {
         let snapshots = pairs.map { (Self.read($0.1.path), model.holding($0.1.live)) }
         for ((machine, other), (bytes, held)) in zip(pairs, snapshots) {
             log.append("\(machine.name): pull from \(other.name)\(pairs.count > 1 ? " (criss-cross)" : "")")
-            _ = try machine.keychain.exchange { lease in (try merge(lease.bytes, bytes), lease.key) }
+            _ = try machine.keychain.withExclusiveLease { lease in (try merge(lease.bytes, bytes), lease.key) }
             model.merge(machine.live, with: held)
             try check(machine)
         }

@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 import KCFormat
-import Keychain
+import KCKeychain
 
 /// Random sync scenarios against a model (`SyncModel`): three or four machines syncing through a
 /// simulated remote with the real Keychain, import and merge (`SimulatedSync`), one of them merging

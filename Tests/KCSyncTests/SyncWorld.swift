@@ -4,7 +4,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 import KCTestSupport
 
 /// A small deterministic random generator (SplitMix64): a case is replayed from its seed.

@@ -66,7 +66,14 @@ final class ChildProcessTests: XCTestCase {
             usleep(1000)
         }
         let folder = "/proc/\(child.id)/fd"
-        let open = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { Int($0) }.sorted()
+        // Right after exec the dynamic loader briefly opens the libraries (as 4, 5...): an inherited
+        // descriptor stays, so the listing is read until it settles (at most 2 s).
+        var open: [Int] = []
+        for _ in 0..<200 {
+            open = try FileManager.default.contentsOfDirectory(atPath: folder).compactMap { Int($0) }.sorted()
+            if open == [0, 1, 2, 3] { break }
+            usleep(10_000)
+        }
         XCTAssertEqual(open, [0, 1, 2, 3])
         for number in 0...2 {
             XCTAssertEqual(try FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\(number)"), "/dev/null")

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The agent's commands: unlock, lock, status (the hidden `agent`, the agent process itself, is in
 /// AgentServeCommand.swift). Handlers are in AgentHandlers.swift.

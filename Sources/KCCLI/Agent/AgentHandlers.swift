@@ -1,7 +1,7 @@
 import KCAgent
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 // Handlers of unlock, lock and status.
 

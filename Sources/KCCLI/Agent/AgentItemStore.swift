@@ -1,7 +1,7 @@
 import KCAgent
 import KCCrypto
 import KCVault
-import Keychain
+import KCKeychain
 
 /// The item store of a command while the vault's agent is unlocked: the agent answers, unless it
 /// turns out to have locked before answering (a timer ran out since the command connected, or

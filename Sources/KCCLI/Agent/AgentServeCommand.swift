@@ -1,5 +1,5 @@
 import KCAgent
-import Keychain
+import KCKeychain
 
 /// `kc agent`: the agent process of the vault, started by `kc unlock` (hidden; `--foreground`
 /// serves a systemd user unit). The readiness descriptor is given by `kc unlock` only.

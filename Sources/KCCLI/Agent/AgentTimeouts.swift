@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The agent's two timers as `kc unlock` sets them: `idle` (since the last request that revealed a
 /// secret or wrote) and `maxTTL` (since the unlock), in whole seconds. They come from the flags,

@@ -1,6 +1,6 @@
 import KCAgent
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// What the CLI says about the agent's failures: each `AgentError` as one error line, a hint and
 /// a result code.

@@ -2,7 +2,7 @@ import KCAgent
 import KCCrypto
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Finding the chosen vault's agent: one agent per vault, found from the vault's path and the
 /// runtime folder; never started here (only `kc unlock` starts one).

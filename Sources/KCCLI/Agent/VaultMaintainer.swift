@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// What `kc history`, `kc compact` and `kc repair` (without --salvage) ask of a vault: the unlocked
 /// agent does it with the key it holds (no password asked), else the vault opened here does.

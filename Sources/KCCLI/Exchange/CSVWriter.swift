@@ -1,7 +1,8 @@
 import KCCrypto
 import KCFormat
 import KCSystem
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// kc's CSV export (RFC 4180): the header row `ItemCSVReader.columns`, then one row an item, records
 /// ended by CRLF. A field holding a comma, quote, CR or LF is quoted (`"` doubled); secrets are

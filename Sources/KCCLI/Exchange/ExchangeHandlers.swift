@@ -3,7 +3,8 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
 func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {

@@ -1,4 +1,5 @@
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// Words the problems of an export file being imported.
 enum ExchangeWording {

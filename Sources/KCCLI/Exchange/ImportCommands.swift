@@ -1,6 +1,6 @@
 import KCCrypto
-import KCPass
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// Imports from other password managers' exports: `import keepassxc-csv|bitwarden-csv|bitwarden-json|chrome-csv|firefox-csv`.
 let foreignImportCommands: [CommandSpec] = [

@@ -1,6 +1,7 @@
 import KCCrypto
 import KCFormat
-import Keychain
+import KCExchange
+import KCKeychain
 
 /// The JSON array of items, built as bytes in one buffer (no String or Dictionary per item).
 extension ItemPrinter {

@@ -4,7 +4,7 @@ import Glibc
 import KCCrypto
 import KCFTP
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
 /// the vault and the terminal.

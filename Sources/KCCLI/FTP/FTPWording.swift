@@ -1,5 +1,5 @@
 import KCFTP
-import Keychain
+import KCKeychain
 
 /// The words of `kc ftp login`: its errors, hints and notices (KCFTP gives reasons only).
 enum FTPMessages {

@@ -4,7 +4,7 @@ import Glibc
 import KCCrypto
 import KCFTP
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// `kc netrc`: internet items as netrc lines on standard output, for curl, ftp and others.
 ///

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// `kc git-credential get|store|erase`: git's credential helper (also run as `git-credential-kc`,
 /// which `git config credential.helper kc` makes git call).

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// What a git credential message asks about, in the terms of internet items: git's `protocol`
 /// (kc's protocol word), `host` (server, and port after a colon), `path` when git sends it,

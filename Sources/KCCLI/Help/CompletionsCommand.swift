@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// `kc completions SHELL`: the completion script generated from the command table.
 let completionsCommand = CommandSpec(

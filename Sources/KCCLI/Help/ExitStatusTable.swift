@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// What each result code means for kc: the exit-status table of help, the man page and the README.
 public enum ExitStatusTable {

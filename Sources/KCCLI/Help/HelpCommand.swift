@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// `kc help [COMMAND...]`: the help of kc or of one command, from the command table.
 let helpCommand = CommandSpec(

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// Help text for `kc help`, `kc help COMMAND` and `kc COMMAND --help`, from the command table.
 public enum HelpFormatter {

@@ -1,5 +1,5 @@
 import KCAgent
-import Keychain
+import KCKeychain
 
 /// Commands left out of help: the man page (for building kc), the agent, the agent's message
 /// kinds (for test clients), the clipboard's clearer, git's merge driver and the item names of the

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The troff man page kc(1), generated from the command table and `KeychainStatus`.
 public enum ManPage {

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 // --clip and --clip-timeout of `find -w` and `generate`, and the hidden command that clears the
 // clipboard afterwards.

@@ -1,6 +1,6 @@
 import KCAgent
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// The item attributes whose values the shell completions offer (after -s, --server and -a).
 public enum CompletedAttribute: String, CaseIterable, Sendable {

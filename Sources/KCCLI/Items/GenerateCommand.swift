@@ -1,6 +1,6 @@
 import KCCrypto
 import KCGenerator
-import Keychain
+import KCKeychain
 
 // `kc generate`, and the recipe options it shares with `add|update --generate=SPEC`.
 

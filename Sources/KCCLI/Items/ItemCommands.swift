@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The keychain commands: init, add, find, search, update, delete, list. (`help` is listed last.)
 let coreCommands: [CommandSpec] = [initCommand]

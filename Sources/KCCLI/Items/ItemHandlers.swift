@@ -1,7 +1,7 @@
 import KCCrypto
 import KCGenerator
 import KCSystem
-import Keychain
+import KCKeychain
 
 // Handlers of add, find, search, update, delete and list.
 

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The attribute flags of each item class (letters as macOS `security`), and their mapping
 /// between parsed options, attributes and `--set-ATTR` changes.

@@ -2,7 +2,7 @@ import KCAgent
 import KCFormat
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 extension KeychainStatus {
     /// The process exit status: the low byte of the OSStatus, as macOS `security` does, except

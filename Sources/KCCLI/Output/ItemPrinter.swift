@@ -1,7 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Writes items: `name: value` lines, JSON arrays, the `list` table, and bare secrets (`-w`).
 enum ItemPrinter {

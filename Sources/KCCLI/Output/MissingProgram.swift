@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// A program or library kc runs that is not installed (gpg, git, a clipboard program, libcurl):
 /// errSecNotAvailable whichever it is, with a hint naming the Debian packages that provide it

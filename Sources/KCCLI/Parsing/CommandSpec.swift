@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// What a command's handler is: it reads its parsed invocation, does its work through the
 /// context, and returns an exit status (0 on success). Failures are thrown as `KeychainError`.

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 
 /// What the `security` subcommands do, through the same item store operations as kc's find, add
 /// and delete.

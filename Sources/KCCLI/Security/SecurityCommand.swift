@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// The name of `kc security`, which `CommandLineSecret` reads before the command table is built.
 let securityCommandName = "security"

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Prints an item as macOS `security` does (`print_keychain_item_attributes` and `print_buffer`
 /// in Apple's security tool): `keychain:`, `version:`, `class:`, then every attribute of the

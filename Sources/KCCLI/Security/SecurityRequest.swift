@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// A `security` subcommand's options, read as macOS reads them.
 struct SecurityRequest {

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// One macOS `security` subcommand kc runs: its name, what it does to which class, its option
 /// letters exactly as Apple's security tool declares them for getopt, and its usage text.

@@ -4,7 +4,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// `kc conflicts` and `kc conflicts resolve CLASS`: items edited concurrently on two machines
 /// (Docs/SYNC.md, rule 5), the version that won and the others.

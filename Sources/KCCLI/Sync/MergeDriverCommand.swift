@@ -7,7 +7,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// git's merge driver for vault files (Docs/SYNC.md): merges THEIRS into OURS in place.
 let mergeDriverCommand = CommandSpec(

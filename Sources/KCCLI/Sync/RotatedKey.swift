@@ -2,7 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 /// `kc sync` after a key rotation on another machine (Docs/SYNC.md, "Password changes and key
 /// rotations"): the key of the remote copy's header, which none of this vault's keys opens. Asked

@@ -7,7 +7,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// `kc sync`, `kc sync init`, `kc sync clone` (Docs/SYNC.md): one vault on several machines
 /// through git, each machine keeping a sync working copy beside its live vault.
@@ -134,7 +134,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     } else {
         let (keychain, password) = try setup.openVault()
         _ = try SyncSetup.worded {
-            try keychain.exchange { lease in
+            try keychain.withExclusiveLease { lease in
                 try create(try SyncSetup.worded { () throws -> [UInt8] in
                     do throws(MergeError) { return try LeaseKeys(lease).shared() } catch { throw SyncCopy.Problem.merge(error) }
                 })
@@ -230,7 +230,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
         let unlock = RotatedKey(invocation, context, password: password)
         do {
             _ = try SyncSetup.worded {
-                try keychain.exchange { lease in
+                try keychain.withExclusiveLease { lease in
                     let (bytes, key, report) = try SyncSetup.worded { try round.run(lease, unlock: unlock.key(for:)) }
                     outcome = report
                     return (bytes, key)

@@ -4,7 +4,7 @@ import KCSystem
 import KCFormat
 import KCSync
 import KCVault
-import Keychain
+import KCKeychain
 
 // Device names (`--device-name` of sync init and clone) and `kc sync reset-device`.
 

@@ -6,7 +6,7 @@ import KCCrypto
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 /// Where a vault's sync copy is and how kc runs git for it.
 struct SyncSetup {

@@ -6,7 +6,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCVault
-import Keychain
+import KCKeychain
 
 let syncStatusCommand = CommandSpec(
     "sync status", abstract: "Show what is not yet sent or received, and the devices.",
@@ -50,7 +50,7 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     if let keychain {
         live = CopySummary(live: try keychain.records)
         var failure: MergeError?
-        _ = try keychain.exchange { lease in
+        _ = try keychain.withExclusiveLease { lease in
             do throws(MergeError) { if let upstream { remote = try LeaseKeys(lease).summary(of: upstream) } } catch { failure = error }
             return nil
         }

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The desktop's clipboard, through the user's own program found on PATH: wl-copy (and wl-paste)
 /// under Wayland, else xclip or xsel under X11. A secret reaches the program on its standard

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Where a secret comes from: every master password, new password and item secret kc reads goes
 /// through `read`, straight into secure memory.

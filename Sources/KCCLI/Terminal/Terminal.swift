@@ -3,7 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The controlling terminal (`/dev/tty`), for prompts: secrets without echo, lines, yes/no.
 ///

@@ -1,5 +1,5 @@
 import KCVault
-import Keychain
+import KCKeychain
 
 let backupCommand = CommandSpec(
     "backup", abstract: "Copy the encrypted vault to a new file.",

@@ -1,6 +1,6 @@
 import KCCrypto
 import KCFormat
-import Keychain
+import KCKeychain
 
 /// `kc init`: a new vault with a new master password, at the chosen vault path.
 func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {

@@ -1,5 +1,5 @@
 import KCFormat
-import Keychain
+import KCKeychain
 
 // The Argon2id cost options of init and passwd: their specs and their values.
 

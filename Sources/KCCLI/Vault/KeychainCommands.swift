@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Named keychains, as on macOS: `kc keychain create|list|default|delete`. Each is the vault
 /// `$XDG_DATA_HOME/kc/NAME.kc`; the default's name is kept in `$XDG_CONFIG_HOME/kc/default-keychain`.

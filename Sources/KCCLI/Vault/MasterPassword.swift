@@ -1,6 +1,6 @@
 import KCCrypto
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// The master password's sources, in order: `--master-password-fd N`, then the file named by
 /// `KC_MASTER_PASSWORD_FILE` (mode 0600 or stricter, owned by the user), then the terminal

@@ -1,5 +1,5 @@
 import KCCrypto
-import Keychain
+import KCKeychain
 import KCFormat
 
 /// `kc repair --salvage`: shows what the rebuilt vault keeps and may lose, item by item, asks,

@@ -1,4 +1,4 @@
-import Keychain
+import KCKeychain
 
 /// Vault maintenance commands: check, repair, compact, passwd, backup (BackupCommand.swift), history.
 let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand, backupCommand]

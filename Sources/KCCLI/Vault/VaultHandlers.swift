@@ -1,7 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCSystem
-import Keychain
+import KCKeychain
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
 // Check, history, compact and the torn-tail repair go through the unlocked agent when one answers.

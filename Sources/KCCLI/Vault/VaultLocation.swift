@@ -2,7 +2,7 @@
 import Glibc
 #endif
 import KCSystem
-import Keychain
+import KCKeychain
 
 /// Where vaults, named keychains, the default keychain's name and the state folder live, from
 /// the environment (XDG base directories).
