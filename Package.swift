@@ -35,7 +35,10 @@ let package = Package(
                 swiftSettings: strict + faultSeam),
         // Reading a pass store: each entry decrypted by the user's own gpg.
         .target(name: "KCPass", dependencies: ["Keychain", "KCCrypto", "KCSystem"], swiftSettings: strict),
-        .target(name: "KCCLI", dependencies: ["Keychain", "KCSync", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
+        // The session layer: every front-end request, answered by the agent or by the vault opened here.
+        .target(name: "KCSession", dependencies: ["KCAgent", "KCSync", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
+                swiftSettings: strict),
+        .target(name: "KCCLI", dependencies: ["KCSession", "Keychain", "KCSync", "KCFTP", "KCAgent", "KCPass", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
         // The Swift runtime and libstdc++ linked statically (Sources/kc/link/libstdc++.so points the
         // runtime's -lstdc++ at libstdc++.a): a kc process starts without relocating libstdc++.so.
@@ -60,6 +63,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCSync", "Keychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCAgent", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

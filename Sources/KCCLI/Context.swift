@@ -2,8 +2,8 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSession
 import KCSystem
-import KCVault
 import Keychain
 
 /// What a command handler works with: global options, environment, output streams,
@@ -19,10 +19,20 @@ public final class Context {
     public var commandLineSecret: SecureBytes?
     /// The progress line of this command's long work, once `showProgress` started it on a terminal.
     public private(set) var progress: ProgressLine?
-    /// The master password as given for an ask-again item (`askAgain`): a vault this command then
-    /// opens itself (its agent ended meanwhile) is opened with it, not asked for a second time
-    /// (a descriptor source could not give it twice).
-    var masterPasswordGiven: SecureBytes?
+    /// The master password of this command: asked at most once, whoever needs it (the vault opened
+    /// here, an item the agent asks again for, a merge), so a descriptor is never read twice.
+    public private(set) lazy var masterPassword = MasterPasswordSource { [unowned self] (purpose) throws(KeychainError) -> SecureBytes in
+        let path = (try? self.vaultPath) ?? "the vault"
+        switch purpose {
+        case .open: return try MasterPassword.obtain(self, prompt: self.masterPasswordPrompt ?? "Master password for \(path): ")
+        case .askAgain:
+            return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+        }
+    }
+    /// The prompt of `masterPassword` when it is not the vault's ("Master password for PATH: ").
+    var masterPasswordPrompt: String?
+    /// The session of this command, once asked for (`session(for:)`).
+    var chosenSession: FallbackSession?
 
     public init(globals: GlobalOptions, environment: [String: String],
                 output: Output, errors: Output) {
@@ -92,35 +102,26 @@ public final class Context {
         StatusLine.write(.notice, message, to: errors)
     }
 
-    /// The items of the vault, for the commands that only read and write items (find, add, list,
-    /// import, export, ...): the unlocked agent of this vault when one answers, else the vault
-    /// opened here with the master password (`openKeychain`). Commands that need the vault key
-    /// itself (check, repair, compact, passwd, history) call `openKeychain` instead. A command
-    /// that asks one question (find, add) names it: the vault opened here then reads its records
-    /// for that question alone (see `ItemScan`).
-    public func openItemStore(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> any ItemStore {
-        if let agent = try agentItemStore() { return agent }
-        return try openKeychain(for: question)
+    /// Opens the vault here with the master password (asked only once the vault is known to
+    /// exist), for the commands that need the vault itself (passwd, repair --salvage, an export of
+    /// secrets). The other commands go through `session(for:)`.
+    public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
+        do { return try localSession(for: question).keychain() } catch { throw named(error) }
     }
 
-    /// Opens the vault, asking for the master password only once the vault is known to exist.
-    public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
-        let path = try vaultPath
-        let keychain: Keychain
-        do {
-            keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress,
-                                         scan: question.map(ItemScan.init)) { () throws(KeychainError) -> SecureBytes in
-                if let given = self.masterPasswordGiven { return given }
-                return try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
-            }
-        } catch {
-            if case .vault(.noSuchVault) = error.reason, globals.vault == nil, let name = globals.keychain {
-                throw noSuchKeychain(name, path: path)
-            }
-            throw error
+    /// The vault of this command opened here, lazily, with `masterPassword`; its warnings printed as it opens.
+    func localSession(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> LocalSession {
+        LocalSession(path: try vaultPath, options: openOptions, password: masterPassword, progress: progress?.vaultProgress,
+                     scan: question) { [unowned self] keychain in self.reportWarnings(of: keychain) }
+    }
+
+    /// `error` with a missing vault named as the user named it (`--keychain NAME` or a path): the
+    /// one place a missing vault is worded beyond `VaultError.noSuchVault`.
+    func named(_ error: KeychainError) -> KeychainError {
+        if let path = LocalSession.missingVaultPath(in: error), globals.vault == nil, let name = globals.keychain {
+            return noSuchKeychain(name, path: path)
         }
-        reportWarnings(of: keychain)
-        return keychain
+        return error
     }
 
     /// Open options from the global flags.

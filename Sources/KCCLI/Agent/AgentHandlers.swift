@@ -1,4 +1,5 @@
 import KCAgent
+import KCSession
 import KCCrypto
 import KCSystem
 import Keychain
@@ -19,7 +20,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-    let unlocked = { (client: AgentClient) throws(KeychainError) -> Int32 in
+    let unlocked = { (client: AgentSession) throws(KeychainError) -> Int32 in
         try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
@@ -27,7 +28,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         return 0
     }
     if let running {
-        do { return try unlocked(running) } catch where AgentItemStore.agentEnded(error) {
+        do { return try unlocked(running) } catch where AgentSession.hasEnded(error) {
             // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
             // when none ran.
         }
@@ -36,7 +37,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         let started = try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
                                                                     String(AgentLauncher.readinessDescriptor)],
                                               environment: context.environment)
-        guard let client = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
+        guard let client = try AgentSession.running(endpoint, password: context.masterPassword) else {
             throw AgentError.agentGone(errno: nil)
         }
         return (client, started)

@@ -17,7 +17,7 @@ let agentCommand = CommandSpec(
             try AgentServer.run(endpoint, options: context.openOptions, readinessDescriptor: readiness,
                                 unlockWithin: invocation.flag("foreground") ? nil : 30)
         } catch {
-            throw KeychainError(.notAvailable, .relayed(error))
+            throw AgentWording.error(error)
         }
         return 0
     })

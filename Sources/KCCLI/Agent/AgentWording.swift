@@ -1,4 +1,5 @@
 import KCAgent
+import KCSession
 import KCSystem
 import Keychain
 
@@ -15,14 +16,19 @@ enum AgentWording {
 
     /// The failure with its result code, message and hint.
     static func error(_ error: AgentError) -> KeychainError {
-        KeychainError(describe(error).0, .relayed(error))
+        AgentSession.relayed(error, status: describe(error).0)
     }
 
     /// `error` with the result code this file gives its agent failure (the agent's layer relays
     /// them with a code of its own); other errors as they are.
     static func withStatus(_ error: KeychainError) -> KeychainError {
-        guard case .relayed(let failure) = error.reason, let agent = failure as? AgentError else { return error }
-        return KeychainError(describe(agent).0, error.reason)
+        guard let agent = AgentSession.agentFailure(in: error) else { return error }
+        return AgentSession.relayed(agent, status: describe(agent).0)
+    }
+
+    /// The wording of the agent's failure relayed in `error` (nil: it is none).
+    static func wording(relayed error: KeychainError) -> FailureWording? {
+        AgentSession.agentFailure(in: error).map { describe($0).1 }
     }
 
     /// The result code and wording of `error`; its paths (from XDG_RUNTIME_DIR or TMPDIR) with

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import KCCrypto
 import KCSystem
+import KCSession
 import Keychain
 
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
@@ -29,7 +30,7 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     // Every secret at once is a deliberate act: it takes the master password even while an agent
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
     context.showProgress("export")
-    let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.openItemStore()
+    let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.session()
     let all = try store.allItems(revealing: withSecrets)
     let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
     if items.count < all.count {
@@ -138,7 +139,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     }
     let dryRun = invocation.flag("dry-run")
     context.showProgress("import")
-    let outcomes = try context.openItemStore().addAll(good.map(\.item), dryRun: dryRun)
+    let outcomes = try context.session().addAll(good.map(\.item), dryRun: dryRun)
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {

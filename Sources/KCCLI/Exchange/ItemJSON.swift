@@ -1,5 +1,4 @@
 import KCCrypto
-import KCFormat
 import Keychain
 
 /// The JSON array of items, built as bytes in one buffer (no String or Dictionary per item).

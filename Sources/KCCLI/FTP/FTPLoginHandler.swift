@@ -4,6 +4,7 @@ import Glibc
 import KCCrypto
 import KCFTP
 import KCSystem
+import KCSession
 import Keychain
 
 /// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
@@ -48,7 +49,7 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let transport: CurlFTPTransport
     do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
     let flow = FTPLoginFlow(options: options, transport: transport,
-                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.openItemStore() },
+                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.session() },
                             prompter: TerminalFTPPrompter(context))
     let outcome: FTPLoginOutcome
     do throws(FTPLoginError) {

@@ -4,6 +4,7 @@ import Glibc
 import KCCrypto
 import KCFTP
 import KCSystem
+import KCSession
 import Keychain
 
 /// `kc netrc`: internet items as netrc lines on standard output, for curl, ftp and others.
@@ -26,7 +27,7 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         try ItemOptions.checked(value, .port, written: "--port")
     }
     filters[.account] = invocation.value("account")
-    let items = try context.openItemStore().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)],
+    let items = try context.session().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)],
                                                  revealing: true)
 
     var order: [String] = []
@@ -94,7 +95,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
     let contents = try readImportFile(path)
     let (entries, problems) = Netrc.parse(contents)
 
-    let store = try context.openItemStore()
+    let store = try context.session()
     let batch = entries.map { entry -> ExchangeItem in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])

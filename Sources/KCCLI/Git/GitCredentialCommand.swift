@@ -1,5 +1,6 @@
 import KCCrypto
 import KCSystem
+import KCSession
 import Keychain
 
 /// `kc git-credential get|store|erase`: git's credential helper (also run as `git-credential-kc`,
@@ -52,16 +53,14 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
 
 /// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
 private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(KeychainError) {
-    let agent = try context.agentItemStore()
-    guard agent != nil || hasMasterPasswordSource(context) else {
+    let store = try context.session()
+    guard store.isServedByAgent || hasMasterPasswordSource(context) else {
         context.warn("git-credential: no unlocked agent, no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
         return
     }
     let item: Item
     do {
-        let store: any ItemStore
-        if let agent { store = agent } else { store = try context.openKeychain() }
         guard let newest = try newestMatch(target, in: store),
               let found = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
         item = found
@@ -90,7 +89,7 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(KeychainError) {
     guard target.account != nil, let password = message.password, password.count > 0,
           !isTrue(message["ephemeral"]) else { return }
-    let store = try context.openItemStore()
+    let store = try context.session()
     if let newest = try newestMatch(target, in: store) {
         if newest.attributes.requirePassword { return }
         let existing = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first
@@ -104,7 +103,7 @@ private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessag
 /// Deletes the items matching the target and, when git sent one, holding `password` (only then
 /// are their secrets revealed, to compare).
 private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(KeychainError) {
-    let store = try context.openItemStore()
+    let store = try context.session()
     let doomed = try matches(target, in: store, revealing: password != nil).filter { item in
         password.map { item.secret.isEqual(to: $0) } ?? true
     }

@@ -1,4 +1,4 @@
-import KCAgent
+import KCSession
 import KCCrypto
 import Keychain
 
@@ -40,7 +40,7 @@ func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws
 /// The distinct values, sorted; empty unless the vault's agent is unlocked and answers.
 private func agentItemValues(_ context: Context, _ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> [String] {
     guard let endpoint = try? context.agentEndpoint(),
-          let agent = try? AgentClient.connect(endpoint, reauthenticate: { () throws(KeychainError) -> SecureBytes in
+          let agent = try? AgentSession.running(endpoint, password: MasterPasswordSource { _ throws(KeychainError) -> SecureBytes in
               throw KeychainError(.interactionNotAllowed, "completions never prompt")
           }),
           let items = try? agent.allItems(revealing: false) else { return [] }

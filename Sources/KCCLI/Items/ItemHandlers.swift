@@ -1,6 +1,7 @@
 import KCCrypto
 import KCGenerator
 import KCSystem
+import KCSession
 import Keychain
 
 // Handlers of add, find, search, update, delete and list.
@@ -17,7 +18,7 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
     let updateExisting = invocation.flag("update-existing")
-    let store = try context.openItemStore(for: updateExisting ? nil : .primaryKey(of: attributes))
+    let store = try context.session(for: updateExisting ? nil : .primaryKey(of: attributes))
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
     try store.add(attributes, secret: secret, updateExisting: updateExisting)
     printGenerated(secret, invocation, context)
@@ -29,7 +30,7 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
     let clip = try findClipRequest(invocation, context)
-    let store = try context.openItemStore(for: .matchingAny(queries))
+    let store = try context.session(for: .matchingAny(queries))
     let items = try matches(json: json, context) { () throws(KeychainError) in
         try store.find(anyOf: queries, revealing: withSecrets)
     }
@@ -57,7 +58,7 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
         itemClass = wanted
     }
-    let store = try context.openItemStore()
+    let store = try context.session()
     let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
     let items = try matches(json: json, context) { () throws(KeychainError) in try store.search(query) }
     if json {
@@ -82,7 +83,7 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
-    let store = try context.openItemStore()
+    let store = try context.session()
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
     let updated = try store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local)
     context.notice("updated \(count(updated.count))")
@@ -92,13 +93,13 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
 
 func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
     let query = try selection(invocation, itemClass)
-    let deleted = try context.openItemStore().delete(query)
+    let deleted = try context.session().delete(query)
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
 func runList(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let items = try context.openItemStore().allItems(revealing: false)
+    let items = try context.session().allItems(revealing: false)
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {

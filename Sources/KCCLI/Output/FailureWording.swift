@@ -1,4 +1,3 @@
-import KCAgent
 import KCFormat
 import KCSystem
 import KCVault
@@ -50,7 +49,7 @@ struct FailureWording: Equatable {
         case .unexpected(let description): self.init("unexpected failure: \(description)")
         case .worded(let message, let hint): self.init(message, hint: hint)
         case .relayed(let failure):
-            if let agent = failure as? AgentError { self = AgentWording.describe(agent).1 } else { self.init("unexpected failure: \(failure)") }
+            self = AgentWording.wording(relayed: error) ?? FailureWording("unexpected failure: \(failure)")
         }
     }
 

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSession
 import Keychain
 
 /// What the `security` subcommands do, through the same item store operations as kc's find, add
@@ -55,7 +56,7 @@ enum SecurityActions {
         if request.givesAccessList {
             target.notice("-A and -T are ignored: kc has no per-application access lists")
         }
-        let store = try target.openItemStore()
+        let store = try target.session()
         let secret = try password(request.password, target)
         do {
             try store.add(attributes, secret: secret, updateExisting: request.updatesExisting)
@@ -90,7 +91,7 @@ enum SecurityActions {
                                    revealing: Bool) throws(KeychainError) -> (Item, Context, any ItemStore)? {
         let query = Query(itemClass: request.subcommand.itemClass, filters: request.attributes)
         for target in targets {
-            let store = try target.openItemStore()
+            let store = try target.session()
             do {
                 return (try store.find(anyOf: [query], revealing: revealing)[0], target, store)
             } catch where error.status == .itemNotFound {

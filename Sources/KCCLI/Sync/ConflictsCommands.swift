@@ -1,9 +1,7 @@
-import KCAgent
 import KCCrypto
+import KCSession
 import KCFormat
-import KCSync
 import KCSystem
-import KCVault
 import Keychain
 
 /// `kc conflicts` and `kc conflicts resolve CLASS`: items edited concurrently on two machines
@@ -44,7 +42,7 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
 
 func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let showingSecrets = invocation.flag("password")
-    let conflicts = try itemConflicts(in: try context.openItemStore(), of: nil, revealing: showingSecrets)
+    let conflicts = try context.session().conflicts(of: nil, revealing: showingSecrets)
     for (index, conflict) in conflicts.enumerated() {
         if index > 0 { context.output.writeLine() }
         if let item = conflict.winner.item {
@@ -60,13 +58,6 @@ func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(Key
         }
     }
     return 0
-}
-
-/// The items in conflict in `store`: the unlocked agent's answer, or read from the vault opened here.
-private func itemConflicts(in store: any ItemStore, of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
-    if let agent = store as? AgentItemStore { return try agent.conflicts(of: itemID, revealing: revealing) }
-    guard let keychain = store as? Keychain else { throw KeychainError(.notAvailable, "this item store cannot list conflicts") }
-    return try ItemConflicts.list(in: keychain, itemID: itemID, revealing: revealing)
 }
 
 /// One version's line: written when, by which device, and what it did (or its secret with -w).
@@ -88,13 +79,13 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
-    let store = try context.openItemStore()
+    let store = try context.session()
     let query = Query(itemClass: itemClass, filters: filters)
     let matches = try store.find(anyOf: [query], revealing: false)
     guard matches.count == 1, let item = matches.first else {
         throw matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count))
     }
-    guard let conflict = try itemConflicts(in: store, of: item.id, revealing: keep == "other").first else {
+    guard let conflict = try store.conflicts(of: item.id, revealing: keep == "other").first else {
         throw KeychainError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {

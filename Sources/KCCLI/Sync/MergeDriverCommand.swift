@@ -1,12 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KCAgent
 import KCCrypto
-import KCFormat
 import KCSync
 import KCSystem
-import KCVault
+import KCSession
 import Keychain
 
 /// git's merge driver for vault files (Docs/SYNC.md): merges THEIRS into OURS in place.
@@ -62,16 +60,23 @@ enum MergeDriver {
         let ourBytes = try read(ours, side: .ours, ours: ours, theirs: theirs), theirBytes = try read(theirs, side: .theirs, ours: ours, theirs: theirs)
         // Copies of two vaults are refused as such before an agent or a password is asked: an
         // agent then declines copies only when they are of another vault than its own.
-        let header: VaultHeader
-        do { header = try VaultMerge.header(ofSameVault: ourBytes, theirBytes) } catch { throw wording(error, ours: ours, theirs: theirs) }
+        do { _ = try VaultMerge.header(ofSameVault: ourBytes, theirBytes) } catch { throw wording(error, ours: ours, theirs: theirs) }
+        // By the vault's unlocked agent, which keeps the key; else (none runs, it is locked or
+        // locks before answering, it serves another vault) with the key the master password
+        // unwraps (`--master-password-fd`, `KC_MASTER_PASSWORD_FILE`, or the terminal; never a prompt without one).
+        context.masterPasswordPrompt = "Master password to merge the vault: "
         let summary: MergeSummary
-        if let merged = try mergedByAgent(ourBytes, theirBytes, context: context, ours: ours, theirs: theirs) {
-            summary = merged
-        } else {
-            let key = try vaultKey(for: header, context: context)
-            do { summary = MergeSummary(try VaultMerge.merge(ours: ourBytes, theirs: theirBytes, key: key)) } catch {
-                throw wording(error, ours: ours, theirs: theirs)
-            }
+        do {
+            summary = try context.session(use: .mergeDriver).merge(ours: ourBytes, theirs: theirBytes)
+        } catch let error as MergeError {
+            throw wording(error, ours: ours, theirs: theirs)
+        } catch let error as KeychainError where error.status == .interactionNotAllowed {
+            throw KeychainError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
+                                hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
+        } catch let error as KeychainError {
+            throw error
+        } catch {
+            throw KeychainError(error)
         }
         if summary.bytes != ourBytes {
             do { try FileSystem.writeAtomically(summary.bytes, to: ours) } catch {
@@ -79,37 +84,6 @@ enum MergeDriver {
             }
         }
         return summary
-    }
-
-    /// The merge done by the vault's agent, which keeps the key; nil when no agent runs, it is
-    /// locked (or locks before answering), or it serves another vault than the copies'.
-    private static func mergedByAgent(_ ourBytes: [UInt8], _ theirBytes: [UInt8], context: Context,
-                                      ours: String, theirs: String) throws(KeychainError) -> MergeSummary? {
-        guard let endpoint = try? context.agentEndpoint(),
-              let agent = try? context.runningAgent(endpoint, announcingOtherBuild: false) else { return nil }
-        do {
-            return try agent.merge(ours: ourBytes, theirs: theirBytes)
-        } catch MergeError.differentVaults {
-            return nil
-        } catch let error as MergeError {
-            throw wording(error, ours: ours, theirs: theirs)
-        } catch let error as KeychainError {
-            if AgentItemStore.agentEnded(error) { return nil }
-            throw error
-        } catch {
-            throw KeychainError(error)
-        }
-    }
-
-    /// The vault key of the copies being merged, from the master password (`--master-password-fd`,
-    /// `KC_MASTER_PASSWORD_FILE`, or the terminal; never a prompt without one).
-    static func vaultKey(for header: VaultHeader, context: Context) throws(KeychainError) -> SecureBytes {
-        let password: SecureBytes
-        do { password = try MasterPassword.obtain(context, prompt: "Master password to merge the vault: ") } catch where error.status == .interactionNotAllowed {
-            throw KeychainError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
-                                hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
-        }
-        do { return try VaultImage.unwrapKey(header, password: password) } catch { throw KeychainError(error) }
     }
 
     /// The copy at `path`, refused beyond `VaultMerge.maximumCopySize` before it is read.
@@ -120,37 +94,6 @@ enum MergeDriver {
             throw wording(error, ours: ours, theirs: theirs)
         } catch {
             throw KeychainError(.io, "could not read \(path): \(error)")
-        }
-    }
-
-    static func wording(_ error: MergeError, ours: String, theirs: String) -> KeychainError {
-        switch error {
-        case .unreadable(let side, let problem):
-            let path = side == .ours ? ours : theirs
-            let what: String
-            switch problem {
-            case .header(let reason): what = "is not a kc vault (\(FormatWording.text(reason)))"
-            case .damaged(let offset): what = "does not read with this vault's key at offset \(offset) (damaged, or sealed under another key)"
-            case .incomplete(let offset): what = "ends in an incomplete record at offset \(offset)"
-            }
-            return KeychainError(.decode, "cannot merge: \(path) \(what); nothing was written",
-                                 hint: "the copy in git is left as it was; check it with 'kc --vault FILE check'")
-        case .differentVaults(let a, let b):
-            return KeychainError(.param, "cannot merge two different vaults (\(a.hexString) and \(b.hexString)); nothing was written")
-        case .sharedDeviceID(let device, let counter):
-            return KeychainError(.decode, "two machines share device id \(device.hexString) (both wrote a different record \(counter)); nothing was written",
-                                 hint: "each machine needs its own device id: on the one whose kc state folder was copied from another, run 'kc sync reset-device' (Docs/SYNC.md, Device ids)")
-        case .keyNotKnown(let side, _):
-            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
-                                 + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",
-                                 hint: "'kc sync' (or 'kc sync --continue' after a git pull by hand) merges it with the master password set there "
-                                 + "(asked on the terminal, or --new-password-fd N / --new-password-file PATH)")
-        case .resultNotVerified:
-            return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
-        case .tooLarge(let side, let size):
-            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is \(size) bytes, larger than the "
-                                 + "\(VaultMerge.maximumCopySize >> 20) MiB a merge reads; nothing was written",
-                                 hint: "a vault file this large is not one kc wrote; check it with 'kc --vault FILE check'")
         }
     }
 }

@@ -9,24 +9,21 @@ import Keychain
 final class RotatedKey {
     private let invocation: ParsedInvocation?
     private let context: Context
-    private let password: SecureBytes
     private var given: SecureBytes?
     /// Why the key could not be had (no password set on the other machine, a wrong one): the
     /// error the sync reports rather than the merge's.
     private(set) var failure: KeychainError?
 
-    /// `password`: the master password this sync opened the vault with. Without `invocation` (a
-    /// sync started by `sync clone`), only that password is tried.
-    init(_ invocation: ParsedInvocation?, _ context: Context, password: SecureBytes) {
+    /// Without `invocation` (a sync started by `sync clone`), only the master password is tried.
+    init(_ invocation: ParsedInvocation?, _ context: Context) {
         self.invocation = invocation
         self.context = context
-        self.password = password
     }
 
-    /// The key `header` wraps: under the master password given (the same password set there),
+    /// The key `header` wraps: under `password`, the one this sync opened the vault with (the same password set there),
     /// else under the password set on the other machine, from --new-password-fd/--new-password-file
     /// or asked once on the terminal. Nil (and `failure` set) when neither unwraps it.
-    func key(for header: VaultHeader) -> SecureBytes? {
+    func key(for header: VaultHeader, password: SecureBytes) -> SecureBytes? {
         if let key = try? VaultImage.unwrapKey(header, password: password) { return key }
         guard let invocation else { return nil }
         do {

@@ -1,11 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KCAgent
 import KCCrypto
 import KCSync
 import KCSystem
-import KCVault
 import Keychain
 
 /// Where a vault's sync copy is and how kc runs git for it.
@@ -35,17 +33,6 @@ struct SyncSetup {
             throw KeychainError(.noSuchKeychain, "the vault \(path) is not synced (no \(folder))",
                                 hint: "set it up with 'kc sync init --remote URL', or 'kc sync clone URL' on a new machine")
         }
-    }
-
-    /// The live vault, opened with the master password, and that password (for the merge driver).
-    func openVault() throws(KeychainError) -> (Keychain, SecureBytes) {
-        guard FileSystem.exists(path) else {
-            throw KeychainError(.noSuchKeychain, "no vault at \(path)", hint: "create it with 'kc init', or fetch one with 'kc sync clone URL'")
-        }
-        let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-        let keychain = try Keychain.open(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
-        context.reportWarnings(of: keychain)
-        return (keychain, password)
     }
 
     /// git working in `folder`, with `Context.childEnvironment`, and no
@@ -88,15 +75,6 @@ struct SyncSetup {
     /// `text` quoted for the shell git runs the driver with.
     static func quoted(_ text: String) -> String {
         "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
-    }
-
-    /// The vault's agent when it runs unlocked: it then does every step of a sync that needs the
-    /// key, and no master password is asked. nil when none runs, it is locked, or cannot be used.
-    func unlockedAgent() -> AgentClient? {
-        guard FileSystem.exists(path), let endpoint = try? context.agentEndpoint(),
-              let agent = try? context.runningAgent(endpoint, announcingOtherBuild: true),
-              (try? agent.status())?.state == .unlocked else { return nil }
-        return agent
     }
 
     /// The reading end of a new pipe holding `password` and then its end (the writing end is
@@ -163,8 +141,6 @@ struct SyncSetup {
             }
         case let merge as MergeError:
             return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
-        case let vault as VaultError:
-            return KeychainError(vault)
         default:
             return KeychainError(error)
         }

@@ -1,11 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KCAgent
-import KCFormat
 import KCSync
+import KCFormat
 import KCSystem
-import KCVault
+import KCSession
 import Keychain
 
 let syncStatusCommand = CommandSpec(
@@ -26,8 +25,7 @@ let lastSyncKey = "kc.lastsync"
 func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     let setup = try SyncSetup(context)
     try setup.requireSyncCopy()
-    let agent = setup.unlockedAgent()
-    var keychain = agent == nil ? try setup.openVault().0 : nil
+    let session = try context.session(use: .sync)
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     let (remoteURL, lastSync, toPush, toMerge, upstream) = try SyncSetup.worded { () throws -> (String, String, Int, Int, [UInt8]?) in
         let url = try copy.git.attempt(["config", "--get", "remote.origin.url"]).text
@@ -36,42 +34,20 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     }
     // The records' ids: from the unlocked agent, else read here with the vault key (the remote's
     // under the lock; nothing is written).
-    var live = CopySummary(records: []), remote = CopySummary(records: [])
-    if let agent {
-        do {
-            try SyncSetup.worded {
-                do {
-                    live = try agent.liveSummary()
-                    if let upstream { remote = try agent.summary(of: upstream) }
-                } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
-            }
-        } catch where AgentItemStore.agentEnded(error) {
-            keychain = try setup.openVault().0   // it ended since it was found: read here
-        }
+    let comparison = try SyncSetup.worded { () throws -> SyncComparison in
+        do { return try session.comparison(with: upstream) } catch let error as MergeError { throw SyncCopy.Problem.merge(error) }
     }
-    if let keychain {
-        live = CopySummary(live: try keychain.records)
-        var failure: MergeError?
-        _ = try keychain.exchange { lease in
-            do throws(MergeError) { if let upstream { remote = try LeaseKeys(lease).summary(of: upstream) } } catch { failure = error }
-            return nil
-        }
-        if let failure { throw SyncSetup.wording(failure) }
-    }
-    let liveIDs = Set(live.items.keys), remoteIDs = Set(remote.items.keys)
     let out = context.output
     out.writeLine("sync copy: \(setup.folder)")
     out.writeLine("remote: \(Printable.text(remoteURL))")
     out.writeLine("last sync: \(lastSync)")
     out.writeLine("commits: \(toPush) to push, \(toMerge) to merge (as of the last fetch)")
-    out.writeLine("records: \(liveIDs.subtracting(remoteIDs).count) not yet sent, \(remoteIDs.subtracting(liveIDs).count) not yet received")
-    let this = try? StateFolder(context.stateDirectory).existingDeviceID()
-    let vector = live.vector.joined(with: remote.vector)
-    let names = remote.names.merging(live.names) { _, here in here }
+    out.writeLine("records: \(comparison.notYetSent) not yet sent, \(comparison.notYetReceived) not yet received")
+    let this = DeviceIdentity.current(stateDirectory: context.stateDirectory)
     out.writeLine("devices:")
-    for (device, counter) in vector.counters.sorted(by: { $0.key.lexicographicallyPrecedes($1.key) }) {
-        let name = names[device].map { " \"" + Printable.text($0) + "\"" } ?? ""
-        out.writeLine("  \(device.hexString)\(name) \(counter)\(device == this ? " (this machine)" : "")")
+    for device in comparison.devices {
+        let name = device.name.map { " \"" + Printable.text($0) + "\"" } ?? ""
+        out.writeLine("  \(device.id.hexString)\(name) \(device.frontier)\(device.id == this ? " (this machine)" : "")")
     }
     return 0
 }

@@ -1,6 +1,6 @@
 import KCCrypto
-import Keychain
 import KCFormat
+import Keychain
 
 /// `kc repair --salvage`: shows what the rebuilt vault keeps and may lose, item by item, asks,
 /// then rebuilds it only if the vault still has exactly those consequences.

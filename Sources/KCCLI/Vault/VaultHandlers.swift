@@ -1,6 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCSystem
+import KCSession
 import Keychain
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
@@ -10,16 +11,7 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     let path = try context.vaultPath
     context.showProgress("check")
     // The unlocked agent walks the vault with its key; else the walk here, with the master password.
-    var served: CheckReport?
-    if let agent = try context.agentItemStore() { served = try agent.check() }
-    let report: CheckReport
-    if let served {
-        report = served
-    } else {
-        report = try Keychain.check(at: path, options: context.openOptions, progress: context.progress?.vaultProgress) {
-            () throws(KeychainError) -> SecureBytes in try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-        }
-    }
+    let report = try context.session().check()
     let out = context.output
     out.writeLine("vault: \(path)")
     out.writeLine("size: \(report.fileSize) bytes")
@@ -67,7 +59,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     if invocation.flag("salvage") {
         return try runSalvage(invocation, context, password: try askPassword())
     }
-    let vault = try context.openMaintainer()
+    let vault = try context.session()
     guard let torn = try vault.tornTail(removing: false) else {
         context.notice("no torn tail to remove")
         return 0
@@ -80,7 +72,7 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
     context.showProgress("compact")
-    let counts = try context.openMaintainer().compact()
+    let counts = try context.session().compact()
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
@@ -105,7 +97,7 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
     }
-    let versions = try context.openMaintainer().history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")),
+    let versions = try context.session().history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")),
                                                          revealing: invocation.flag("password"))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
