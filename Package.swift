@@ -63,7 +63,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "Keychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCSync", "Keychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
+        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "Keychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCAgent", "KCFTP", "Keychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

@@ -1,3 +1,4 @@
+import KCAgent
 import KCCrypto
 import KCFormat
 import KCSession
@@ -140,5 +141,14 @@ final class FallbackSessionTests: XCTestCase {
         XCTAssertEqual(local.requests, ["sync"])
         XCTAssertEqual(notices.count, 1)
         if case .agentLacksRotatedKey = notices.first {} else { XCTFail("\(notices)") }
+    }
+
+    func testAgentEndedIsTheAgentsLockedOrItsVaultChanged() {
+        XCTAssertTrue(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.locked))))
+        XCTAssertTrue(AgentSession.hasEnded(KeychainError(VaultError.passwordChanged(path: "/v.kc"))))
+        XCTAssertTrue(AgentSession.hasEnded(KeychainError(VaultError.replacedByAnotherVault(path: "/v.kc"))))
+        XCTAssertFalse(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.passwordRequired))))
+        XCTAssertFalse(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.agentGone(errno: nil)))))
+        XCTAssertFalse(AgentSession.hasEnded(MergeError.resultNotVerified))
     }
 }
