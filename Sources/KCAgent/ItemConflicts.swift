@@ -4,7 +4,8 @@ import KCSync
 import KCVault
 import Keychain
 
-/// The conflicts of an open vault: one function for the agent and for kc with the vault opened.
+/// The conflicts of the agent's open vault. The same join as `LocalSession.conflicts` (KCSession),
+/// kept here until the server dispatches into LocalSession (KCSession sits above this module).
 public enum ItemConflicts {
     /// The items of `keychain` in conflict, sorted by item id (only `itemID`'s when given), their
     /// versions' secrets included when `revealing`.

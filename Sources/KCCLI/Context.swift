@@ -106,13 +106,15 @@ public final class Context {
     /// exist), for the commands that need the vault itself (passwd, repair --salvage, an export of
     /// secrets). The other commands go through `session(for:)`.
     public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
-        do { return try localSession(for: question).keychain() } catch { throw named(error) }
+        try localSession(for: question).keychain()
     }
 
     /// The vault of this command opened here, lazily, with `masterPassword`; its warnings printed as it opens.
     func localSession(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> LocalSession {
         LocalSession(path: try vaultPath, options: openOptions, password: masterPassword, progress: progress?.vaultProgress,
-                     scan: question) { [unowned self] keychain in self.reportWarnings(of: keychain) }
+                     scan: question, naming: { [unowned self] error in self.named(error) }) { [unowned self] keychain in
+            self.reportWarnings(of: keychain)
+        }
     }
 
     /// `error` with a missing vault named as the user named it (`--keychain NAME` or a path): the

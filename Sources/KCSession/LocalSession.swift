@@ -17,13 +17,17 @@ public final class LocalSession: KeychainSession {
     private let progress: VaultProgress?
     private var scan: ItemScan.Wanted?
     private let opened: (Keychain) -> Void
+    private let missing: (KeychainError) -> KeychainError
     private var vault: Keychain?
 
     /// A session of the vault at `path`. `scan` names the one question of a command that asks
     /// only one (the first open reads its records for that question alone, see `ItemScan`);
-    /// `opened` is told the keychain once it is open (its warnings, say).
+    /// `opened` is told the keychain once it is open (its warnings, say); `naming` gives the
+    /// failure of a missing vault as the front end names it (`missingVault(at:)` by default).
     public init(path: String, options: OpenOptions, password: MasterPasswordSource, progress: VaultProgress? = nil,
-                scan: ItemScan.Wanted? = nil, opened: @escaping (Keychain) -> Void = { _ in }) {
+                scan: ItemScan.Wanted? = nil, naming: @escaping (KeychainError) -> KeychainError = { $0 },
+                opened: @escaping (Keychain) -> Void = { _ in }) {
+        missing = naming
         self.path = path
         self.options = options
         self.password = password
@@ -39,6 +43,7 @@ public final class LocalSession: KeychainSession {
         self.password = password
         progress = nil
         opened = { _ in }
+        missing = { $0 }
         vault = keychain
     }
 
@@ -46,8 +51,13 @@ public final class LocalSession: KeychainSession {
     public func keychain() throws(KeychainError) -> Keychain {
         if let vault { return vault }
         let source = password
-        let keychain = try Keychain.open(at: path, options: options, progress: progress, scan: scan.map(ItemScan.init)) {
-            () throws(KeychainError) -> SecureBytes in try source.password()
+        let keychain: Keychain
+        do {
+            keychain = try Keychain.open(at: path, options: options, progress: progress, scan: scan.map(ItemScan.init)) {
+                () throws(KeychainError) -> SecureBytes in try source.password()
+            }
+        } catch {
+            throw Self.missingVaultPath(in: error) == nil ? error : missing(error)
         }
         scan = nil
         vault = keychain
@@ -113,8 +123,12 @@ public final class LocalSession: KeychainSession {
     public func check() throws(KeychainError) -> CheckReport {
         if let vault { return try vault.check() }
         let source = password
-        return try Keychain.check(at: path, options: options, progress: progress) { () throws(KeychainError) -> SecureBytes in
-            try source.password()
+        do {
+            return try Keychain.check(at: path, options: options, progress: progress) { () throws(KeychainError) -> SecureBytes in
+                try source.password()
+            }
+        } catch {
+            throw Self.missingVaultPath(in: error) == nil ? error : missing(error)
         }
     }
 
