@@ -27,7 +27,7 @@ extension Context {
         let agentVault = use == .mergeDriver ? path : path.flatMap { FileSystem.exists($0) ? $0 : nil }
         let session = try FallbackSession.open(agentOf: agentVault, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
                                                temporaryDirectory: environment("TMPDIR"), password: masterPassword,
-                                               notice: { [unowned self] (notice) throws(KeychainError) in try self.tell(notice, use) },
+                                               notice: { [unowned self] (notice) throws(KeychainError) in try self.bridged { () throws(CLIError) in try self.tell(notice, use) } },
                                                local: { [unowned self] () throws(KeychainError) -> any KeychainSession in
             try self.localSession(for: question)
         })
@@ -37,14 +37,14 @@ extension Context {
     }
 
     /// A session's notice, worded for `use`.
-    private func tell(_ notice: SessionNotice, _ use: SessionUse) throws(KeychainError) {
+    private func tell(_ notice: SessionNotice, _ use: SessionUse) throws(CLIError) {
         switch notice {
         case .otherBuildStopped:
             guard use != .mergeDriver else { return }
             self.notice(AgentWording.otherBuildStopped)
             guard use == .items else { return }
             guard globals.masterPasswordFD != nil || environment(MasterPassword.fileVariable) != nil else {
-                throw KeychainError(.interactionNotAllowed, "without the agent the command needs the master password, and no source gives it",
+                throw CLIError(.interactionNotAllowed, "without the agent the command needs the master password, and no source gives it",
                                     hint: "run kc unlock, or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
             }
         case .agentUnusable(let reason):

@@ -23,14 +23,17 @@ public final class Context {
     /// here, an item the agent asks again for, a merge), so a descriptor is never read twice.
     public private(set) lazy var masterPassword = MasterPasswordSource { [unowned self] (purpose) throws(KeychainError) -> SecureBytes in
         let path = (try? self.vaultPath) ?? "the vault"
-        switch purpose {
+        return try self.bridged { () throws(CLIError) -> SecureBytes in switch purpose {
         case .open: return try MasterPassword.obtain(self, prompt: self.masterPasswordPrompt ?? "Master password for \(path): ")
         case .askAgain:
             return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
-        }
+        } }
     }
     /// The prompt of `masterPassword` when it is not the vault's ("Master password for PATH: ").
     var masterPasswordPrompt: String?
+    /// Where a failure of the CLI's own that crossed a layer below as a bare `KeychainError` is
+    /// kept (`bridged`); shared with the contexts a command derives for other keychains.
+    var bridge = Bridge()
     /// The session of this command, once asked for (`session(for:)`).
     var chosenSession: FallbackSession?
 
@@ -68,7 +71,7 @@ public final class Context {
     /// `login` (see `VaultLocation.resolve`). Resolved once: a command works on one vault, and the
     /// default keychain's file is read at most once.
     public var vaultPath: String {
-        get throws(KeychainError) {
+        get throws(CLIError) {
             if let chosenVault { return chosenVault }
             let path = try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
             chosenVault = path
@@ -111,7 +114,7 @@ public final class Context {
 
     /// The vault of this command opened here, lazily, with `masterPassword`; its warnings printed as it opens.
     func localSession(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> LocalSession {
-        LocalSession(path: try vaultPath, options: openOptions, password: masterPassword, progress: progress?.vaultProgress,
+        LocalSession(path: try bridged { () throws(CLIError) in try vaultPath }, options: openOptions, password: masterPassword, progress: progress?.vaultProgress,
                      scan: question, naming: { [unowned self] error in self.named(error) }) { [unowned self] keychain in
             self.reportWarnings(of: keychain)
         }
@@ -121,7 +124,7 @@ public final class Context {
     /// one place a missing vault is worded beyond `VaultError.noSuchVault`.
     func named(_ error: KeychainError) -> KeychainError {
         if let path = LocalSession.missingVaultPath(in: error), globals.vault == nil, let name = globals.keychain {
-            return noSuchKeychain(name, path: path)
+            do { try bridged { () throws(CLIError) in throw noSuchKeychain(name, path: path) } } catch { return error }
         }
         return error
     }
@@ -152,7 +155,7 @@ public final class Context {
     }
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.
-    public func terminal(hint: String? = nil) throws(KeychainError) -> Terminal {
+    public func terminal(hint: String? = nil) throws(CLIError) -> Terminal {
         progress?.erase()
         return try Terminal.open(hint: hint)
     }

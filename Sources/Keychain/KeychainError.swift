@@ -93,7 +93,9 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         /// A failure of a layer above the keychain (the agent's connection, for one), as that layer's
         /// error for the front end to word.
         case relayed(any Error & Sendable)
-        /// A failure its front end worded itself (usage errors and the like): a message and a hint.
+        /// A failure its front end worded itself: a message and a hint. No front end makes one any
+        /// more (KCCLI says its own messages in its `CLIError`); only the agent's error encoding
+        /// (KCAgent ErrorWire) still names it. To be deleted with that encoding.
         case worded(message: String, hint: String?)
     }
 

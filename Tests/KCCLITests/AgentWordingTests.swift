@@ -39,9 +39,9 @@ final class AgentWordingTests: XCTestCase {
     func testARelayedAgentFailureIsWordedAndTakesItsStatusHere() {
         let relayed = KeychainError(.notAvailable, .relayed(AgentError.locked))
         XCTAssertEqual(FailureWording(relayed), FailureWording("the agent is locked", hint: "run kc unlock"))
-        XCTAssertEqual(AgentWording.withStatus(relayed).status, .interactionNotAllowed)
+        XCTAssertEqual(AgentWording.withStatus(.keychain(relayed)).status, .interactionNotAllowed)
         let other = KeychainError(.itemNotFound)
-        XCTAssertEqual(AgentWording.withStatus(other).status, .itemNotFound)
+        XCTAssertEqual(AgentWording.withStatus(.keychain(other)).status, .itemNotFound)
     }
 
     func testTheOtherBuildSentence() {

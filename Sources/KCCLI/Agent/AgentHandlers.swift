@@ -6,7 +6,7 @@ import Keychain
 
 // Handlers of unlock, lock and status.
 
-func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.existingVaultPath()
     let timeouts = try AgentTimeouts.resolve(timeout: invocation.value("timeout"), maxTTL: invocation.value("max-ttl"),
                                              environment: context.environment)
@@ -20,15 +20,15 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-    let unlocked = { (client: AgentSession) throws(KeychainError) -> Int32 in
-        try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    let unlocked = { (client: AgentSession) throws(CLIError) -> Int32 in
+        try domain { () throws(KeychainError) in try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)) }
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                        + "at most \(DurationText.text(timeouts.maxTTL)) from now")
         return 0
     }
     if let running {
-        do { return try unlocked(running) } catch where AgentSession.hasEnded(error) {
+        do { return try unlocked(running) } catch where error.keychainError.map(AgentSession.hasEnded) == true {
             // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
             // when none ran.
         }
@@ -51,7 +51,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
 }
 
-func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     guard let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true) else {
         context.notice("no agent runs for \(path); it is locked")
@@ -62,10 +62,10 @@ func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
     return 0
 }
 
-func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true)
-    let status = try client.map { client throws(KeychainError) in
+    let status = try client.map { client throws(CLIError) in
         try AgentWording.call { () throws(AgentError) in try client.status() }
     }
     let lines = AgentStatusText.fields(status, vault: status?.vaultPath ?? path)

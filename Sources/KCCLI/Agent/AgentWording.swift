@@ -10,8 +10,8 @@ enum AgentWording {
     static let otherBuildStopped = "the agent was from another build of kc and was stopped; run kc unlock"
 
     /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
-    static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
-        do { return try body() } catch { throw self.error(error) }
+    static func call<T>(_ body: () throws(AgentError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw .keychain(self.error(error)) }
     }
 
     /// The failure with its result code, message and hint.
@@ -21,9 +21,9 @@ enum AgentWording {
 
     /// `error` with the result code this file gives its agent failure (the agent's layer relays
     /// them with a code of its own); other errors as they are.
-    static func withStatus(_ error: KeychainError) -> KeychainError {
-        guard let agent = AgentSession.agentFailure(in: error) else { return error }
-        return AgentSession.relayed(agent, status: describe(agent).0)
+    static func withStatus(_ error: CLIError) -> CLIError {
+        guard case .keychain(let inner) = error, let agent = AgentSession.agentFailure(in: inner) else { return error }
+        return .keychain(AgentSession.relayed(agent, status: describe(agent).0))
     }
 
     /// The wording of the agent's failure relayed in `error` (nil: it is none).

@@ -9,7 +9,7 @@ import Keychain
 extension Context {
     /// The endpoint of the chosen vault's agent: its socket in `$XDG_RUNTIME_DIR/kc`, else
     /// `/run/user/UID/kc`, else `$TMPDIR/kc-UID`.
-    func agentEndpoint() throws(KeychainError) -> AgentEndpoint {
+    func agentEndpoint() throws(CLIError) -> AgentEndpoint {
         let path = try vaultPath
         return try AgentWording.call { () throws(AgentError) in
             try AgentSession.endpoint(vaultPath: path, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
@@ -19,27 +19,27 @@ extension Context {
 
     /// The chosen vault's path, which must exist: a missing vault fails here, before any prompt,
     /// as it does when the vault is opened.
-    func existingVaultPath() throws(KeychainError) -> String {
+    func existingVaultPath() throws(CLIError) -> String {
         let path = try vaultPath
-        guard FileSystem.exists(path) else { throw named(LocalSession.missingVault(at: path)) }
+        guard FileSystem.exists(path) else { throw failure(.keychain(named(LocalSession.missingVault(at: path)))) }
         return path
     }
 
     /// The agent running for `endpoint`, locked or not; nil when none runs. An agent of another
     /// build is stopped on the way (and reported as a notice when `announcingOtherBuild`).
-    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool) throws(KeychainError) -> AgentSession? {
+    func runningAgent(_ endpoint: AgentEndpoint, announcingOtherBuild: Bool) throws(CLIError) -> AgentSession? {
         do {
             return try AgentSession.running(endpoint, password: masterPassword)
         } catch .otherBuildStopped {
             if announcingOtherBuild { notice(AgentWording.otherBuildStopped) }
             return nil
         } catch {
-            throw AgentWording.error(error)
+            throw .keychain(AgentWording.error(error))
         }
     }
 
     /// Locks the chosen vault's agent when one runs (it wipes the key and exits): true when one did.
-    func lockAgent() throws(KeychainError) -> Bool {
+    func lockAgent() throws(CLIError) -> Bool {
         guard (try? vaultPath) != nil, let endpoint = try? agentEndpoint(),
               let agent = try runningAgent(endpoint, announcingOtherBuild: true) else { return false }
         try AgentWording.call { () throws(AgentError) in try agent.lock() }

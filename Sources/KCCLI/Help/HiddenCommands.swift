@@ -4,7 +4,7 @@ import Keychain
 /// git's merge driver and the item names of the shell completions.
 let hiddenCommands: [CommandSpec] = [agentCommand,
     CommandSpec("__man", abstract: "Print the man page (troff) generated from the command table.", hidden: true,
-                handler: { _, context throws(KeychainError) in
+                handler: { _, context throws(CLIError) in
                     context.output.write(ManPage.render(CommandTable.all))
                     return 0
                 }),

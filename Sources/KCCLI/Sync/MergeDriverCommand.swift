@@ -37,7 +37,7 @@ let mergeDriverCommand = CommandSpec(
 
 /// Exit status 0 (merged) or 1 (not merged, reported), never another: git 2.39 takes any
 /// non-zero status as a conflict, so a distinct status would tell it nothing more.
-func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let ours = invocation.arguments[1], theirs = invocation.arguments[2]
     do {
         let summary = try MergeDriver.merge(ours: ours, theirs: theirs, context: context)
@@ -46,7 +46,7 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(K
         if summary.unmarked > 0 { context.warn(MergeNotices.lostMarks(summary.unmarked)) }
         return 0
     } catch {
-        CLI.report(AgentWording.withStatus(error), to: context.errors)
+        CLI.report(AgentWording.withStatus(context.failure(error)), to: context.errors)
         return 1
     }
 }
@@ -56,7 +56,7 @@ enum MergeDriver {
     /// Reads both copies (each at most `VaultMerge.maximumCopySize`), merges them (by the vault's
     /// unlocked agent, else with the key the master password unwraps), and replaces `ours` with
     /// the result.
-    static func merge(ours: String, theirs: String, context: Context) throws(KeychainError) -> MergeSummary {
+    static func merge(ours: String, theirs: String, context: Context) throws(CLIError) -> MergeSummary {
         let ourBytes = try read(ours, side: .ours, ours: ours, theirs: theirs), theirBytes = try read(theirs, side: .theirs, ours: ours, theirs: theirs)
         // Copies of two vaults are refused as such before an agent or a password is asked: an
         // agent then declines copies only when they are of another vault than its own.
@@ -71,29 +71,29 @@ enum MergeDriver {
         } catch let error as MergeError {
             throw wording(error, ours: ours, theirs: theirs)
         } catch let error as KeychainError where error.status == .interactionNotAllowed {
-            throw KeychainError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
+            throw CLIError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
                                 hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
         } catch let error as KeychainError {
-            throw error
+            throw .keychain(error)
         } catch {
-            throw KeychainError(error)
+            throw .keychain(KeychainError(error))
         }
         if summary.bytes != ourBytes {
             do { try FileSystem.writeAtomically(summary.bytes, to: ours) } catch {
-                throw KeychainError(.io, "could not write the merged vault to \(ours): \(error.errno) (\(error.step))")
+                throw CLIError(.io, "could not write the merged vault to \(ours): \(error.errno) (\(error.step))")
             }
         }
         return summary
     }
 
     /// The copy at `path`, refused beyond `VaultMerge.maximumCopySize` before it is read.
-    private static func read(_ path: String, side: MergeSide, ours: String, theirs: String) throws(KeychainError) -> [UInt8] {
+    private static func read(_ path: String, side: MergeSide, ours: String, theirs: String) throws(CLIError) -> [UInt8] {
         do {
             return try VaultMerge.readCopy(at: path, side: side)
         } catch let error as MergeError {
             throw wording(error, ours: ours, theirs: theirs)
         } catch {
-            throw KeychainError(.io, "could not read \(path): \(error)")
+            throw CLIError(.io, "could not read \(path): \(error)")
         }
     }
 }

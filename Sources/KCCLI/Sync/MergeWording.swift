@@ -28,7 +28,7 @@ enum MergeNotices {
 
 extension MergeDriver {
     /// A merge failure, worded with the paths of the two copies.
-    static func wording(_ error: MergeError, ours: String, theirs: String) -> KeychainError {
+    static func wording(_ error: MergeError, ours: String, theirs: String) -> CLIError {
         switch error {
         case .unreadable(let side, let problem):
             let path = side == .ours ? ours : theirs
@@ -38,22 +38,22 @@ extension MergeDriver {
             case .damaged(let offset): what = "does not read with this vault's key at offset \(offset) (damaged, or sealed under another key)"
             case .incomplete(let offset): what = "ends in an incomplete record at offset \(offset)"
             }
-            return KeychainError(.decode, "cannot merge: \(path) \(what); nothing was written",
+            return CLIError(.decode, "cannot merge: \(path) \(what); nothing was written",
                                  hint: "the copy in git is left as it was; check it with 'kc --vault FILE check'")
         case .differentVaults(let a, let b):
-            return KeychainError(.param, "cannot merge two different vaults (\(a.hexString) and \(b.hexString)); nothing was written")
+            return CLIError(.param, "cannot merge two different vaults (\(a.hexString) and \(b.hexString)); nothing was written")
         case .sharedDeviceID(let device, let counter):
-            return KeychainError(.decode, "two machines share device id \(device.hexString) (both wrote a different record \(counter)); nothing was written",
+            return CLIError(.decode, "two machines share device id \(device.hexString) (both wrote a different record \(counter)); nothing was written",
                                  hint: "each machine needs its own device id: on the one whose kc state folder was copied from another, run 'kc sync reset-device' (Docs/SYNC.md, Device ids)")
         case .keyNotKnown(let side, _):
-            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
+            return CLIError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is sealed under a vault key this machine does not have "
                                  + "(the key was replaced on another machine with 'kc passwd --rotate-key'); nothing was written",
                                  hint: "'kc sync' (or 'kc sync --continue' after a git pull by hand) merges it with the master password set there "
                                  + "(asked on the terminal, or --new-password-fd N / --new-password-file PATH)")
         case .resultNotVerified:
-            return KeychainError(.io, "the merged vault did not read back as merged; nothing was written")
+            return CLIError(.io, "the merged vault did not read back as merged; nothing was written")
         case .tooLarge(let side, let size):
-            return KeychainError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is \(size) bytes, larger than the "
+            return CLIError(.decode, "cannot merge: \(side == .ours ? ours : theirs) is \(size) bytes, larger than the "
                                  + "\(VaultMerge.maximumCopySize >> 20) MiB a merge reads; nothing was written",
                                  hint: "a vault file this large is not one kc wrote; check it with 'kc --vault FILE check'")
         }

@@ -12,7 +12,7 @@ final class RotatedKey {
     private var given: SecureBytes?
     /// Why the key could not be had (no password set on the other machine, a wrong one): the
     /// error the sync reports rather than the merge's.
-    private(set) var failure: KeychainError?
+    private(set) var failure: CLIError?
 
     /// Without `invocation` (a sync started by `sync clone`), only the master password is tried.
     init(_ invocation: ParsedInvocation?, _ context: Context) {
@@ -31,12 +31,14 @@ final class RotatedKey {
             given = other
             return try VaultImage.unwrapKey(header, password: other)
         } catch VaultError.wrongPassword {
-            failure = KeychainError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
+            failure = CLIError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
                                     hint: "give the master password set there with 'kc passwd --rotate-key'")
-        } catch let error as KeychainError {
+        } catch let error as CLIError {
             failure = error
+        } catch let error as KeychainError {
+            failure = .keychain(error)
         } catch {
-            failure = KeychainError(error)
+            failure = .keychain(KeychainError(error))
         }
         return nil
     }

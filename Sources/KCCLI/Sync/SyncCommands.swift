@@ -104,7 +104,7 @@ let syncCloneCommand = CommandSpec(
     examples: ["kc sync clone git@example.com:me/vault.git"],
     handler: runSyncClone)
 
-func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
     if invocation.flag("repair") {
         try setup.requireSyncCopy()
@@ -115,25 +115,25 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     }
     guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
     let git = try setup.git(folder: setup.folder)
-    let create = { (vault: [UInt8]) throws(KeychainError) in
+    let create = { (vault: [UInt8]) throws(CLIError) in
         _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
-    let session = try context.session(use: .sync)
+    let session = try domain { () throws(KeychainError) in try context.session(use: .sync) }
     try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
     // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-    if let name { try session.nameDevice(name) }
+    if let name { try domain { () throws(KeychainError) in try session.nameDevice(name) } }
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
     return 0
 }
 
-func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let remote = invocation.arguments[0]
     let setup = try SyncSetup(context)
     let name = try deviceName(invocation)
     let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
-    do throws(KeychainError) {
+    do throws(CLIError) {
         return try install(copy, remote: remote, naming: name, setup, context)
     } catch {
         try? FileSystem.removeTree(setup.folder)   // the vault is untouched: the clone can be run again
@@ -144,17 +144,17 @@ func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(Key
 /// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).
 /// `name`, when given, names this machine's device in the vault (before the sync of a same vault);
 /// a new vault is named by the host name without it.
-private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(CLIError) -> Int32 {
     let bytes = try SyncSetup.worded { try copy.vaultBytes() }
-    let unreadable = { (error: any Error) -> KeychainError in
+    let unreadable = { (error: any Error) -> CLIError in
         if let merge = error as? MergeError { return MergeDriver.wording(merge, ours: setup.path, theirs: copy.filePath) }
-        return error as? KeychainError ?? SyncSetup.wording(error)
+        return SyncSetup.wording(error)
     }
     let same: Bool?
     do { same = try VaultClone.isSameVault(bytes, asVaultAt: setup.path) } catch { throw unreadable(error) }
     if let same {
         guard same else {
-            throw KeychainError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
+            throw CLIError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
                                 hint: "clone it as another keychain: kc --keychain NAME sync clone URL")
         }
         if let name { try nameThisDevice(name, context) }
@@ -165,12 +165,12 @@ private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ s
     do { keychain = try VaultClone.install(bytes, from: copy.filePath, at: setup.path, options: context.openOptions, password: password) } catch {
         throw unreadable(error)
     }
-    if let name = name ?? defaultDeviceName() { try keychain.nameDevice(name, password: password) }
+    if let name = name ?? defaultDeviceName() { try domain { () throws(KeychainError) in try keychain.nameDevice(name, password: password) } }
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
     return 0
 }
 
-func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
     if let name = try deviceName(invocation) {
         try setup.requireSyncCopy()
@@ -182,7 +182,7 @@ func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 /// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
 /// unlocked agent when there is one (no master password), else with the master password.
 /// `invocation` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
-private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(KeychainError) -> Int32 {
+private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> Int32 {
     let continuing = invocation?.flag("continue") ?? false
     try setup.requireSyncCopy()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
@@ -200,7 +200,7 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
             }
         }, unlock: unlock.key(for:password:))
     } catch {
-        throw unlock.failure ?? (error as? KeychainError) ?? SyncSetup.wording(error)
+        throw unlock.failure ?? SyncSetup.wording(error)
     }
     _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
     for device in report.missingOnRemote {

@@ -25,7 +25,7 @@ none is written when 'kc sync clone' finds the same vault already here.
 """
 
 /// The checked `--device-name` value, or nil without the flag.
-func deviceName(_ invocation: ParsedInvocation) throws(KeychainError) -> String? {
+func deviceName(_ invocation: ParsedInvocation) throws(CLIError) -> String? {
     guard let value = invocation.value("device-name") else { return nil }
     guard let name = DeviceNames.checked(value) else {
         throw usageError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
@@ -57,7 +57,7 @@ let syncResetDeviceCommand = CommandSpec(
     examples: ["kc sync reset-device --device-name laptop"],
     handler: runSyncResetDevice)
 
-func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = try deviceName(invocation)
     // The vault's agent read the device id when it opened the vault: it would go on writing as the
     // old device. It is locked first (it wipes the key and exits), as after 'kc passwd --rotate-key'.
@@ -65,7 +65,7 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
         context.notice("locked \(path): its agent wrote as the old device id (unlock it again with 'kc unlock')")
     }
     let replaced: (old: [UInt8]?, new: [UInt8])
-    replaced = try DeviceIdentity.replace(stateDirectory: context.stateDirectory)
+    replaced = try domain { () throws(KeychainError) in try DeviceIdentity.replace(stateDirectory: context.stateDirectory) }
     context.notice("this machine now writes as device \(replaced.new.hexString)"
                    + (replaced.old.map { " (it was \($0.hexString))" } ?? ""))
     if let name { try nameThisDevice(name, context) }
@@ -74,6 +74,6 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
 
 /// Names this machine's device `name` in the command's vault: through its unlocked agent when
 /// there is one (no master password), else, or when it ended meanwhile, with the master password.
-func nameThisDevice(_ name: String, _ context: Context) throws(KeychainError) {
-    try context.session(use: .sync).nameDevice(name)
+func nameThisDevice(_ name: String, _ context: Context) throws(CLIError) {
+    try domain { () throws(KeychainError) in try context.session(use: .sync).nameDevice(name) }
 }
