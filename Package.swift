@@ -36,7 +36,10 @@ let package = Package(
         // The importers: other managers' files (Bitwarden JSON, CSV exports), kc's own JSON and CSV,
         // and a pass store (each entry decrypted by the user's own gpg), read into items.
         .target(name: "KCExchange", dependencies: ["KCKeychain", "KCCrypto", "KCSystem", "KCFormat"], swiftSettings: strict),
-        .target(name: "KCCLI", dependencies: ["KCKeychain", "KCSync", "KCFTP", "KCAgent", "KCExchange", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
+        // The session layer: every front-end request, answered by the agent or by the vault opened here.
+        .target(name: "KCSession", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
+                swiftSettings: strict),
+        .target(name: "KCCLI", dependencies: ["KCSession", "KCKeychain", "KCSync", "KCFTP", "KCAgent", "KCExchange", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
         // The Swift runtime and libstdc++ linked statically (Sources/kc/link/libstdc++.so points the
         // runtime's -lstdc++ at libstdc++.a): a kc process starts without relocating libstdc++.so.
@@ -63,6 +66,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

@@ -36,6 +36,10 @@ extension WireWriter {
             // A front end's own message, never raised inside the agent: told as what it is.
             u8(6)
             string("worded: " + message)
+        case .relayed(let failure):
+            // The session layer's carrier of a client-side failure, never raised inside the agent.
+            u8(6)
+            string("relayed: \(failure)")
         case .notAnItem(let bad):
             u8(8)
             notAnItem(bad)

@@ -82,11 +82,12 @@ public enum CLI {
                 context.progress?.erase()
                 context.reportLateWarnings()
             }
-            do throws(KeychainError) {
+            do throws(CLIError) {
                 let status = try invocation.command.handler(invocation, context)
                 warnIfSecretsAreSwappable(context)
                 return status == 0 ? reportFailedOutput(output, to: errors) : status
             } catch {
+                let error = AgentWording.withStatus(context.failure(error))
                 output.flush()
                 warnIfSecretsAreSwappable(context)
                 report(error, to: errors)
@@ -97,8 +98,8 @@ public enum CLI {
 
     /// `kc: error: MESSAGE (errSecName)` and, when there is one, `kc: hint: HINT`; an ambiguous
     /// match first lists the matches.
-    public static func report(_ error: KeychainError, to errors: Output) {
-        if case .ambiguousMatch(let items, let count) = error.reason {
+    public static func report(_ error: CLIError, to errors: Output) {
+        if case .keychain(let inner) = error, case .ambiguousMatch(let items, let count) = inner.reason {
             StatusLine.write(.notice, "\(count) items match:", to: errors)
             ItemPrinter.writeTable(items, to: errors)
             if items.count < count { StatusLine.write(.notice, "(\(count - items.count) more not shown)", to: errors) }

@@ -2,9 +2,10 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSession
 import KCSystem
-import KCVault
 import KCKeychain
+import KCVault
 
 /// What a command handler works with: global options, environment, output streams,
 /// the vault path, and access to the keychain, the terminal and the master password.
@@ -19,10 +20,23 @@ public final class Context {
     public var commandLineSecret: SecureBytes?
     /// The progress line of this command's long work, once `showProgress` started it on a terminal.
     public private(set) var progress: ProgressLine?
-    /// The master password as given for an ask-again item (`askAgain`): a vault this command then
-    /// opens itself (its agent ended meanwhile) is opened with it, not asked for a second time
-    /// (a descriptor source could not give it twice).
-    var masterPasswordGiven: SecureBytes?
+    /// The master password of this command: asked at most once, whoever needs it (the vault opened
+    /// here, an item the agent asks again for, a merge), so a descriptor is never read twice.
+    public private(set) lazy var masterPassword = MasterPasswordSource { [unowned self] (purpose) throws(KeychainError) -> SecureBytes in
+        let path = (try? self.vaultPath) ?? "the vault"
+        return try self.bridged { () throws(CLIError) -> SecureBytes in switch purpose {
+        case .open: return try MasterPassword.obtain(self, prompt: self.masterPasswordPrompt ?? "Master password for \(path): ")
+        case .askAgain:
+            return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+        } }
+    }
+    /// The prompt of `masterPassword` when it is not the vault's ("Master password for PATH: ").
+    var masterPasswordPrompt: String?
+    /// Where a failure of the CLI's own that crossed a layer below as a bare `KeychainError` is
+    /// kept (`bridged`); shared with the contexts a command derives for other keychains.
+    var bridge = Bridge()
+    /// The session of this command, once asked for (`session(for:)`).
+    var chosenSession: FallbackSession?
 
     public init(globals: GlobalOptions, environment: [String: String],
                 output: Output, errors: Output) {
@@ -58,7 +72,7 @@ public final class Context {
     /// `login` (see `VaultLocation.resolve`). Resolved once: a command works on one vault, and the
     /// default keychain's file is read at most once.
     public var vaultPath: String {
-        get throws(KeychainError) {
+        get throws(CLIError) {
             if let chosenVault { return chosenVault }
             let path = try VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
             chosenVault = path
@@ -92,35 +106,28 @@ public final class Context {
         StatusLine.write(.notice, message, to: errors)
     }
 
-    /// The items of the vault, for the commands that only read and write items (find, add, list,
-    /// import, export, ...): the unlocked agent of this vault when one answers, else the vault
-    /// opened here with the master password (`openKeychain`). Commands that need the vault key
-    /// itself (check, repair, compact, passwd, history) call `openKeychain` instead. A command
-    /// that asks one question (find, add) names it: the vault opened here then reads its records
-    /// for that question alone (see `ItemScan`).
-    public func openItemStore(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> any ItemStore {
-        if let agent = try agentItemStore() { return agent }
-        return try openKeychain(for: question)
+    /// Opens the vault here with the master password (asked only once the vault is known to
+    /// exist), for the commands that need the vault itself (passwd, repair --salvage, an export of
+    /// secrets). The other commands go through `session(for:)`.
+    public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
+        try localSession(for: question).keychain()
     }
 
-    /// Opens the vault, asking for the master password only once the vault is known to exist.
-    public func openKeychain(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> Keychain {
-        let path = try vaultPath
-        let keychain: Keychain
-        do {
-            keychain = try Keychain.open(at: path, options: openOptions, progress: progress?.vaultProgress,
-                                         scan: question.map(ItemScan.init)) { () throws(KeychainError) -> SecureBytes in
-                if let given = self.masterPasswordGiven { return given }
-                return try MasterPassword.obtain(self, prompt: "Master password for \(path): ")
-            }
-        } catch {
-            if case .vault(.noSuchVault) = error.reason, globals.vault == nil, let name = globals.keychain {
-                throw noSuchKeychain(name, path: path)
-            }
-            throw error
+    /// The vault of this command opened here, lazily, with `masterPassword`; its warnings printed as it opens.
+    func localSession(for question: ItemScan.Wanted? = nil) throws(KeychainError) -> LocalSession {
+        LocalSession(path: try bridged { () throws(CLIError) in try vaultPath }, options: openOptions, password: masterPassword, progress: progress?.vaultProgress,
+                     scan: question, naming: { [unowned self] error in self.named(error) }) { [unowned self] keychain in
+            self.reportWarnings(of: keychain)
         }
-        reportWarnings(of: keychain)
-        return keychain
+    }
+
+    /// `error` with a missing vault named as the user named it (`--keychain NAME` or a path): the
+    /// one place a missing vault is worded beyond `VaultError.noSuchVault`.
+    func named(_ error: KeychainError) -> KeychainError {
+        if let path = LocalSession.missingVaultPath(in: error), globals.vault == nil, let name = globals.keychain {
+            do { try bridged { () throws(CLIError) in throw noSuchKeychain(name, path: path) } } catch { return error }
+        }
+        return error
     }
 
     /// Open options from the global flags.
@@ -149,7 +156,7 @@ public final class Context {
     }
 
     /// Opens the terminal for a prompt; `hint` tells what to use when there is none.
-    public func terminal(hint: String? = nil) throws(KeychainError) -> Terminal {
+    public func terminal(hint: String? = nil) throws(CLIError) -> Terminal {
         progress?.erase()
         return try Terminal.open(hint: hint)
     }

@@ -90,7 +90,11 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case changedSinceSalvageConfirmed
         /// A failure of a kind this layer does not know, described by the failing code (a bug).
         case unexpected(String)
-        /// A failure its front end worded itself (usage errors and the like): a message and a hint.
+        /// A failure of a layer above the keychain carried through the item store's typed API: the
+        /// agent's own failures (locked, gone, busy), put in by the session layer's `AgentSession`
+        /// and read back only there, for the front end to word.
+        case relayed(any Error & Sendable)
+        /// A failure its front end worded itself: a message and a hint.
         case worded(message: String, hint: String?)
     }
 

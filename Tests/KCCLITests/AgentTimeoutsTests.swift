@@ -59,7 +59,7 @@ final class AgentTimeoutsTests: XCTestCase {
         XCTAssertEqual(try AgentTimeouts.resolve(timeout: "10s", maxTTL: nil, environment: environment),
                        AgentTimeouts(idle: 10, maxTTL: 10_800))
         XCTAssertThrowsError(try AgentTimeouts.resolve(timeout: "10", maxTTL: nil, environment: environment)) { error in
-            XCTAssertEqual((error as? KeychainError)?.status, .param)
+            XCTAssertEqual((error as? CLIError)?.status, .param)
         }
     }
 }

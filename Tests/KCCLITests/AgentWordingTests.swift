@@ -37,14 +37,12 @@ final class AgentWordingTests: XCTestCase {
         }
     }
 
-    func testAnAgentFailureIsWordedAndTakesItsStatusHere() {
-        let locked = AgentWording.error(.locked)
-        XCTAssertEqual(FailureWording(locked), FailureWording("the agent is locked", hint: "run kc unlock"))
-        XCTAssertEqual(locked.status, .interactionNotAllowed)
-        // The keychain's failure the agent reported keeps its own status and wording.
-        let other = AgentWording.error(.keychain(KeychainError(.itemNotFound)))
-        XCTAssertEqual(other.status, .itemNotFound)
-        XCTAssertEqual(FailureWording(other), FailureWording(KeychainError(.itemNotFound)))
+    func testARelayedAgentFailureIsWordedAndTakesItsStatusHere() {
+        let relayed = KeychainError(.notAvailable, .relayed(AgentError.locked))
+        XCTAssertEqual(FailureWording(relayed), FailureWording("the agent is locked", hint: "run kc unlock"))
+        XCTAssertEqual(AgentWording.withStatus(.keychain(relayed)).status, .interactionNotAllowed)
+        let other = KeychainError(.itemNotFound)
+        XCTAssertEqual(AgentWording.withStatus(.keychain(other)).status, .itemNotFound)
     }
 
     func testTheOtherBuildSentence() {

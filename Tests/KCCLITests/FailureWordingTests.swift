@@ -13,7 +13,7 @@ final class FailureWordingTests: XCTestCase {
     func testAnAmbiguousMatchCountsEveryMatchAndSaysHowManyAreNotShown() {
         let shown = [Item(id: Array(repeating: 1, count: 16), attributes: ItemAttributes(.generic, [.service: "shared", .account: "a"]), created: 0, modified: 0, secret: SecureBytes(copying: []))]
         let errors = Output()
-        CLI.report(KeychainError(.param, .ambiguousMatch(shown, count: 18)), to: errors)
+        CLI.report(.keychain(KeychainError(.param, .ambiguousMatch(shown, count: 18))), to: errors)
         errors.flush()
         let text = errors.capturedText
         XCTAssertTrue(text.contains("18 items match:"), text)

@@ -1,11 +1,12 @@
 import KCAgent
+import KCSession
 import KCCrypto
 import KCSystem
 import KCKeychain
 
 // Handlers of unlock, lock and status.
 
-func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.existingVaultPath()
     let timeouts = try AgentTimeouts.resolve(timeout: invocation.value("timeout"), maxTTL: invocation.value("max-ttl"),
                                              environment: context.environment)
@@ -19,38 +20,38 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-    let unlocked = { (client: AgentClient) throws(AgentError) -> Int32 in
-        try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL))
+    let unlocked = { (client: AgentSession) throws(CLIError) -> Int32 in
+        try domain { () throws(KeychainError) in try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)) }
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                        + "at most \(DurationText.text(timeouts.maxTTL)) from now")
         return 0
     }
     if let running {
-        do throws(AgentError) { return try unlocked(running) } catch where AgentItemStore.agentEnded(error) {
+        do { return try unlocked(running) } catch where error.keychainError.map(AgentSession.hasEnded) == true {
             // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
             // when none ran.
-        } catch { throw AgentWording.error(error) }
+        } catch { throw error }
     }
     let (client, started) = try AgentWording.call { () throws(AgentError) in
         let started = try AgentLauncher.start(endpoint, arguments: ["--vault", endpoint.vaultPath, "agent", "--readiness-fd",
                                                                     String(AgentLauncher.readinessDescriptor)],
                                               environment: context.environment)
-        guard let client = try AgentClient.connect(endpoint, reauthenticate: context.askAgain) else {
+        guard let client = try AgentSession.running(endpoint, password: context.masterPassword) else {
             throw AgentError.agentGone(errno: nil)
         }
         return (client, started)
     }
-    do throws(AgentError) { return try unlocked(client) } catch {
+    do { return try unlocked(client) } catch {
         // The agent this unlock started holds nothing (a wrong password, say): stop it and wait
         // until it has exited, so a failed unlock leaves no process behind. One another command
         // started meanwhile is left alone.
         if let started, client.agentPID == started { try? client.lock() }
-        throw AgentWording.error(error)
+        throw error
     }
 }
 
-func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     guard let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true) else {
         context.notice("no agent runs for \(path); it is locked")
@@ -61,10 +62,10 @@ func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
     return 0
 }
 
-func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true)
-    let status = try client.map { client throws(KeychainError) in
+    let status = try client.map { client throws(CLIError) in
         try AgentWording.call { () throws(AgentError) in try client.status() }
     }
     let lines = AgentStatusText.fields(status, vault: status?.vaultPath ?? path)

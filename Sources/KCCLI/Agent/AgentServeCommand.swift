@@ -8,7 +8,7 @@ let agentCommand = CommandSpec(
     options: [.flag("foreground", help: "Run in the foreground (for a service manager); stay until locked."),
               .value("readiness-fd", valueName: "FD", help: "Write one byte to FD once listening (kc unlock).")],
     hidden: true,
-    handler: { invocation, context throws(KeychainError) in
+    handler: { invocation, context throws(CLIError) in
         let path = try context.vaultPath
         do throws(AgentError) {
             let endpoint = try AgentEndpoint.resolve(vaultPath: path, runtimeDirectory: context.environment("XDG_RUNTIME_DIR"),
@@ -18,7 +18,7 @@ let agentCommand = CommandSpec(
             try AgentServer.run(endpoint, options: context.openOptions, readinessDescriptor: readiness,
                                 unlockWithin: invocation.flag("foreground") ? nil : 30)
         } catch {
-            throw AgentWording.error(error)
+            throw .keychain(AgentWording.error(error))
         }
         return 0
     })

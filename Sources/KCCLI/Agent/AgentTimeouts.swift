@@ -25,7 +25,7 @@ struct AgentTimeouts: Equatable {
     }
 
     /// The timers for `kc unlock`: each flag wins over the config file, which wins over the default.
-    static func resolve(timeout: String?, maxTTL: String?, environment: [String: String]) throws(KeychainError) -> AgentTimeouts {
+    static func resolve(timeout: String?, maxTTL: String?, environment: [String: String]) throws(CLIError) -> AgentTimeouts {
         let file = configFile(environment)
         let configured = try readConfig(file)
         var result = defaults
@@ -37,7 +37,7 @@ struct AgentTimeouts: Equatable {
     }
 
     /// A duration flag's seconds; errSecParam when it is not a duration.
-    static func flagDuration(_ text: String, _ flag: String) throws(KeychainError) -> Int {
+    static func flagDuration(_ text: String, _ flag: String) throws(CLIError) -> Int {
         guard let seconds = DurationText.seconds(text) else {
             throw usageError("\(flag) needs a duration like 90s, 15m, 8h or 1h30m, not '\(Printable.text(text))'",
                              hint: "from 1s to \(DurationText.text(longest))")
@@ -46,19 +46,19 @@ struct AgentTimeouts: Equatable {
     }
 
     /// The durations of the config file, by key; empty when there is no file.
-    static func readConfig(_ file: String) throws(KeychainError) -> [String: Int] {
+    static func readConfig(_ file: String) throws(CLIError) -> [String: Int] {
         let descriptor: FileDescriptor
         do { descriptor = try FileDescriptor.open(file, O_RDONLY | O_NOFOLLOW) } catch {
             if error == .noSuchFile { return [:] }
-            throw KeychainError(.io, "cannot open \(file): \(error)")
+            throw CLIError(.io, "cannot open \(file): \(error)")
         }
         defer { descriptor.close() }
         let bytes: [UInt8]
-        do { bytes = try descriptor.readAll(limit: 64 << 10) } catch { throw KeychainError(.io, "cannot read \(file): \(error)") }
+        do { bytes = try descriptor.readAll(limit: 64 << 10) } catch { throw CLIError(.io, "cannot read \(file): \(error)") }
         switch parseConfig(String(decoding: bytes, as: UTF8.self)) {
         case .success(let values): return values
         case .failure(let problem):
-            throw KeychainError(.param, "\(file):\(problem.line): \(problem.text)",
+            throw CLIError(.param, "\(file):\(problem.line): \(problem.text)",
                                 hint: "write 'idle-timeout = 15m' and 'max-ttl = 8h', one a line ('#' starts a comment)")
         }
     }

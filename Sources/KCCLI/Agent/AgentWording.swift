@@ -1,4 +1,5 @@
 import KCAgent
+import KCSession
 import KCSystem
 import KCKeychain
 
@@ -15,21 +16,27 @@ enum AgentWording {
     }
 
     /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
-    static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
-        do { return try body() } catch { throw self.error(error) }
+    static func call<T>(_ body: () throws(AgentError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw .keychain(self.error(error)) }
     }
 
     /// The failure with its result code, message and hint (the only place that gives an agent
     /// failure its result code): the keychain's failure the agent reported as it is, a merge's as
     /// the sync wording has it.
     static func error(_ error: AgentError) -> KeychainError {
-        switch error {
-        case .keychain(let failure): return failure
-        case .merge(let failure): return SyncSetup.wording(failure)
-        default:
-            let (status, wording) = describe(error)
-            return KeychainError(status, wording.message, hint: wording.hint)
-        }
+        AgentSession.relayed(error, status: describe(error).0)
+    }
+
+    /// `error` with the result code this file gives its agent failure (the agent's layer relays
+    /// them with a code of its own); other errors as they are.
+    static func withStatus(_ error: CLIError) -> CLIError {
+        guard case .keychain(let inner) = error, let agent = AgentSession.agentFailure(in: inner) else { return error }
+        return .keychain(AgentSession.relayed(agent, status: describe(agent).0))
+    }
+
+    /// The wording of the agent's failure relayed in `error` (nil: it is none).
+    static func wording(relayed error: KeychainError) -> FailureWording? {
+        AgentSession.agentFailure(in: error).map { describe($0).1 }
     }
 
     /// The result code and wording of `error`; its paths (from XDG_RUNTIME_DIR or TMPDIR) with

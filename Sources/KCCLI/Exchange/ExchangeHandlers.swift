@@ -5,9 +5,10 @@ import KCCrypto
 import KCSystem
 import KCExchange
 import KCKeychain
+import KCSession
 
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
-func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let format = invocation.value("format") ?? "json"
     guard ["json", "csv"].contains(format) else {
         throw usageError("unknown export format '\(format)'", hint: "choose json or csv")
@@ -30,8 +31,8 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     // Every secret at once is a deliberate act: it takes the master password even while an agent
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
     context.showProgress("export")
-    let store: any ItemStore = withSecrets ? try context.openKeychain() : try context.openItemStore()
-    let all = try store.allItems(revealing: withSecrets)
+    let store: any ItemStore = try domain { () throws(KeychainError) -> any ItemStore in withSecrets ? try context.openKeychain() : try context.session() }
+    let all = try domain { () throws(KeychainError) in try store.allItems(revealing: withSecrets) }
     let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
     if items.count < all.count {
         let left = all.count - items.count
@@ -39,13 +40,13 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     }
     if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
         guard try terminal.confirm(prompt: "Write the secrets of \(items.count) items in clear to \(path ?? "standard output")? [y/N] ") else {
-            throw KeychainError(.userCanceled, "nothing was exported")
+            throw CLIError(.userCanceled, "nothing was exported")
         }
     }
     guard let path else {
         writeItems(items, withSecrets: withSecrets, to: context.output)
         context.output.flush()
-        if let failure = context.output.failure { throw KeychainError(.io, "cannot write the export: \(failure)") }
+        if let failure = context.output.failure { throw CLIError(.io, "cannot write the export: \(failure)") }
         return 0
     }
     let descriptor = try createExportFile(path)
@@ -60,26 +61,26 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     if let failure {
         // A cut-short export must not pass for a whole one.
         try? FileSystem.unlink(path)
-        throw KeychainError(.io, "cannot write \(path): \(failure); the incomplete file was removed")
+        throw CLIError(.io, "cannot write \(path): \(failure); the incomplete file was removed")
     }
     context.notice("exported \(items.count) items to \(path)")
     return 0
 }
 
 /// Creates `path` new, mode 0600, without following a symbolic link.
-private func createExportFile(_ path: String) throws(KeychainError) -> FileDescriptor {
+private func createExportFile(_ path: String) throws(CLIError) -> FileDescriptor {
     do throws(Errno) {
         return try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
     } catch {
         if error == .fileExists {
             throw usageError("\(path) already exists; kc export never overwrites a file", hint: "choose a new file name")
         }
-        throw KeychainError(.io, "cannot create \(path): \(error)")
+        throw CLIError(.io, "cannot create \(path): \(error)")
     }
 }
 
 /// `kc import json FILE`.
-func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let contents = try readImportFile(path)
     let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
@@ -87,7 +88,7 @@ func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
 }
 
 /// `kc import csv FILE`.
-func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let contents = try readImportFile(path)
     let parsed = contents.withUnsafeBytes { ItemCSVReader.read($0) }
@@ -95,12 +96,12 @@ func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(Key
 }
 
 /// The whole of a file to import, in secure memory.
-func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
+func readImportFile(_ path: String) throws(CLIError) -> SecureBytes {
     let descriptor: FileDescriptor
     do throws(Errno) {
         descriptor = try FileDescriptor.open(path, O_RDONLY)
     } catch {
-        throw KeychainError(.io, "cannot open \(path): \(error)")
+        throw CLIError(.io, "cannot open \(path): \(error)")
     }
     defer { descriptor.close() }
     return try SecretSource.readAll(descriptor, what: path)
@@ -109,12 +110,12 @@ func readImportFile(_ path: String) throws(KeychainError) -> SecureBytes {
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
 /// the whole import unless --partial.
 func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
-                        _ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+                        _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let rows: [ExchangeRow]
     switch parsed {
     case .success(let read): rows = read
     case .failure(let error):
-        throw KeychainError(.decode, "\(path):\(error.line): " + ExchangeWording.text(error.problem),
+        throw CLIError(.decode, "\(path):\(error.line): " + ExchangeWording.text(error.problem),
                             hint: ExchangeWording.hint(error.problem))
     }
     var good: [(row: ExchangeRow, item: ExchangeItem)] = []
@@ -134,12 +135,12 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
         for other in rejected.dropFirst() {
             context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
-        throw KeychainError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
+        throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
                             hint: "nothing was imported; --partial imports the rest")
     }
     let dryRun = invocation.flag("dry-run")
     context.showProgress("import")
-    let outcomes = try context.openItemStore().addAll(good.map(\.item), dryRun: dryRun)
+    let outcomes = try domain { () throws(KeychainError) in try context.session().addAll(good.map(\.item), dryRun: dryRun) }
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {

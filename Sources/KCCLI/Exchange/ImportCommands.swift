@@ -75,7 +75,7 @@ private func foreignImportCommand(_ name: String, _ abstract: String, from sourc
         arguments: [ArgumentSpec("FILE", help: "The \(fileKind) file to read.", completion: .file)],
         options: importOptions,
         examples: ["kc import \(name) --dry-run export.\(suffix)", "kc import \(name) export.\(suffix)"],
-        handler: { invocation, context throws(KeychainError) in
+        handler: { invocation, context throws(CLIError) in
             let path = invocation.arguments[0]
             let contents = try readImportFile(path)
             let parsed = contents.withUnsafeBytes { read($0) }
@@ -118,7 +118,7 @@ let importPassCommand = CommandSpec(
     handler: runImportPass)
 
 /// `kc import pass [DIR]`.
-func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let folder = invocation.arguments.first
         ?? context.environment["PASSWORD_STORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         ?? (context.environment["HOME"] ?? "") + "/.password-store"
@@ -131,12 +131,12 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(Ke
     } catch {
         switch error {
         case .notAFolder(let path):
-            throw KeychainError(.io, "no pass store at \(Printable.text(path)): not a folder",
+            throw CLIError(.io, "no pass store at \(Printable.text(path)): not a folder",
                                 hint: "name the store: kc import pass DIR, or set PASSWORD_STORE_DIR")
         case .gpgNotFound:
             throw missingProgram("kc import pass needs gpg on PATH, and it was not found", packages: ["gnupg"])
         case .gpgFailed(let errno):
-            throw KeychainError(.io, "cannot run gpg: \(errno)")
+            throw CLIError(.io, "cannot run gpg: \(errno)")
         }
     }
     for link in contents.skippedLinks {

@@ -5,10 +5,11 @@ import KCCrypto
 import KCFTP
 import KCSystem
 import KCKeychain
+import KCSession
 
 /// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
 /// the vault and the terminal.
-func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let target: FTPTarget
     do throws(FTPURLError) { target = try FTPTarget.parse(invocation.arguments[0]) } catch { throw FTPMessages.error(error) }
     let save: FTPSavePolicy
@@ -48,7 +49,7 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     let transport: CurlFTPTransport
     do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
     let flow = FTPLoginFlow(options: options, transport: transport,
-                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.openItemStore() },
+                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.session() },
                             prompter: TerminalFTPPrompter(context))
     let outcome: FTPLoginOutcome
     do throws(FTPLoginError) {
@@ -88,22 +89,23 @@ final class TerminalFTPPrompter: FTPLoginPrompter {
         context.errors.flush()
     }
 
-    private func requireTerminal() throws(KeychainError) -> Terminal {
-        guard let terminal else { throw KeychainError(.interactionNotAllowed, "a prompt is needed but there is no terminal") }
+    private func requireTerminal() throws(CLIError) -> Terminal {
+        guard let terminal else { throw CLIError(.interactionNotAllowed, "a prompt is needed but there is no terminal") }
         context.output.flush()
         context.errors.flush()
         return terminal
     }
 
+    // The prompts fail with the CLI's own messages, which cross the login flow bridged.
     func readLine(_ question: FTPQuestion) throws(KeychainError) -> String {
-        try requireTerminal().readLine(prompt: FTPMessages.prompt(question))
+        try context.bridged { () throws(CLIError) in try requireTerminal().readLine(prompt: FTPMessages.prompt(question)) }
     }
 
     func readSecret(_ question: FTPQuestion) throws(KeychainError) -> SecureBytes {
-        try requireTerminal().readSecret(prompt: FTPMessages.prompt(question))
+        try context.bridged { () throws(CLIError) in try requireTerminal().readSecret(prompt: FTPMessages.prompt(question)) }
     }
 
     func confirm(_ question: FTPQuestion) throws(KeychainError) -> Bool {
-        try requireTerminal().confirm(prompt: FTPMessages.prompt(question))
+        try context.bridged { () throws(CLIError) in try requireTerminal().confirm(prompt: FTPMessages.prompt(question)) }
     }
 }

@@ -4,40 +4,40 @@ import KCKeychain
 /// The words of `kc ftp login`: its errors, hints and notices (KCFTP gives reasons only).
 enum FTPMessages {
     /// The `kc: error:` of a login flow failure, with a hint naming what the user can do.
-    static func error(_ error: FTPLoginError, target: FTPTarget, caFile: String?) -> KeychainError {
+    static func error(_ error: FTPLoginError, target: FTPTarget, caFile: String?) -> CLIError {
         let host = target.host
         switch error {
         case .connection(let failure):
             return connectionError(failure, caFile: caFile)
         case .severalSavedPasswords(let accounts):
             let names = accounts.map { $0 ?? "(none)" }.joined(separator: ", ")
-            return KeychainError(.param, "\(accounts.count) saved passwords match \(target.displayHost) (accounts: \(names))",
+            return CLIError(.param, "\(accounts.count) saved passwords match \(target.displayHost) (accounts: \(names))",
                                  hint: "name the account: \(target.security.scheme)://ACCOUNT@\(target.displayHost) or --user ACCOUNT")
         case .terminalNeeded(.userName):
-            return KeychainError(.interactionNotAllowed, "a user name for \(host) is needed and there is no terminal to ask on",
+            return CLIError(.interactionNotAllowed, "a user name for \(host) is needed and there is no terminal to ask on",
                                  hint: "give it with --user NAME or ftp://NAME@HOST")
         case .terminalNeeded(.password(let user)):
-            return KeychainError(.interactionNotAllowed, "a password for \(user)@\(host) is needed and there is no terminal to ask on",
+            return CLIError(.interactionNotAllowed, "a password for \(user)@\(host) is needed and there is no terminal to ask on",
                                  hint: "pipe it with --password-stdin")
         case .terminalNeeded(.unverifiedServerConfirmation(let user)):
-            return KeychainError(.interactionNotAllowed,
+            return CLIError(.interactionNotAllowed,
                                  "the saved password for \(user)@\(host) was not sent: --insecure turns certificate checks off, "
                                  + "and there is no terminal to confirm sending it",
                                  hint: "trust the server's CA with --cafile FILE instead of --insecure")
         case .givenPasswordRejected(let user):
-            return KeychainError(.authFailed, "\(host) rejected the password from standard input for \(user)")
+            return CLIError(.authFailed, "\(host) rejected the password from standard input for \(user)")
         case .tooManyAttempts(let attempts):
-            return KeychainError(.authFailed, "\(host) rejected \(attempts) attempts to log in")
+            return CLIError(.authFailed, "\(host) rejected \(attempts) attempts to log in")
         case .unsendablePassword:
-            return KeychainError(.param, "the password contains a line break or NUL, which FTP cannot send")
+            return CLIError(.param, "the password contains a line break or NUL, which FTP cannot send")
         case .invalidUserName:
-            return KeychainError(.param, "invalid user name (empty or containing control characters)")
+            return CLIError(.param, "invalid user name (empty or containing control characters)")
         case .keychain(let error):
-            return error
+            return .keychain(error)
         }
     }
 
-    static func error(_ error: FTPURLError) -> KeychainError {
+    static func error(_ error: FTPURLError) -> CLIError {
         let why: String
         switch error.problem {
         case .unsupportedScheme(let scheme): why = "unsupported scheme '\(scheme)'"
@@ -64,20 +64,20 @@ enum FTPMessages {
         }
     }
 
-    static func error(_ error: LibcurlUnavailable) -> KeychainError {
+    static func error(_ error: LibcurlUnavailable) -> CLIError {
         missingProgram("cannot load libcurl (libcurl.so.4): \(error.reason)", packages: ["libcurl4"])
     }
 
-    private static func connectionError(_ failure: FTPFailure, caFile: String?) -> KeychainError {
+    private static func connectionError(_ failure: FTPFailure, caFile: String?) -> CLIError {
         if failure.isNetwork {
-            return KeychainError(failure.status, text(failure), hint: "check the host name and port, and that the server is running")
+            return CLIError(failure.status, text(failure), hint: "check the host name and port, and that the server is running")
         }
         if case .untrusted = failure {
             let hint = caFile == nil ? "pass the issuing CA with --cafile FILE (or --insecure to skip verification)"
                                      : "--cafile trusts only the CAs in \(caFile!): pass the one that issued the server's certificate"
-            return KeychainError(failure.status, text(failure), hint: hint)
+            return CLIError(failure.status, text(failure), hint: hint)
         }
-        return KeychainError(failure.status, text(failure))
+        return CLIError(failure.status, text(failure))
     }
 
     /// The line that says why a connection failed.

@@ -5,6 +5,7 @@ import KCCrypto
 import KCFTP
 import KCSystem
 import KCKeychain
+import KCSession
 
 /// `kc netrc`: internet items as netrc lines on standard output, for curl, ftp and others.
 ///
@@ -12,22 +13,23 @@ import KCKeychain
 /// kc refuses (errSecParam) when one server's items span several protocols or ports, before
 /// printing anything. Among several items of one protocol and port, the most recently modified
 /// one is printed, with a warning.
-func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     if context.output.isTerminal && !invocation.flag("force") {
         throw usageError("kc netrc prints passwords, and standard output is a terminal",
                          hint: "read it through a pipe, e.g. curl --netrc-file <(kc netrc -s HOST) URL, or add --force")
     }
     var filters: [Attribute: String] = [:]
     filters[.server] = invocation.value("server")
-    filters[.protocol] = try invocation.value("protocol").map { value throws(KeychainError) in
+    filters[.protocol] = try invocation.value("protocol").map { value throws(CLIError) in
         try ItemOptions.checked(value, .protocol, written: "--protocol")
     }
-    filters[.port] = try invocation.value("port").map { value throws(KeychainError) in
+    filters[.port] = try invocation.value("port").map { value throws(CLIError) in
         try ItemOptions.checked(value, .port, written: "--port")
     }
     filters[.account] = invocation.value("account")
-    let items = try context.openItemStore().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)],
-                                                 revealing: true)
+    let items = try domain { () throws(KeychainError) in
+        try context.session().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)], revealing: true)
+    }
 
     var order: [String] = []
     var groups: [String: [Item]] = [:]
@@ -57,13 +59,13 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
         }
     }
     context.output.flush()
-    guard printed > 0 else { throw KeychainError(.itemNotFound, "no matching item can be written as netrc") }
+    guard printed > 0 else { throw CLIError(.itemNotFound, "no matching item can be written as netrc") }
     return 0
 }
 
 /// Refuses a server whose items span more than one protocol or port: netrc would hand one
 /// protocol's password to a client of another (an imaps password sent in clear over ftp).
-private func requireOneProtocolAndPort(_ group: [Item]) throws(KeychainError) {
+private func requireOneProtocolAndPort(_ group: [Item]) throws(CLIError) {
     func describe(_ item: Item) -> String {
         let port = item.attributes[.port].map { " port \($0)" } ?? ""
         return "\(item.attributes[.protocol] ?? "(no protocol)")\(port) (account \(item.attributes[.account] ?? "(none)"))"
@@ -88,13 +90,13 @@ private func netrcRefusalText(_ refusal: NetrcRefusal) -> String {
 }
 
 /// `kc import netrc FILE`: each `machine` entry becomes an internet password item.
-func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let proto = try ItemOptions.checked(invocation.value("protocol") ?? "ftp", .protocol, written: "--protocol")
     let contents = try readImportFile(path)
     let (entries, problems) = Netrc.parse(contents)
 
-    let store = try context.openItemStore()
+    let store = try domain { () throws(KeychainError) in try context.session() }
     let batch = entries.map { entry -> ExchangeItem in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])
@@ -102,7 +104,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(K
         return ExchangeItem(attributes: attributes, secret: entry.password!)
     }
     // One locked append, one write and one fsync for the whole file.
-    let outcomes = try store.addAll(batch, dryRun: false)
+    let outcomes = try domain { () throws(KeychainError) in try store.addAll(batch, dryRun: false) }
     let names = entries.map { entry in Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine) }
     let (added, duplicates) = reportImported(outcomes, names: names, to: context.output)
     for problem in problems {

@@ -1,6 +1,7 @@
 import KCCrypto
 import KCSystem
 import KCKeychain
+import KCSession
 
 /// `kc git-credential get|store|erase`: git's credential helper (also run as `git-credential-kc`,
 /// which `git config credential.helper kc` makes git call).
@@ -31,7 +32,7 @@ let gitCredentialCommand = CommandSpec(
                "printf 'protocol=https\\nhost=example.com\\n\\n' | kc git-credential get"],
     handler: runGitCredential)
 
-private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let operation = invocation.arguments[0]
     guard ["get", "store", "erase"].contains(operation) else { return 0 }
     let input = try SecretSource.readAll(.standardInput, what: "standard input")
@@ -51,24 +52,22 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
 }
 
 /// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
-private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(KeychainError) {
-    let agent = try context.agentItemStore()
-    guard agent != nil || hasMasterPasswordSource(context) else {
+private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(CLIError) {
+    let store = try domain { () throws(KeychainError) in try context.session() }
+    guard store.isServedByAgent || hasMasterPasswordSource(context) else {
         context.warn("git-credential: no unlocked agent, no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
         return
     }
     let item: Item
-    do {
-        let store: any ItemStore
-        if let agent { store = agent } else { store = try context.openKeychain() }
+    do throws(CLIError) {
         guard let newest = try newestMatch(target, in: store),
-              let found = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first else { return }
+              let found = try domain({ () throws(KeychainError) in try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first }) else { return }
         item = found
     } catch where error.status == .interactionNotAllowed {
         // A locked agent and no password source, or an item that asks again without a terminal:
         // git goes on to its own prompt.
-        context.warn("git-credential: \(FailureWording(error).message); answered nothing")
+        context.warn("git-credential: \(FailureWording(context.failure(error)).message); answered nothing")
         return
     }
     let account = item.attributes[.account] ?? ""
@@ -89,41 +88,44 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 /// (as git-credential-store has it).
 /// An item with the require-password mark is never revealed nor changed here: comparing would ask
 /// for the master password on every git use.
-private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(KeychainError) {
-    guard target.account != nil, let password = message.password, !isTrue(message["ephemeral"]) else { return }
-    let store = try context.openItemStore()
+private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(CLIError) {
+    guard target.account != nil, let password = message.password,
+          !isTrue(message["ephemeral"]) else { return }
+    let store = try domain { () throws(KeychainError) in try context.session() }
     if let newest = try newestMatch(target, in: store) {
         if newest.attributes.requirePassword { return }
-        let existing = try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first
+        let existing = try domain { () throws(KeychainError) in try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first }
         if existing?.secret.isEqual(to: password) == true { return }
-        try store.update(Query(itemID: newest.id), changes: [:], secret: password)
+        try domain { () throws(KeychainError) in try store.update(Query(itemID: newest.id), changes: [:], secret: password) }
     } else {
-        try store.add(target.itemAttributes, secret: password, updateExisting: false)
+        try domain { () throws(KeychainError) in try store.add(target.itemAttributes, secret: password, updateExisting: false) }
     }
 }
 
 /// Deletes the items matching the target and, when git sent one, holding `password` (only then
 /// are their secrets revealed, to compare).
-private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(KeychainError) {
-    let store = try context.openItemStore()
+private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(CLIError) {
+    let store = try domain { () throws(KeychainError) in try context.session() }
     let doomed = try matches(target, in: store, revealing: password != nil).filter { item in
         password.map { item.secret.isEqual(to: $0) } ?? true
     }
-    for item in doomed { try store.delete(Query(itemID: item.id)) }
+    for item in doomed { try domain { () throws(KeychainError) in try store.delete(Query(itemID: item.id)) } }
 }
 
 /// The items matching the target exactly, in creation order; their secrets only when `revealing`.
 private func matches(_ target: GitCredentialTarget, in store: any ItemStore,
-                     revealing: Bool) throws(KeychainError) -> [Item] {
-    do {
+                     revealing: Bool) throws(CLIError) -> [Item] {
+    do throws(KeychainError) {
         return try store.find(anyOf: [target.query], revealing: revealing).filter { target.matches($0.attributes) }
     } catch where error.status == .itemNotFound {
         return []
+    } catch {
+        throw .keychain(error)
     }
 }
 
 /// The most recently modified item matching the target, without its secret.
-private func newestMatch(_ target: GitCredentialTarget, in store: any ItemStore) throws(KeychainError) -> Item? {
+private func newestMatch(_ target: GitCredentialTarget, in store: any ItemStore) throws(CLIError) -> Item? {
     try matches(target, in: store, revealing: false).max { ($0.modified, $0.created) < ($1.modified, $1.created) }
 }
 

@@ -20,7 +20,7 @@ let completionsCommand = CommandSpec(
     """,
     arguments: [ArgumentSpec("SHELL", help: "bash, zsh or fish.", completion: .choices(Completions.shells))],
     examples: ["kc completions bash", "kc completions zsh > ~/.zfunc/_kc"],
-    handler: { invocation, context throws(KeychainError) in
+    handler: { invocation, context throws(CLIError) in
         let shell = invocation.arguments[0]
         guard let script = Completions.script(for: shell, commands: CommandTable.all) else {
             throw usageError("no completions for the shell '\(shell)'",

@@ -6,12 +6,12 @@ import KCKeychain
 /// shell completions.
 let hiddenCommands: [CommandSpec] = [agentCommand,
     CommandSpec("__man", abstract: "Print the man page (troff) generated from the command table.", hidden: true,
-                handler: { _, context throws(KeychainError) in
+                handler: { _, context throws(CLIError) in
                     context.output.write(ManPage.render(CommandTable.all))
                     return 0
                 }),
     CommandSpec("__agent-wire", abstract: "Print the agent's message kinds and enum codes (JSON) of this build.", hidden: true,
-                handler: { _, context throws(KeychainError) in
+                handler: { _, context throws(CLIError) in
                     context.output.writeLine(AgentWireTable.json)
                     return 0
                 }),

@@ -44,7 +44,7 @@ struct ClipRequest {
 
     /// The request of `invocation`, or nil without --clip; checked, and its clipboard found,
     /// before the vault is opened.
-    static func parse(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> ClipRequest? {
+    static func parse(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> ClipRequest? {
         guard invocation.flag("clip") else { return nil }
         var timeout = defaultTimeout
         if let text = invocation.value("clip-timeout") {
@@ -59,7 +59,7 @@ struct ClipRequest {
     /// Copies `secret` (`what`, in the notice) and arranges for it to be cleared. The clearing
     /// process starts first, so a secret is never copied without one; it gets the fingerprint only
     /// once the copy succeeded (a closed pipe without it makes it leave at once).
-    func copy(_ secret: SecureBytes, what: String, _ context: Context) throws(KeychainError) {
+    func copy(_ secret: SecureBytes, what: String, _ context: Context) throws(CLIError) {
         var handover: FileDescriptor?
         if timeout > 0 {
             handover = try startClearer()
@@ -84,7 +84,7 @@ struct ClipRequest {
     /// Starts `kc __clear-clipboard SECONDS` (kc's own executable, never one found on PATH) detached:
     /// its own session, standard descriptors on /dev/null (a `$(kc ...)` never waits for it).
     /// Returns the pipe to hand it the fingerprint.
-    private func startClearer() throws(KeychainError) -> FileDescriptor {
+    private func startClearer() throws(CLIError) -> FileDescriptor {
         do throws(Errno) {
             let pipe = try Processes.pipe()
             defer { pipe.read.close() }
@@ -97,7 +97,7 @@ struct ClipRequest {
             }
             return pipe.write
         } catch {
-            throw KeychainError(.io, "cannot start the process that clears the clipboard: \(error); nothing was copied")
+            throw CLIError(.io, "cannot start the process that clears the clipboard: \(error); nothing was copied")
         }
     }
 }
@@ -108,7 +108,7 @@ struct ClipRequest {
 let clipboardClearerCommand = CommandSpec(
     ClipRequest.clearerCommand, abstract: "Clear the clipboard later if it still holds a secret (started by --clip).",
     arguments: [ArgumentSpec("SECONDS", help: "How long to wait.")], hidden: true,
-    handler: { invocation, context throws(KeychainError) in
+    handler: { invocation, context throws(CLIError) in
         guard let seconds = Int(invocation.arguments[0]), ClipRequest.timeoutRange.contains(seconds) else { return 2 }
         let handover = FileDescriptor(rawValue: ClipRequest.handoverDescriptor)
         let message = try? SecretSource.readAll(handover, what: "the fingerprint", limit: 4096)

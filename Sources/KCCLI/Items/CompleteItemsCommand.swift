@@ -1,4 +1,4 @@
-import KCAgent
+import KCSession
 import KCCrypto
 import KCKeychain
 
@@ -30,7 +30,7 @@ func completeItemsArguments(_ itemClass: ItemClass?, _ attribute: CompletedAttri
     (itemClass.map { "--class \($0.rawValue) " } ?? "") + "--attribute \(attribute.rawValue)"
 }
 
-func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let itemClass = invocation.value("class").flatMap(ItemClass.init(rawValue:))
     let attribute = invocation.value("attribute").flatMap(CompletedAttribute.init(rawValue:)) ?? .service
     for value in agentItemValues(context, itemClass, attribute) { context.output.writeLine(value) }
@@ -40,8 +40,8 @@ func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws
 /// The distinct values, sorted; empty unless the vault's agent is unlocked and answers.
 private func agentItemValues(_ context: Context, _ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> [String] {
     guard let endpoint = try? context.agentEndpoint(),
-          let agent = try? AgentClient.connect(endpoint, reauthenticate: { () throws(KeychainError) -> SecureBytes in
-              throw KeychainError(.interactionNotAllowed, "completions never prompt")
+          let agent = try? AgentSession.running(endpoint, password: MasterPasswordSource { _ throws(KeychainError) -> SecureBytes in
+              throw KeychainError(.interactionNotAllowed)   // completions never prompt
           }),
           let items = try? agent.allItems(revealing: false) else { return [] }
     var values = Set<String>()

@@ -44,7 +44,7 @@ let generateCommand = CommandSpec(
                "kc generate --clip"],
     handler: runGenerate)
 
-func runGenerate(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runGenerate(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     var settings: [String: String] = [:]
     for name in GenerateSettings.names where invocation.flag(name) { settings[name] = invocation.value(name) }
     let recipe = try GenerateSettings.recipe(settings, written: { "--\($0)" })
@@ -68,7 +68,7 @@ enum GenerateSettings {
 
     /// The settings of `--generate=SPEC`: comma-separated `length=N`, `charset=SET`, `no-symbols`,
     /// `words=N`, `separator=S`; `charset=` and `separator=` take the rest of SPEC, commas included.
-    static func parse(spec: String) throws(KeychainError) -> [String: String] {
+    static func parse(spec: String) throws(CLIError) -> [String: String] {
         var settings: [String: String] = [:]
         var rest = Substring(spec)
         while !rest.isEmpty {
@@ -94,7 +94,7 @@ enum GenerateSettings {
     }
 
     /// The recipe for `settings`; `written` shows a setting's name as the user wrote it.
-    static func recipe(_ settings: [String: String], written: (String) -> String) throws(KeychainError) -> PasswordRecipe {
+    static func recipe(_ settings: [String: String], written: (String) -> String) throws(CLIError) -> PasswordRecipe {
         if let words = settings["words"] {
             if let clash = ["length", "charset", "no-symbols"].first(where: { settings[$0] != nil }) {
                 throw usageError("\(written("words")) and \(written(clash)) exclude each other")
@@ -120,11 +120,11 @@ enum GenerateSettings {
     }
 
     /// Runs `body`, wording a generator error for the user.
-    private static func worded<T>(_ written: (String) -> String, _ body: () throws(GeneratorError) -> T) throws(KeychainError) -> T {
+    private static func worded<T>(_ written: (String) -> String, _ body: () throws(GeneratorError) -> T) throws(CLIError) -> T {
         do throws(GeneratorError) { return try body() } catch { throw GeneratorWording.error(error, written: written) }
     }
 
-    private static func number(_ text: String, _ written: String) throws(KeychainError) -> Int {
+    private static func number(_ text: String, _ written: String) throws(CLIError) -> Int {
         guard let value = Int(text), text.allSatisfy(\.isASCII) else {
             throw usageError("\(written) must be a whole number, not '\(text)'")
         }
@@ -134,7 +134,7 @@ enum GenerateSettings {
 
 /// The words for a `GeneratorError`.
 enum GeneratorWording {
-    static func error(_ error: GeneratorError, written: (String) -> String) -> KeychainError {
+    static func error(_ error: GeneratorError, written: (String) -> String) -> CLIError {
         switch error {
         case .unsupportedCharacter(let value):
             let shown = value == 0x20 ? "a space" : "U+\(String(value, radix: 16, uppercase: true))"

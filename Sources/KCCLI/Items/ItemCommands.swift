@@ -67,7 +67,7 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
             ? ["printf %s \"$PW\" | kc add generic -s github.com -a me@example.com -l GitHub --password-stdin"]
             : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"]
             + ["kc add \(itemClass.rawValue) -s newsite.example -a me --generate=length=24,no-symbols --print"],
-        handler: { invocation, context throws(KeychainError) in try runAdd(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runAdd(invocation, context, itemClass) })
 }
 
 let findAnyCommand = CommandSpec(
@@ -88,7 +88,7 @@ let findAnyCommand = CommandSpec(
     ], nil) + findFlags,
     rules: findRules,
     examples: ["kc find --all --json", "kc find -s github.com"],
-    handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, nil) })
+    handler: { invocation, context throws(CLIError) in try runFind(invocation, context, nil) })
 
 private let findFlags: [OptionSpec] = [
     ignoreCaseOption,
@@ -129,7 +129,7 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         rules: findRules,
         examples: itemClass == .generic ? ["kc find generic -s github.com -w", "kc find generic -s github.com -w --clip"]
             : ["kc find internet -s FTP.example.com -i"],
-        handler: { invocation, context throws(KeychainError) in try runFind(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runFind(invocation, context, itemClass) })
 }
 
 let searchCommand = CommandSpec(
@@ -181,7 +181,7 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
         rules: secretRules,
         examples: ["kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") -a me --password-stdin",
                    "kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --set-label \"Work\""],
-        handler: { invocation, context throws(KeychainError) in try runUpdate(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runUpdate(invocation, context, itemClass) })
 }
 
 private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
@@ -196,7 +196,7 @@ private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("all", help: "Delete every matching item."),
         ],
         examples: ["kc delete \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
-        handler: { invocation, context throws(KeychainError) in try runDelete(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runDelete(invocation, context, itemClass) })
 }
 
 /// What the require-password mark of add and update does.

@@ -2,10 +2,11 @@ import KCCrypto
 import KCGenerator
 import KCSystem
 import KCKeychain
+import KCSession
 
 // Handlers of add, find, search, update, delete and list.
 
-func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     var attributes = ItemAttributes(itemClass, try ItemOptions.attributes(invocation, itemClass))
     let nameAttribute: Attribute = itemClass == .generic ? .service : .server
     guard attributes[nameAttribute] != nil else {
@@ -17,21 +18,21 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
     let updateExisting = invocation.flag("update-existing")
-    let store = try context.openItemStore(for: updateExisting ? nil : .primaryKey(of: attributes))
+    let store = try domain { () throws(KeychainError) in try context.session(for: updateExisting ? nil : .primaryKey(of: attributes)) }
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    try store.add(attributes, secret: secret, updateExisting: updateExisting)
+    try domain { () throws(KeychainError) in try store.add(attributes, secret: secret, updateExisting: updateExisting) }
     printGenerated(secret, invocation, context)
     return 0
 }
 
-func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(KeychainError) -> Int32 {
+func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     let json = invocation.flag("json")
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
     let clip = try findClipRequest(invocation, context)
-    let store = try context.openItemStore(for: .matchingAny(queries))
-    let items = try matches(json: json, context) { () throws(KeychainError) in
-        try store.find(anyOf: queries, revealing: withSecrets)
+    let store = try domain { () throws(KeychainError) in try context.session(for: .matchingAny(queries)) }
+    let items = try matches(json: json, context) { () throws(CLIError) in
+        try domain { () throws(KeychainError) in try store.find(anyOf: queries, revealing: withSecrets) }
     }
     if let clip {
         try clip.copy(items[0].secret, what: "the secret", context)
@@ -45,7 +46,7 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     return 0
 }
 
-func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let json = invocation.flag("json")
     if invocation.arguments.contains("") {
         throw usageError("a search term is empty", hint: "every term must be some text, e.g. 'kc search github'")
@@ -57,9 +58,9 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
         }
         itemClass = wanted
     }
-    let store = try context.openItemStore()
+    let store = try domain { () throws(KeychainError) in try context.session() }
     let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
-    let items = try matches(json: json, context) { () throws(KeychainError) in try store.search(query) }
+    let items = try matches(json: json, context) { () throws(CLIError) in try domain { () throws(KeychainError) in try store.search(query) } }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else {
@@ -68,7 +69,7 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(Keycha
     return 0
 }
 
-func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let query = try selection(invocation, itemClass)
     let changes = try ItemOptions.changes(invocation, itemClass)
     let mark = try markChange(invocation, "set-require-password"), local = try markChange(invocation, "set-this-device-only")
@@ -82,23 +83,23 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
-    let store = try context.openItemStore()
+    let store = try domain { () throws(KeychainError) in try context.session() }
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
-    let updated = try store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local)
+    let updated = try domain { () throws(KeychainError) in try store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local) }
     context.notice("updated \(count(updated.count))")
     if let secret { printGenerated(secret, invocation, context) }
     return 0
 }
 
-func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let query = try selection(invocation, itemClass)
-    let deleted = try context.openItemStore().delete(query)
+    let deleted = try domain { () throws(KeychainError) in try context.session().delete(query) }
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
-func runList(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
-    let items = try context.openItemStore().allItems(revealing: false)
+func runList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let items = try domain { () throws(KeychainError) in try context.session().allItems(revealing: false) }
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {
@@ -113,7 +114,7 @@ func runList(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 
 /// `--set-require-password yes|no` or `--set-this-device-only yes|no` (`flag`): set or remove
 /// the mark; nil (keep it) without the flag.
-private func markChange(_ invocation: ParsedInvocation, _ flag: String) throws(KeychainError) -> Bool? {
+private func markChange(_ invocation: ParsedInvocation, _ flag: String) throws(CLIError) -> Bool? {
     guard let value = invocation.value(flag) else { return nil }
     switch value {
     case "yes": return true
@@ -126,7 +127,7 @@ private func markChange(_ invocation: ParsedInvocation, _ flag: String) throws(K
 /// The items `lookup` finds. When it finds none and `json` is set, `[]` is printed before
 /// errSecItemNotFound goes on.
 private func matches(json: Bool, _ context: Context,
-                     _ lookup: () throws(KeychainError) -> [Item]) throws(KeychainError) -> [Item] {
+                     _ lookup: () throws(CLIError) -> [Item]) throws(CLIError) -> [Item] {
     do {
         return try lookup()
     } catch {
@@ -138,7 +139,7 @@ private func matches(json: Bool, _ context: Context,
 private func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
 
 /// The query of update and delete: the filters, -i, --all.
-private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> Query {
+private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> Query {
     let filters = try ItemOptions.attributes(invocation, itemClass)
     guard !filters.isEmpty || invocation.flag("all") else {
         throw usageError("no attribute flag selects an item",
@@ -150,7 +151,7 @@ private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) t
 
 /// One query per class for find: without a class, -s means service (generic) or server (internet).
 /// With --all, every match.
-private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(KeychainError) -> [Query] {
+private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(CLIError) -> [Query] {
     let ignoreCase = invocation.flag("ignore-case"), all = invocation.flag("all")
     if let itemClass {
         return [Query(itemClass: itemClass, filters: try ItemOptions.attributes(invocation, itemClass), ignoreCase: ignoreCase, matchAll: all)]
@@ -173,13 +174,13 @@ private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?
 }
 
 /// --clip of find (its rules, `findRules`, are checked by the parser); nil without it.
-private func findClipRequest(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> ClipRequest? {
+private func findClipRequest(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> ClipRequest? {
     try ClipRequest.parse(invocation, context)
 }
 
 /// The recipe of --generate[=SPEC], checked (which secret flags go together is `secretRules`,
 /// checked by the parser).
-private func checkSecretFlags(_ invocation: ParsedInvocation) throws(KeychainError) -> PasswordRecipe? {
+private func checkSecretFlags(_ invocation: ParsedInvocation) throws(CLIError) -> PasswordRecipe? {
     guard let spec = invocation.value("generate") else { return nil }
     let settings = try GenerateSettings.parse(spec: spec)
     return try GenerateSettings.recipe(settings, written: { $0 == "no-symbols" ? $0 : "\($0)=" })
@@ -195,7 +196,7 @@ private func printGenerated(_ secret: SecureBytes, _ invocation: ParsedInvocatio
 /// The new secret: generated from `recipe` (--generate), standard input with --password-stdin,
 /// else a prompt asked twice. Nil when none is asked for and `required` is false.
 private func newSecret(_ invocation: ParsedInvocation, _ context: Context, recipe: PasswordRecipe?,
-                       required: Bool) throws(KeychainError) -> SecureBytes? {
+                       required: Bool) throws(CLIError) -> SecureBytes? {
     if let recipe { return PasswordGenerator.generate(recipe) }
     if invocation.flag("password-stdin") {
         return try SecretSource.descriptor(.standardInput, what: "the secret from standard input", binary: invocation.flag("binary"))

@@ -75,7 +75,7 @@ enum ItemOptions {
     }
 
     /// The attribute values given with the class's attribute flags, checked.
-    static func attributes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> [Attribute: String] {
+    static func attributes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Attribute: String] {
         var result: [Attribute: String] = [:]
         for flag in flags(for: itemClass) {
             guard let value = invocation.value(flag.option.long) else { continue }
@@ -85,7 +85,7 @@ enum ItemOptions {
     }
 
     /// The `--set-ATTR` changes: a value, or nil (remove) for an empty value.
-    static func changes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(KeychainError) -> [Attribute: String?] {
+    static func changes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Attribute: String?] {
         var result: [Attribute: String?] = [:]
         for flag in flags(for: itemClass) {
             let long = "set-\(flag.option.long)"
@@ -96,7 +96,7 @@ enum ItemOptions {
     }
 
     /// `value` in its stored form (`Attribute.checked`); a usage error naming `written` otherwise.
-    static func checked(_ value: String, _ attribute: Attribute, written: String) throws(KeychainError) -> String {
+    static func checked(_ value: String, _ attribute: Attribute, written: String) throws(CLIError) -> String {
         guard let checked = attribute.checked(value) else {
             throw usageError(FailureWording.invalid(attribute, value, written: written))
         }

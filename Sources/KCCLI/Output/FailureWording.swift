@@ -1,4 +1,3 @@
-import KCAgent
 import KCFormat
 import KCSystem
 import KCVault
@@ -12,16 +11,9 @@ extension KeychainStatus {
     }
 }
 
-extension KeychainError {
-    /// A failure the CLI words itself.
-    init(_ status: KeychainStatus, _ message: String, hint: String? = nil) {
-        self.init(status, .worded(message: message, hint: hint))
-    }
-}
-
 /// A usage error a command finds after parsing (errSecParam, exit status 2).
-func usageError(_ message: String, hint: String? = nil) -> KeychainError {
-    KeychainError(.param, message, hint: hint)
+func usageError(_ message: String, hint: String? = nil) -> CLIError {
+    CLIError(.param, message, hint: hint)
 }
 
 /// What the CLI says about a failure: the one place that words the lower layers' reasons
@@ -33,6 +25,14 @@ struct FailureWording: Equatable {
     init(_ message: String, hint: String? = nil) {
         self.message = message
         self.hint = hint
+    }
+
+    /// The wording of a command's failure: the CLI's own as it said it, the layers' worded here.
+    init(_ error: CLIError) {
+        switch error {
+        case .keychain(let inner): self.init(inner)
+        case .said(_, let message, let hint): self.init(message, hint: hint)
+        }
     }
 
     init(_ error: KeychainError) {
@@ -49,6 +49,8 @@ struct FailureWording: Equatable {
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
         case .unexpected(let description): self.init("unexpected failure: \(description)")
         case .worded(let message, let hint): self.init(message, hint: hint)
+        case .relayed(let failure):
+            self = AgentWording.wording(relayed: error) ?? FailureWording("unexpected failure: \(failure)")
         }
     }
 

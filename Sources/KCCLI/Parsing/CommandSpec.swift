@@ -2,7 +2,7 @@ import KCKeychain
 
 /// What a command's handler is: it reads its parsed invocation, does its work through the
 /// context, and returns an exit status (0 on success). Failures are thrown as `KeychainError`.
-public typealias CommandHandler = @Sendable (ParsedInvocation, Context) throws(KeychainError) -> Int32
+public typealias CommandHandler = @Sendable (ParsedInvocation, Context) throws(CLIError) -> Int32
 
 /// How the shell completions may complete a value.
 public enum ValueCompletion: Sendable, Equatable {

@@ -1,11 +1,12 @@
 import KCCrypto
 import KCKeychain
+import KCSession
 
 /// What the `security` subcommands do, through the same item store operations as kc's find, add
 /// and delete.
 enum SecurityActions {
-    static func run(_ request: SecurityRequest, _ context: Context) throws(KeychainError) -> Int32 {
-        let targets = try request.keychains.map { (name) throws(KeychainError) in try keychainContext(name, context) }
+    static func run(_ request: SecurityRequest, _ context: Context) throws(CLIError) -> Int32 {
+        let targets = try request.keychains.map { (name) throws(CLIError) in try keychainContext(name, context) }
         defer { targets.forEach { $0.reportLateWarnings() } }
         switch request.subcommand.action {
         case .find: return try find(request, targets.isEmpty ? [context] : targets)
@@ -16,7 +17,7 @@ enum SecurityActions {
 
     /// The first matching item (as `find_first_generic_password`): prints it, with -g its password
     /// on standard error, or with -w only its password.
-    private static func find(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
+    private static func find(_ request: SecurityRequest, _ targets: [Context]) throws(CLIError) -> Int32 {
         guard let (item, target, _) = try firstMatch(request, targets, revealing: request.showsPassword || request.printsOnlyPassword) else { return notFound(targets[0]) }
         if request.printsOnlyPassword {
             SecurityItemPrinter.writeBare(item.secret, to: target.output)
@@ -32,19 +33,19 @@ enum SecurityActions {
 
     /// Deletes the first matching item, after printing it. An item that could not be printed
     /// whole (a full disk) stays: the output's failure is reported (errSecIO) with nothing changed.
-    private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(KeychainError) -> Int32 {
+    private static func delete(_ request: SecurityRequest, _ targets: [Context]) throws(CLIError) -> Int32 {
         guard let (item, target, store) = try firstMatch(request, targets, revealing: false) else { return notFound(targets[0]) }
         SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
         target.output.flush()
         guard target.output.failure == nil else { return 0 }
-        try store.delete(Query(itemID: item.id))
+        try domain { () throws(KeychainError) in try store.delete(Query(itemID: item.id)) }
         target.errors.writeLine("password has been deleted.")
         return 0
     }
 
     /// Adds the item (with -U, changes the one with the same primary key); the label defaults to
     /// the service or server.
-    private static func add(_ request: SecurityRequest, _ target: Context, keychainName: String?) throws(KeychainError) -> Int32 {
+    private static func add(_ request: SecurityRequest, _ target: Context, keychainName: String?) throws(CLIError) -> Int32 {
         let itemClass = request.subcommand.itemClass
         var attributes = ItemAttributes(itemClass)
         for (attribute, value) in request.attributes {
@@ -55,11 +56,13 @@ enum SecurityActions {
         if request.givesAccessList {
             target.notice("-A and -T are ignored: kc has no per-application access lists")
         }
-        let store = try target.openItemStore()
+        let store = try domain { () throws(KeychainError) in try target.session() }
         let secret = try password(request.password, target)
-        do {
+        do throws(KeychainError) {
             try store.add(attributes, secret: secret, updateExisting: request.updatesExisting)
-        } catch where error.status == .duplicateItem {
+        } catch where error.status != .duplicateItem {
+            throw .keychain(error)
+        } catch {
             target.errors.writeLine("\(SecuritySubcommand.programName): SecKeychainItemCreateFromContent (\(keychainName ?? "<default>")): "
                                     + "The specified item already exists in the keychain.")
             return KeychainStatus.duplicateItem.exitCode
@@ -68,7 +71,7 @@ enum SecurityActions {
     }
 
     /// The new item's password: the command line's (with a warning), asked twice, or empty.
-    private static func password(_ source: SecurityRequest.PasswordSource, _ context: Context) throws(KeychainError) -> SecureBytes {
+    private static func password(_ source: SecurityRequest.PasswordSource, _ context: Context) throws(CLIError) -> SecureBytes {
         switch source {
         case .none:
             return SecureBytes(count: 0)
@@ -87,14 +90,16 @@ enum SecurityActions {
     /// The first item matching the request's attributes, in the first keychain that has one, with
     /// its secret when `revealing`.
     private static func firstMatch(_ request: SecurityRequest, _ targets: [Context],
-                                   revealing: Bool) throws(KeychainError) -> (Item, Context, any ItemStore)? {
+                                   revealing: Bool) throws(CLIError) -> (Item, Context, any ItemStore)? {
         let query = Query(itemClass: request.subcommand.itemClass, filters: request.attributes)
         for target in targets {
-            let store = try target.openItemStore()
-            do {
+            let store = try domain { () throws(KeychainError) in try target.session() }
+            do throws(KeychainError) {
                 return (try store.find(anyOf: [query], revealing: revealing)[0], target, store)
             } catch where error.status == .itemNotFound {
                 continue
+            } catch {
+                throw .keychain(error)
             }
         }
         return nil
@@ -109,7 +114,7 @@ enum SecurityActions {
     /// A context whose vault is the keychain argument `name`: login.keychain, login.keychain-db and
     /// NAME.keychain(-db), also as paths, are the keychain NAME; a path with a '/' or ending in
     /// `.kc` is a vault; any other word is a keychain name.
-    private static func keychainContext(_ name: String, _ context: Context) throws(KeychainError) -> Context {
+    private static func keychainContext(_ name: String, _ context: Context) throws(CLIError) -> Context {
         var globals = context.globals
         let base = name.split(separator: "/").last.map(String.init) ?? name
         if let stem = [".keychain-db", ".keychain"].lazy.compactMap({ base.dropSuffix($0) }).first {
@@ -123,6 +128,7 @@ enum SecurityActions {
         }
         let derived = Context(globals: globals, environment: context.environment, output: context.output, errors: context.errors)
         derived.commandLineSecret = context.commandLineSecret
+        derived.bridge = context.bridge
         return derived
     }
 

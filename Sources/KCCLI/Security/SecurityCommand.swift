@@ -47,7 +47,7 @@ let securityCommand = CommandSpec(
     passesArgumentsThrough: true,
     handler: runSecurity)
 
-private func runSecurity(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+private func runSecurity(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let words = invocation.arguments
     let name = words[0]   // the parser requires SUBCOMMAND
     if ["-h", "--help", "help"].contains(name) {

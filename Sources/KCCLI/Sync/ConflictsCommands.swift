@@ -1,10 +1,9 @@
-import KCAgent
 import KCCrypto
+import KCSession
 import KCFormat
-import KCSync
 import KCSystem
-import KCVault
 import KCKeychain
+import KCVault
 
 /// `kc conflicts` and `kc conflicts resolve CLASS`: items edited concurrently on two machines
 /// (Docs/SYNC.md, rule 5), the version that won and the others.
@@ -39,12 +38,12 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
             .value("keep", valueName: "winner|other", help: "The version to keep (required).", completion: .choices(["winner", "other"])),
         ],
         examples: ["kc conflicts resolve \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --keep other"],
-        handler: { invocation, context throws(KeychainError) in try runResolve(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runResolve(invocation, context, itemClass) })
 }
 
-func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let showingSecrets = invocation.flag("password")
-    let conflicts = try itemConflicts(in: try context.openItemStore(), of: nil, revealing: showingSecrets)
+    let conflicts = try domain { () throws(KeychainError) in try context.session().conflicts(of: nil, revealing: showingSecrets) }
     for (index, conflict) in conflicts.enumerated() {
         if index > 0 { context.output.writeLine() }
         if let item = conflict.winner.item {
@@ -62,13 +61,6 @@ func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(Key
     return 0
 }
 
-/// The items in conflict in `store`: the unlocked agent's answer, or read from the vault opened here.
-private func itemConflicts(in store: any ItemStore, of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
-    if let agent = store as? AgentItemStore { return try agent.conflicts(of: itemID, revealing: revealing) }
-    guard let keychain = store as? Keychain else { throw KeychainError(.notAvailable, "this item store cannot list conflicts") }
-    return try ItemConflicts.list(in: keychain, itemID: itemID, revealing: revealing)
-}
-
 /// One version's line: written when, by which device, and what it did (or its secret with -w).
 private func writeVersion(_ label: String, _ version: ItemConflict.Version, showingSecret: Bool, _ context: Context) {
     let written = ISO8601.string(millisecondsSince1970: version.written)
@@ -80,7 +72,7 @@ private func writeVersion(_ label: String, _ version: ItemConflict.Version, show
     context.output.writeLine()
 }
 
-func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let filters = try ItemOptions.attributes(invocation, itemClass)
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
@@ -88,17 +80,17 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
-    let store = try context.openItemStore()
+    let store = try domain { () throws(KeychainError) in try context.session() }
     let query = Query(itemClass: itemClass, filters: filters)
-    let matches = try store.find(anyOf: [query], revealing: false)
+    let matches = try domain { () throws(KeychainError) in try store.find(anyOf: [query], revealing: false) }
     guard matches.count == 1, let item = matches.first else {
-        throw matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count))
+        throw .keychain(matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count)))
     }
-    guard let conflict = try itemConflicts(in: store, of: item.id, revealing: keep == "other").first else {
-        throw KeychainError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
+    guard let conflict = try domain({ () throws(KeychainError) in try store.conflicts(of: item.id, revealing: keep == "other").first }) else {
+        throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
-        _ = try store.update(query, changes: [:], secret: nil)
+        _ = try domain { () throws(KeychainError) in try store.update(query, changes: [:], secret: nil) }
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
@@ -108,8 +100,10 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).
         let mark = version.attributes.requirePassword
-        _ = try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark,
+        _ = try domain { () throws(KeychainError) in
+            try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark,
                              thisDeviceOnly: version.attributes.thisDeviceOnly)
+        }
     }
     context.notice("the conflict is resolved: the \(keep == "winner" ? "current" : "other") version is kept")
     return 0

@@ -11,24 +11,21 @@ import KCKeychain
 final class RotatedKey {
     private let invocation: ParsedInvocation?
     private let context: Context
-    private let password: SecureBytes
     private var given: SecureBytes?
     /// Why the key could not be had (no password set on the other machine, a wrong one): the
     /// error the sync reports rather than the merge's.
-    private(set) var failure: KeychainError?
+    private(set) var failure: CLIError?
 
-    /// `password`: the master password this sync opened the vault with. Without `invocation` (a
-    /// sync started by `sync clone`), only that password is tried.
-    init(_ invocation: ParsedInvocation?, _ context: Context, password: SecureBytes) {
+    /// Without `invocation` (a sync started by `sync clone`), only the master password is tried.
+    init(_ invocation: ParsedInvocation?, _ context: Context) {
         self.invocation = invocation
         self.context = context
-        self.password = password
     }
 
-    /// The key `header` wraps: under the master password given (the same password set there),
+    /// The key `header` wraps: under `password`, the one this sync opened the vault with (the same password set there),
     /// else under the password set on the other machine, from --new-password-fd/--new-password-file
     /// or asked once on the terminal. Nil (and `failure` set) when neither unwraps it.
-    func key(for header: VaultHeader) -> SecureBytes? {
+    func key(for header: VaultHeader, password: SecureBytes) -> SecureBytes? {
         if let key = try? VaultImage.unwrapKey(header, password: password) { return key }
         guard let invocation else { return nil }
         do {
@@ -36,12 +33,14 @@ final class RotatedKey {
             given = other
             return try VaultImage.unwrapKey(header, password: other)
         } catch VaultError.wrongPassword {
-            failure = KeychainError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
+            failure = CLIError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
                                     hint: "give the master password set there with 'kc passwd --rotate-key'")
-        } catch let error as KeychainError {
+        } catch let error as CLIError {
             failure = error
+        } catch let error as KeychainError {
+            failure = .keychain(error)
         } catch {
-            failure = KeychainError(error)
+            failure = .keychain(KeychainError(error))
         }
         return nil
     }

@@ -1,11 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KCAgent
 import KCCrypto
-import KCFormat
 import KCSync
+import KCFormat
 import KCSystem
+import KCSession
 import KCVault
 import KCKeychain
 
@@ -111,7 +111,7 @@ let syncCloneCommand = CommandSpec(
     examples: ["kc sync clone git@example.com:me/vault.git"],
     handler: runSyncClone)
 
-func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
     if invocation.flag("repair") {
         try setup.requireSyncCopy()
@@ -122,38 +122,25 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(Keyc
     }
     guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
     let git = try setup.git(folder: setup.folder)
-    let create = { (vault: [UInt8]) throws(KeychainError) in
+    let create = { (vault: [UInt8]) throws(CLIError) in
         _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
-    if let agent = setup.unlockedAgent() {
-        try create(try AgentWording.call { () throws(AgentError) in try agent.liveVault() })
-        // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-        if let name { try nameThisDevice(name, setup) }
-    } else {
-        let (keychain, password) = try setup.openVault()
-        _ = try SyncSetup.worded {
-            try keychain.withExclusiveLease { lease in
-                try create(try SyncSetup.worded { () throws -> [UInt8] in
-                    do throws(MergeError) { return try LeaseKeys(lease).shared() } catch { throw SyncCopy.Problem.merge(error) }
-                })
-                return nil
-            }
-        }
-        // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-        if let name { try keychain.nameDevice(name, password: password) }
-    }
+    let session = try domain { () throws(KeychainError) in try context.session(use: .sync) }
+    try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
+    // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
+    if let name { try domain { () throws(KeychainError) in try session.nameDevice(name) } }
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
     return 0
 }
 
-func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let remote = invocation.arguments[0]
     let setup = try SyncSetup(context)
     let name = try deviceName(invocation)
     let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
-    do throws(KeychainError) {
+    do throws(CLIError) {
         return try install(copy, remote: remote, naming: name, setup, context)
     } catch {
         try? FileSystem.removeTree(setup.folder)   // the vault is untouched: the clone can be run again
@@ -164,43 +151,37 @@ func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(Key
 /// Installs the cloned vault of `copy` as the vault of `setup` (or syncs with the same vault there).
 /// `name`, when given, names this machine's device in the vault (before the sync of a same vault);
 /// a new vault is named by the host name without it.
-private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(KeychainError) -> Int32 {
+private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ setup: SyncSetup, _ context: Context) throws(CLIError) -> Int32 {
     let bytes = try SyncSetup.worded { try copy.vaultBytes() }
-    let header: VaultHeader
-    do throws(VaultImage.Problem) { header = try VaultImage.header(of: bytes) } catch {
-        throw MergeDriver.wording(.unreadable(.theirs, error), ours: setup.path, theirs: copy.filePath)
+    let unreadable = { (error: any Error) -> CLIError in
+        if let merge = error as? MergeError { return MergeDriver.wording(merge, ours: setup.path, theirs: copy.filePath) }
+        return SyncSetup.wording(error)
     }
-    if FileSystem.exists(setup.path) {
-        let live = try SyncSetup.worded { try SyncSetup.readFile(setup.path) }
-        if (try? VaultImage.header(of: live))?.vaultID != header.vaultID {
-            throw KeychainError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
+    let same: Bool?
+    do { same = try VaultClone.isSameVault(bytes, asVaultAt: setup.path) } catch { throw unreadable(error) }
+    if let same {
+        guard same else {
+            throw CLIError(.duplicateKeychain, "another vault is already at \(setup.path); it was left untouched",
                                 hint: "clone it as another keychain: kc --keychain NAME sync clone URL")
         }
-        if let name { try nameThisDevice(name, setup) }
+        if let name { try nameThisDevice(name, context) }
         return try syncRound(setup, context)
     }
     let password = try MasterPassword.obtain(context, prompt: "Master password for the vault at \(remote): ")
-    let key: SecureBytes
-    do { key = try VaultImage.unwrapKey(header, password: password) } catch { throw KeychainError(error) }
-    do throws(VaultImage.Problem) { _ = try VaultImage(bytes: bytes, key: key) } catch {
-        throw MergeDriver.wording(.unreadable(.theirs, error), ours: setup.path, theirs: copy.filePath)
+    let keychain: Keychain
+    do { keychain = try VaultClone.install(bytes, from: copy.filePath, at: setup.path, options: context.openOptions, password: password) } catch {
+        throw unreadable(error)
     }
-    do {
-        try FileSystem.makeDirectories(FileSystem.directoryName(setup.path))
-        _ = try Vault.copy(at: copy.filePath, to: setup.path)
-        _ = try StateFolder(context.stateDirectory).deviceID()
-    } catch { throw KeychainError(error) }
-    let keychain = try Keychain.open(at: setup.path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
-    if let name = name ?? defaultDeviceName() { try keychain.nameDevice(name, password: password) }
+    if let name = name ?? defaultDeviceName() { try domain { () throws(KeychainError) in try keychain.nameDevice(name, password: password) } }
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
     return 0
 }
 
-func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
     if let name = try deviceName(invocation) {
         try setup.requireSyncCopy()
-        try nameThisDevice(name, setup)
+        try nameThisDevice(name, context)
     }
     return try syncRound(setup, context, invocation: invocation)
 }
@@ -208,36 +189,21 @@ func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(Keychain
 /// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
 /// unlocked agent when there is one (no master password), else with the master password.
 /// `invocation` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
-private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(KeychainError) -> Int32 {
+private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> Int32 {
     let continuing = invocation?.flag("continue") ?? false
     try setup.requireSyncCopy()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     try setup.refreshDriver(of: copy)
-    var served: SyncRound.Report?
-    if let agent = setup.unlockedAgent() {
-        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
-        do { served = try round.run(AgentSyncKeys(agent)) } catch SyncCopy.Problem.merge(.keyNotKnown) {
-            context.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
-        } catch let error as AgentError where AgentItemStore.agentEnded(error) {
-            // The agent locked before doing anything (e.g. the vault's key was rotated here): sync without it.
-        } catch { throw SyncSetup.wording(error) }
-    }
+    let identity = try setup.identity()
+    let unlock = RotatedKey(invocation, context)
     let report: SyncRound.Report
-    if let served { report = served } else {
-        let (keychain, password) = try setup.openVault()
-        let round = SyncRound(copy: copy, identity: try setup.identity(), continuing: continuing)
-        var outcome = SyncRound.Report()
-        let unlock = RotatedKey(invocation, context, password: password)
-        do {
-            _ = try SyncSetup.worded {
-                try keychain.withExclusiveLease { lease in
-                    let (bytes, key, report) = try SyncSetup.worded { try round.run(lease, unlock: unlock.key(for:)) }
-                    outcome = report
-                    return (bytes, key)
-                }
-            }
-        } catch { throw unlock.failure ?? error }
-        report = outcome
+    do {
+        report = try context.session(use: .sync).sync({ (_) throws -> SyncRound in
+            // kc merges the vault file itself with the session's keys: git and its driver get no password.
+            SyncRound(copy: copy, identity: identity, continuing: continuing)
+        }, unlock: unlock.key(for:password:))
+    } catch {
+        throw unlock.failure ?? SyncSetup.wording(error)
     }
     _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
     for device in report.missingOnRemote {

@@ -1,10 +1,10 @@
-import KCAgent
 import KCCrypto
-import KCSystem
 import KCFormat
+import KCSystem
+import KCSession
 import KCSync
-import KCVault
 import KCKeychain
+import KCVault
 
 // Device names (`--device-name` of sync init and clone) and `kc sync reset-device`.
 
@@ -26,7 +26,7 @@ none is written when 'kc sync clone' finds the same vault already here.
 """
 
 /// The checked `--device-name` value, or nil without the flag.
-func deviceName(_ invocation: ParsedInvocation) throws(KeychainError) -> String? {
+func deviceName(_ invocation: ParsedInvocation) throws(CLIError) -> String? {
     guard let value = invocation.value("device-name") else { return nil }
     guard let name = DeviceNames.checked(value) else {
         throw usageError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
@@ -58,31 +58,23 @@ let syncResetDeviceCommand = CommandSpec(
     examples: ["kc sync reset-device --device-name laptop"],
     handler: runSyncResetDevice)
 
-func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = try deviceName(invocation)
     // The vault's agent read the device id when it opened the vault: it would go on writing as the
     // old device. It is locked first (it wipes the key and exits), as after 'kc passwd --rotate-key'.
-    if let path = try? context.vaultPath, let endpoint = try? context.agentEndpoint(),
-       let agent = try context.runningAgent(endpoint, announcingOtherBuild: true) {
-        try AgentWording.call { () throws(AgentError) in try agent.lock() }
+    if let path = try? context.vaultPath, try context.lockAgent() {
         context.notice("locked \(path): its agent wrote as the old device id (unlock it again with 'kc unlock')")
     }
     let replaced: (old: [UInt8]?, new: [UInt8])
-    do { replaced = try StateFolder(context.stateDirectory).replaceDeviceID() } catch { throw KeychainError(error) }
+    replaced = try domain { () throws(KeychainError) in try DeviceIdentity.replace(stateDirectory: context.stateDirectory) }
     context.notice("this machine now writes as device \(replaced.new.hexString)"
                    + (replaced.old.map { " (it was \($0.hexString))" } ?? ""))
-    if let name { try nameThisDevice(name, SyncSetup(context)) }
+    if let name { try nameThisDevice(name, context) }
     return 0
 }
 
-/// Names this machine's device `name` in the vault of `setup`: through its unlocked agent when
+/// Names this machine's device `name` in the command's vault: through its unlocked agent when
 /// there is one (no master password), else, or when it ended meanwhile, with the master password.
-func nameThisDevice(_ name: String, _ setup: SyncSetup) throws(KeychainError) {
-    if let agent = setup.unlockedAgent() {
-        do throws(AgentError) { return try agent.nameDevice(name) } catch where AgentItemStore.agentEnded(error) {
-            // It ended since it was found (a timer during a push, say): go on without it.
-        } catch { throw AgentWording.error(error) }
-    }
-    let (keychain, password) = try setup.openVault()
-    try keychain.nameDevice(name, password: password)
+func nameThisDevice(_ name: String, _ context: Context) throws(CLIError) {
+    try domain { () throws(KeychainError) in try context.session(use: .sync).nameDevice(name) }
 }

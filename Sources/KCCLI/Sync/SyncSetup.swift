@@ -1,12 +1,11 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import KCAgent
 import KCCrypto
 import KCSync
 import KCSystem
-import KCVault
 import KCKeychain
+import KCVault
 
 /// Where a vault's sync copy is and how kc runs git for it.
 struct SyncSetup {
@@ -17,7 +16,7 @@ struct SyncSetup {
     /// The vault's name (its file name without `.kc`), its path and its sync copy's folder.
     let name: String, path: String, folder: String
 
-    init(_ context: Context) throws(KeychainError) {
+    init(_ context: Context) throws(CLIError) {
         self.context = context
         path = try context.vaultPath
         var file = String(path.split(separator: "/").last ?? "login")
@@ -28,28 +27,16 @@ struct SyncSetup {
     }
 
     /// Throws errSecNoSuchKeychain when the vault has no sync copy.
-    func requireSyncCopy() throws(KeychainError) {
+    func requireSyncCopy() throws(CLIError) {
         guard FileSystem.exists(folder + "/.git") else {
-            throw KeychainError(.noSuchKeychain, "the vault \(path) is not synced (no \(folder))",
+            throw CLIError(.noSuchKeychain, "the vault \(path) is not synced (no \(folder))",
                                 hint: "set it up with 'kc sync init --remote URL', or 'kc sync clone URL' on a new machine")
         }
     }
 
-    /// The live vault, opened with the master password, and that password (for a key rotated on
-    /// another machine, and the device name).
-    func openVault() throws(KeychainError) -> (Keychain, SecureBytes) {
-        guard FileSystem.exists(path) else {
-            throw KeychainError(.noSuchKeychain, "no vault at \(path)", hint: "create it with 'kc init', or fetch one with 'kc sync clone URL'")
-        }
-        let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-        let keychain = try Keychain.open(at: path, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in password }
-        context.reportWarnings(of: keychain)
-        return (keychain, password)
-    }
-
     /// git working in `folder`, with `Context.childEnvironment` less the GIT_ variables that would
     /// redirect it (`Git.environment(from:)`), and no prompt for credentials when kc has no terminal.
-    func git(folder: String) throws(KeychainError) -> Git {
+    func git(folder: String) throws(CLIError) -> Git {
         var environment = context.childEnvironment
         if !FileDescriptor(rawValue: 0).isTerminal { environment["GIT_TERMINAL_PROMPT"] = "0" }
         do { return try Git(searchPath: context.environment["PATH"] ?? "/usr/bin:/bin", folder: folder, environment: environment) } catch {
@@ -59,7 +46,7 @@ struct SyncSetup {
 
     /// `-c user.name=kc -c user.email=kc@localhost.invalid` when git has no identity of the user's
     /// (git would otherwise make one from the host's name); else nothing.
-    func identity() throws(KeychainError) -> [String] {
+    func identity() throws(CLIError) -> [String] {
         let probe = try git(folder: "/").outside()
         let name = try? probe.attempt(["config", "--get", "user.name"]), email = try? probe.attempt(["config", "--get", "user.email"])
         if name?.termination.succeeded == true, email?.termination.succeeded == true { return [] }
@@ -69,16 +56,16 @@ struct SyncSetup {
     /// git's command line for the driver: this kc by its absolute path, then the live vault's path
     /// (so the driver asks that vault's agent), both quoted for the shell.
     /// `kc sync` itself never runs it (`SyncRound.decliningDriver`): it is for a `git pull` by hand.
-    func driver() throws(KeychainError) -> String {
+    func driver() throws(CLIError) -> String {
         let executable: String
-        do { executable = try Processes.currentExecutable() } catch { throw KeychainError(.io, "cannot find kc's own path: \(error)") }
+        do { executable = try Processes.currentExecutable() } catch { throw CLIError(.io, "cannot find kc's own path: \(error)") }
         return Self.quoted(executable) + " --vault " + Self.quoted(path) + " merge-driver %O %A %B %L %P"
     }
 
     /// Writes the driver's settings in the copy's configuration again when its line is not this
     /// kc's (kc moved, or the line is from before it named the vault), so that a `git pull` run
     /// there by hand merges with this kc and the vault's agent.
-    func refreshDriver(of copy: SyncCopy) throws(KeychainError) {
+    func refreshDriver(of copy: SyncCopy) throws(CLIError) {
         let driver = try driver()
         guard (try? copy.git.attempt(["config", "--get", "merge.kc.driver"]))?.text != driver else { return }
         try SyncSetup.worded { try copy.configureDriver(driver) }
@@ -89,15 +76,6 @@ struct SyncSetup {
         "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "'\\''") + "'"
     }
 
-    /// The vault's agent when it runs unlocked: it then does every step of a sync that needs the
-    /// key, and no master password is asked. nil when none runs, it is locked, or cannot be used.
-    func unlockedAgent() -> AgentClient? {
-        guard FileSystem.exists(path), let endpoint = try? context.agentEndpoint(),
-              let agent = try? context.runningAgent(endpoint, announcingOtherBuild: true),
-              (try? agent.status())?.state == .unlocked else { return nil }
-        return agent
-    }
-
     /// The bytes of the file at `path`.
     static func readFile(_ path: String) throws -> [UInt8] {
         let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -106,8 +84,8 @@ struct SyncSetup {
     }
 
     /// Runs `body`, wording git's and the sync copy's failures (errSecIO, with git's own message).
-    static func worded<T>(_ body: () throws -> T) throws(KeychainError) -> T {
-        do { return try body() } catch let error as KeychainError { throw error } catch {
+    static func worded<T>(_ body: () throws -> T) throws(CLIError) -> T {
+        do { return try body() } catch let error as CLIError { throw error } catch let error as KeychainError { throw .keychain(error) } catch {
             throw wording(error)
         }
     }
@@ -117,20 +95,20 @@ struct SyncSetup {
         message.split(whereSeparator: \.isNewline).map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
-    static func wording(_ error: any Error) -> KeychainError {
+    static func wording(_ error: any Error) -> CLIError {
         switch error {
         case let failure as Git.Failure:
             let said = failure.message.isEmpty ? "\(failure.termination)" : oneLine(failure.message)
-            return KeychainError(.io, "git \(failure.arguments.first ?? "") failed: \(Printable.text(said)); the vault was left untouched")
+            return CLIError(.io, "git \(failure.arguments.first ?? "") failed: \(Printable.text(said)); the vault was left untouched")
         case let problem as Git.Problem:
-            return KeychainError(.io, "git could not be started: \(problem); the vault was left untouched")
+            return CLIError(.io, "git could not be started: \(problem); the vault was left untouched")
         case let problem as SyncCopy.Problem:
             switch problem {
             case .folderExists(let folder):
-                return KeychainError(.duplicateKeychain, "\(folder) already exists; nothing was changed",
+                return CLIError(.duplicateKeychain, "\(folder) already exists; nothing was changed",
                                      hint: "the vault is already synced: run 'kc sync'")
             case .noVaultFile(let folder):
-                return KeychainError(.decode, "\(folder) does not hold exactly one vault file (*.kc)")
+                return CLIError(.decode, "\(folder) does not hold exactly one vault file (*.kc)")
             case .merge(let merge):
                 // Only a copy fetched from the remote can be under a key this machine never had.
                 switch merge {
@@ -138,24 +116,24 @@ struct SyncSetup {
                 default: return MergeDriver.wording(merge, ours: "the vault", theirs: "the sync copy (or the remote's copy)")
                 }
             case .mergeStopped(let said):
-                return KeychainError(.io, "git could not merge the remote's vault: \(Printable.text(oneLine(said))); the vault was left untouched")
+                return CLIError(.io, "git could not merge the remote's vault: \(Printable.text(oneLine(said))); the vault was left untouched")
             case .mergeInProgress(let folder):
-                return KeychainError(.param, "a merge git stopped is under way in \(folder); the vault was left untouched",
+                return CLIError(.param, "a merge git stopped is under way in \(folder); the vault was left untouched",
                                      hint: "finish it with 'kc sync --continue'")
             case .pushRejected(let attempts):
-                return KeychainError(.io, "the remote rejected the push \(attempts) times (other machines kept pushing); the vault was left untouched",
+                return CLIError(.io, "the remote rejected the push \(attempts) times (other machines kept pushing); the vault was left untouched",
                                      hint: "run 'kc sync' again")
             case .write(let failure):
-                return KeychainError(.io, "could not write \(failure.path): \(failure.errno) (\(failure.step))")
+                return CLIError(.io, "could not write \(failure.path): \(failure.errno) (\(failure.step))")
             }
         case let merge as MergeError:
             return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
-        case let agent as AgentError:
-            return AgentWording.error(agent)
         case let vault as VaultError:
-            return KeychainError(vault)
+            return .keychain(KeychainError(vault))
+        case let failure as CLIError:
+            return failure
         default:
-            return KeychainError(error)
+            return .keychain(KeychainError(error))
         }
     }
 }

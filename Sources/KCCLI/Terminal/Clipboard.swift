@@ -35,12 +35,12 @@ struct Clipboard {
     /// The clipboard of the session `environment` describes (WAYLAND_DISPLAY, DISPLAY, PATH), its
     /// programs run with that environment (`Context.childEnvironment`). errSecInteractionNotAllowed
     /// when there is no display, or no clipboard program for it.
-    static func find(environment: [String: String]) throws(KeychainError) -> Clipboard {
+    static func find(environment: [String: String]) throws(CLIError) -> Clipboard {
         var candidates: [Tool] = []
         if VaultLocation.variable("WAYLAND_DISPLAY", in: environment) != nil { candidates.append(wlCopy) }
         if VaultLocation.variable("DISPLAY", in: environment) != nil { candidates += [xclip, xsel] }
         guard !candidates.isEmpty else {
-            throw KeychainError(.interactionNotAllowed, "there is no display to copy to (neither WAYLAND_DISPLAY nor DISPLAY is set)",
+            throw CLIError(.interactionNotAllowed, "there is no display to copy to (neither WAYLAND_DISPLAY nor DISPLAY is set)",
                                 hint: "run kc in a graphical session, or leave out --clip to print the secret")
         }
         let searchPath = environment["PATH"] ?? "/usr/bin:/bin"
@@ -56,10 +56,10 @@ struct Clipboard {
     }
 
     /// Puts `secret` on the clipboard. errSecIO when the program cannot run or fails.
-    func copy(_ secret: SecureBytes) throws(KeychainError) {
+    func copy(_ secret: SecureBytes) throws(CLIError) {
         let outcome = try run(copyPath, tool.copy, input: secret)
         guard outcome.termination.succeeded else {
-            throw KeychainError(.io, "\(tool.name) could not copy to the clipboard (\(Self.describe(outcome.termination)))"
+            throw CLIError(.io, "\(tool.name) could not copy to the clipboard (\(Self.describe(outcome.termination)))"
                                 + (outcome.errors.isEmpty ? "" : ": \(outcome.errors)"),
                                 hint: "check that the display in WAYLAND_DISPLAY or DISPLAY is running and reachable")
         }
@@ -102,7 +102,7 @@ struct Clipboard {
     /// Only the first program's end is waited for: xclip, xsel and wl-copy leave a process behind
     /// that serves the clipboard and holds the error pipe open, so its output is read as it stands.
     private func run(_ path: String, _ arguments: [String], input: SecureBytes? = nil,
-                     outputLimit: Int? = nil) throws(KeychainError) -> Outcome {
+                     outputLimit: Int? = nil) throws(CLIError) -> Outcome {
         let name = String(path.split(separator: "/").last ?? Substring(path))
         do throws(Errno) {
             let errorPipe = try Processes.pipe()
@@ -138,7 +138,7 @@ struct Clipboard {
             let firstLine = String(decoding: errors, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
             return Outcome(termination: termination, errors: Printable.text(firstLine), output: output)
         } catch {
-            throw KeychainError(.io, "cannot run \(path): \(error)")
+            throw CLIError(.io, "cannot run \(path): \(error)")
         }
     }
 

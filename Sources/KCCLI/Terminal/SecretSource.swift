@@ -22,7 +22,7 @@ enum SecretSource {
     static let limit = 1 << 20
 
     /// The secret; an empty one is a usage error.
-    func read(_ context: Context) throws(KeychainError) -> SecureBytes {
+    func read(_ context: Context) throws(CLIError) -> SecureBytes {
         let secret: SecureBytes
         let what: String
         switch self {
@@ -55,20 +55,20 @@ enum SecretSource {
 
     /// Reads `descriptor` to end of input into secure memory, refusing more than `limit` bytes.
     /// `what` names the source in errors.
-    static func readAll(_ descriptor: FileDescriptor, what: String, limit: Int = limit) throws(KeychainError) -> SecureBytes {
+    static func readAll(_ descriptor: FileDescriptor, what: String, limit: Int = limit) throws(CLIError) -> SecureBytes {
         var reader = SecureReader(limit: limit)
         while !reader.isOverLimit {
             do throws(Errno) {
                 if try reader.read(descriptor.read(into:)) == 0 { return reader.bytes }
             } catch {
-                throw KeychainError(.io, "cannot read \(what): \(error)")
+                throw CLIError(.io, "cannot read \(what): \(error)")
             }
         }
         throw usageError("\(what) is longer than \(ByteSize.describe(UInt64(limit)))")
     }
 
     /// Reads a password file after checking it is a regular file of the user's that nobody else can read.
-    static func readPrivateFile(_ path: String, what: String) throws(KeychainError) -> SecureBytes {
+    static func readPrivateFile(_ path: String, what: String) throws(CLIError) -> SecureBytes {
         let descriptor: FileDescriptor
         do throws(Errno) {
             descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)

@@ -32,14 +32,14 @@ public final class Terminal {
 
     /// Opens the controlling terminal; errSecInteractionNotAllowed when there is none.
     /// `hint` says what to do instead (e.g. which non-interactive source to use).
-    public static func open(hint: String? = nil) throws(KeychainError) -> Terminal {
+    public static func open(hint: String? = nil) throws(CLIError) -> Terminal {
         let descriptor: FileDescriptor
         do throws(Errno) { descriptor = try FileDescriptor.open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC) } catch {
-            throw KeychainError(.interactionNotAllowed, "a prompt is needed but there is no terminal", hint: hint)
+            throw CLIError(.interactionNotAllowed, "a prompt is needed but there is no terminal", hint: hint)
         }
         guard descriptor.isTerminal else {
             descriptor.close()
-            throw KeychainError(.interactionNotAllowed, "a prompt is needed but /dev/tty is not a terminal", hint: hint)
+            throw CLIError(.interactionNotAllowed, "a prompt is needed but /dev/tty is not a terminal", hint: hint)
         }
         return Terminal(descriptor: descriptor, owned: true)
     }
@@ -50,16 +50,16 @@ public final class Terminal {
     }
 
     /// Asks for a secret without echo. An empty answer, Ctrl-C or Ctrl-D is errSecUserCanceled.
-    public func readSecret(prompt: String) throws(KeychainError) -> SecureBytes {
+    public func readSecret(prompt: String) throws(CLIError) -> SecureBytes {
         let buffer = SecureBytes(count: Self.maximumLength)
         let count = try readAnswer(prompt: prompt, echo: false, into: buffer)
-        guard count > 0 else { throw KeychainError(.userCanceled, "canceled: empty answer") }
+        guard count > 0 else { throw CLIError(.userCanceled, "canceled: empty answer") }
         return buffer.slice(0..<count)
     }
 
     /// Asks for a line with echo. Enter alone gives `default` (or ""); Ctrl-C or Ctrl-D cancels.
     /// The caller writes the default into the prompt itself, e.g. "User name [deploy]: ".
-    public func readLine(prompt: String, default defaultValue: String? = nil) throws(KeychainError) -> String {
+    public func readLine(prompt: String, default defaultValue: String? = nil) throws(CLIError) -> String {
         let buffer = SecureBytes(count: Self.maximumLength)
         let count = try readAnswer(prompt: prompt, echo: true, into: buffer)
         if count == 0 { return defaultValue ?? "" }
@@ -67,7 +67,7 @@ public final class Terminal {
     }
 
     /// Asks a yes/no question; only "y" or "yes" (any case) is yes. Ctrl-C or Ctrl-D cancels.
-    public func confirm(prompt: String) throws(KeychainError) -> Bool {
+    public func confirm(prompt: String) throws(CLIError) -> Bool {
         let answer = try readLine(prompt: prompt).lowercased()
         return answer == "y" || answer == "yes"
     }
@@ -75,10 +75,10 @@ public final class Terminal {
     // MARK: - Reading
 
     /// Reads one answer into `buffer`; returns its length. Restores the terminal in every case.
-    private func readAnswer(prompt: String, echo: Bool, into buffer: SecureBytes) throws(KeychainError) -> Int {
-        var failure: KeychainError?
+    private func readAnswer(prompt: String, echo: Bool, into buffer: SecureBytes) throws(CLIError) -> Int {
+        var failure: CLIError?
         let count = buffer.withUnsafeMutableBytes { raw -> Int in
-            do throws(KeychainError) { return try readAnswer(prompt: prompt, echo: echo, into: raw) } catch {
+            do throws(CLIError) { return try readAnswer(prompt: prompt, echo: echo, into: raw) } catch {
                 failure = error
                 return 0
             }
@@ -87,11 +87,11 @@ public final class Terminal {
         return count
     }
 
-    private func readAnswer(prompt: String, echo: Bool, into raw: UnsafeMutableRawBufferPointer) throws(KeychainError) -> Int {
+    private func readAnswer(prompt: String, echo: Bool, into raw: UnsafeMutableRawBufferPointer) throws(CLIError) -> Int {
         let fd = descriptor.rawValue
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else {
-            throw KeychainError(.interactionNotAllowed, "cannot read the terminal's settings: \(Errno.current)")
+            throw CLIError(.interactionNotAllowed, "cannot read the terminal's settings: \(Errno.current)")
         }
         var quiet = saved
         quiet.c_lflag &= ~tcflag_t(ECHO | ECHOE | ECHOK | ECHONL | ICANON | ISIG | IEXTEN)
@@ -116,20 +116,20 @@ public final class Terminal {
             let n: Int
             switch result {
             case .success(let count): n = count
-            case .failure(let error): throw KeychainError(.io, "cannot read the terminal: \(error)")
+            case .failure(let error): throw CLIError(.io, "cannot read the terminal: \(error)")
             }
-            if n == 0 { throw KeychainError(.userCanceled, "canceled: end of input at the prompt") }
+            if n == 0 { throw CLIError(.userCanceled, "canceled: end of input at the prompt") }
             switch byte {
-            case 0x03: throw KeychainError(.userCanceled, "canceled with Ctrl-C")
+            case 0x03: throw CLIError(.userCanceled, "canceled with Ctrl-C")
             case 0x04:
-                if count == 0 { throw KeychainError(.userCanceled, "canceled with Ctrl-D") }
+                if count == 0 { throw CLIError(.userCanceled, "canceled with Ctrl-D") }
                 byte = 0
                 return count
             case 0x0A, 0x0D:
                 byte = 0
                 if tooLong {
                     for i in 0..<count { bytes[i] = 0 }
-                    throw KeychainError(.param, "the answer is longer than \(Self.maximumLength) bytes; nothing was kept")
+                    throw CLIError(.param, "the answer is longer than \(Self.maximumLength) bytes; nothing was kept")
                 }
                 return count
             case 0x7F, 0x08:

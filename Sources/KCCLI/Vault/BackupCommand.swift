@@ -19,16 +19,16 @@ let backupCommand = CommandSpec(
     examples: ["kc backup ~/kc-2026-11-23.kc", "kc --vault ~/kc-2026-11-23.kc check"],
     handler: runBackup)
 
-func runBackup(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runBackup(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let file = invocation.arguments[0]
     let size: Int
     do { size = try Keychain.copyVault(at: path, to: file, options: context.openOptions) } catch {
         if case .vault(.alreadyExists(let existing)) = error.reason, existing == file {
-            throw KeychainError(.duplicateKeychain, "\(file) already exists; it was left untouched",
+            throw CLIError(.duplicateKeychain, "\(file) already exists; it was left untouched",
                                 hint: "name a new file: kc backup never replaces one")
         }
-        throw error
+        throw .keychain(error)
     }
     context.notice("copied \(path) to \(file) (\(size) bytes, verified)")
     return 0

@@ -10,7 +10,7 @@ func kdfOptions(defaultOps: String, defaultMemory: String) -> [OptionSpec] {
 }
 
 /// --kdf-ops and --kdf-memory over the MODERATE default, within the format's bounds.
-func kdfParameters(_ invocation: ParsedInvocation) throws(KeychainError) -> KDFParameters {
+func kdfParameters(_ invocation: ParsedInvocation) throws(CLIError) -> KDFParameters {
     var kdf = KDFParameters.moderate
     if let text = invocation.value("kdf-ops") {
         guard let ops = UInt64(text), (KDFParameters.minimumOps...KDFParameters.maximumOps).contains(ops) else {

@@ -69,17 +69,17 @@ let keychainDeleteCommand = CommandSpec(
     examples: ["kc keychain delete old", "kc keychain delete old --yes"],
     handler: runKeychainDelete)
 
-func runKeychainCreate(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runKeychainCreate(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = invocation.arguments[0]
     let path = try VaultLocation.path(ofKeychain: name, context.environment)
     if FileSystem.exists(path) {
-        throw KeychainError(.duplicateKeychain, "a keychain named \(name) already exists (\(path)); it was left untouched",
+        throw CLIError(.duplicateKeychain, "a keychain named \(name) already exists (\(path)); it was left untouched",
                             hint: "choose another name, or see 'kc keychain list'")
     }
     return try createVault(at: path, invocation, context)
 }
 
-func runKeychainList(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runKeychainList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let names = VaultLocation.keychainNames(context.environment)
     if invocation.flag("names") {
         for name in names { context.output.writeLine(name) }
@@ -98,7 +98,7 @@ func runKeychainList(_ invocation: ParsedInvocation, _ context: Context) throws(
     return 0
 }
 
-func runKeychainDefault(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runKeychainDefault(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     guard let name = invocation.arguments.first else {
         context.output.writeLine(try VaultLocation.defaultName(context.environment))
         return 0
@@ -106,20 +106,20 @@ func runKeychainDefault(_ invocation: ParsedInvocation, _ context: Context) thro
     _ = try existingKeychain(name, context)
     let file = VaultLocation.defaultFile(context.environment)
     do { try FileSystem.makeDirectories(FileSystem.directoryName(file), mode: 0o700) } catch {
-        throw KeychainError(.io, "cannot create the folder \(FileSystem.directoryName(file)): \(error)")
+        throw CLIError(.io, "cannot create the folder \(FileSystem.directoryName(file)): \(error)")
     }
     do { try FileSystem.writeAtomically(Array((name + "\n").utf8), to: file) } catch {
-        throw KeychainError(.io, "cannot write \(file): \(error.errno)")
+        throw CLIError(.io, "cannot write \(file): \(error.errno)")
     }
     context.notice("the default keychain is now \(name)")
     return 0
 }
 
-func runKeychainDelete(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runKeychainDelete(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = invocation.arguments[0]
     let path = try existingKeychain(name, context)
     if name == (try VaultLocation.defaultName(context.environment)) {
-        throw KeychainError(.param, "\(name) is the default keychain; it was not deleted",
+        throw CLIError(.param, "\(name) is the default keychain; it was not deleted",
                             hint: "make another keychain the default first with 'kc keychain default NAME'")
     }
     try confirm(invocation, context, "Delete the keychain \(name) (\(path))? [y/N] ")
@@ -129,21 +129,21 @@ func runKeychainDelete(_ invocation: ParsedInvocation, _ context: Context) throw
         try FileSystem.unlink(path)
         try FileSystem.syncDirectory(containing: path)
     } catch {
-        throw KeychainError(.io, "cannot move \(path) aside to \(aside): \(error)")
+        throw CLIError(.io, "cannot move \(path) aside to \(aside): \(error)")
     }
     context.notice("deleted the keychain \(name); its file is kept as \(aside)")
     return 0
 }
 
 /// The path of the existing keychain `name`; errSecNoSuchKeychain when there is none.
-private func existingKeychain(_ name: String, _ context: Context) throws(KeychainError) -> String {
+private func existingKeychain(_ name: String, _ context: Context) throws(CLIError) -> String {
     let path = try VaultLocation.path(ofKeychain: name, context.environment)
     guard FileSystem.exists(path) else { throw noSuchKeychain(name, path: path) }
     return path
 }
 
 /// errSecNoSuchKeychain for the keychain `name`, with what to do about it.
-func noSuchKeychain(_ name: String, path: String) -> KeychainError {
-    KeychainError(.noSuchKeychain, "no keychain named \(Printable.text(name)) (\(path))",
+func noSuchKeychain(_ name: String, path: String) -> CLIError {
+    CLIError(.noSuchKeychain, "no keychain named \(Printable.text(name)) (\(path))",
                   hint: "see 'kc keychain list', or create it with 'kc keychain create \(Printable.text(name))'")
 }

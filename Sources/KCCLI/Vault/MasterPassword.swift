@@ -11,12 +11,12 @@ public enum MasterPassword {
     static let noSourceHint = "run kc in a terminal, or give the master password with --master-password-fd N or \(fileVariable)=FILE (mode 0600)"
 
     /// The password of an existing vault: asked once.
-    public static func obtain(_ context: Context, prompt: String) throws(KeychainError) -> SecureBytes {
+    public static func obtain(_ context: Context, prompt: String) throws(CLIError) -> SecureBytes {
         try source(context, prompt: prompt, confirm: nil).read(context)
     }
 
     /// A new password (init): from a non-interactive source once, or asked twice on the terminal.
-    public static func obtainNew(_ context: Context, prompt: String, confirmPrompt: String) throws(KeychainError) -> SecureBytes {
+    public static func obtainNew(_ context: Context, prompt: String, confirmPrompt: String) throws(CLIError) -> SecureBytes {
         try source(context, prompt: prompt, confirm: confirmPrompt).read(context)
     }
 

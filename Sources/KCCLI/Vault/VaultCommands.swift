@@ -84,5 +84,5 @@ private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("password", short: "w", help: "Show each version's secret too."),
         ],
         examples: ["kc history \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],
-        handler: { invocation, context throws(KeychainError) in try runHistory(invocation, context, itemClass) })
+        handler: { invocation, context throws(CLIError) in try runHistory(invocation, context, itemClass) })
 }

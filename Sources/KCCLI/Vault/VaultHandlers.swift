@@ -2,24 +2,16 @@ import KCCrypto
 import KCFormat
 import KCSystem
 import KCKeychain
+import KCSession
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
 // Check, history, compact and the torn-tail repair go through the unlocked agent when one answers.
 
-func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     context.showProgress("check")
     // The unlocked agent walks the vault with its key; else the walk here, with the master password.
-    var served: CheckReport?
-    if let agent = try context.agentItemStore() { served = try agent.check() }
-    let report: CheckReport
-    if let served {
-        report = served
-    } else {
-        report = try Keychain.check(at: path, options: context.openOptions, progress: context.progress?.vaultProgress) {
-            () throws(KeychainError) -> SecureBytes in try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
-        }
-    }
+    let report = try domain { () throws(KeychainError) in try context.session().check() }
     let out = context.output
     out.writeLine("vault: \(path)")
     out.writeLine("size: \(report.fileSize) bytes")
@@ -44,16 +36,16 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
     out.writeLine("status: \(report.isWhole ? "whole" : report.isIntact ? "intact, ends in a torn tail" : "NOT whole")")
     out.flush()
     if !report.problems.isEmpty {
-        throw KeychainError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s))",
+        throw CLIError(.decode, "the vault is not whole (\(report.problems.count) damaged region(s))",
                             hint: "'kc repair --salvage' keeps every record that still authenticates")
     }
     if !report.badItems.isEmpty { throw notItems(report.badItems.count) }
     if report.rollbackDevices != nil {
-        throw KeychainError(.verifyFailed, "the vault is older than a copy this machine has seen",
+        throw CLIError(.verifyFailed, "the vault is older than a copy this machine has seen",
                             hint: "restore the newer copy, or pass --accept-rollback to write to this one")
     }
     if let file = report.damagedAnchor {
-        throw KeychainError(.verifyFailed, "the rollback anchor \(Printable.text(file)) is damaged, so a rollback cannot be ruled out",
+        throw CLIError(.verifyFailed, "the rollback anchor \(Printable.text(file)) is damaged, so a rollback cannot be ruled out",
                             hint: "if this copy of the vault is the one you mean to keep, pass --accept-rollback to write to it")
     }
     return 0
@@ -61,59 +53,59 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(Keychai
 
 /// The failure of `kc check`, and of a salvage that would change nothing, when `count` records
 /// authenticate but are not items (a salvage keeps them as they are).
-func notItems(_ count: Int) -> KeychainError {
-    KeychainError(.decode, "\(count) record(s) authenticate but hold no valid item; no item of this vault can be read",
+func notItems(_ count: Int) -> CLIError {
+    CLIError(.decode, "\(count) record(s) authenticate but hold no valid item; no item of this vault can be read",
                   hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
 }
 
-func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
-    let askPassword = { () throws(KeychainError) -> SecureBytes in
+    let askPassword = { () throws(CLIError) -> SecureBytes in
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
     if invocation.flag("salvage") {
         return try runSalvage(invocation, context, password: try askPassword())
     }
-    let vault = try context.openMaintainer()
-    guard let torn = try vault.tornTail(removing: false) else {
+    let vault = try domain { () throws(KeychainError) in try context.session() }
+    guard let torn = try domain({ () throws(KeychainError) in try vault.tornTail(removing: false) }) else {
         context.notice("no torn tail to remove")
         return 0
     }
     try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
-    let removed = try vault.tornTail(removing: true)?.length ?? 0
+    let removed = try domain { () throws(KeychainError) in try vault.tornTail(removing: true)?.length ?? 0 }
     context.notice("removed \(removed) bytes of torn tail")
     return 0
 }
 
-func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     context.showProgress("compact")
-    let counts = try context.openMaintainer().compact()
+    let counts = try domain { () throws(KeychainError) in try context.session().compact() }
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
 
-func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(KeychainError) -> Int32 {
+func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let requested = try kdfParameters(invocation)   // checks the flags before any prompt
-    let keychain = try context.openKeychain()
+    let keychain = try domain { () throws(KeychainError) in try context.openKeychain() }
     var kdf = keychain.kdf
     if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
     if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
     if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
     let newPassword = try NewPassword.obtain(invocation, context)
-    try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key"))
+    try domain { () throws(KeychainError) in try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key")) }
     context.notice(invocation.flag("rotate-key")
         ? "changed the master password and replaced the vault key"
         : "changed the master password")
     return 0
 }
 
-func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(KeychainError) -> Int32 {
+func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let filters = try ItemOptions.attributes(invocation, itemClass)
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
     }
-    let versions = try context.openMaintainer().history(Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case")),
-                                                         revealing: invocation.flag("password"))
+    let query = Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"))
+    let versions = try domain { () throws(KeychainError) in try context.session().history(query, revealing: invocation.flag("password")) }
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
@@ -131,10 +123,10 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
 }
 
 /// Asks `question` on the terminal unless --yes; no means errSecUserCanceled.
-func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(KeychainError) {
+func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(CLIError) {
     if invocation.flag("yes") { return }
     let terminal = try context.terminal(hint: "pass --yes to confirm without a terminal")
-    guard try terminal.confirm(prompt: question) else { throw KeychainError(.userCanceled, "nothing was changed") }
+    guard try terminal.confirm(prompt: question) else { throw CLIError(.userCanceled, "nothing was changed") }
 }
 
 /// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
@@ -142,7 +134,7 @@ enum NewPassword {
     /// The password of --new-password-fd N or --new-password-file PATH, else asked on the
     /// terminal with `prompt` (and `confirm`, when given, to type it again).
     static func obtain(_ invocation: ParsedInvocation, _ context: Context, prompt: String = "New master password: ",
-                       confirm: String? = "Retype the new master password: ") throws(KeychainError) -> SecureBytes {
+                       confirm: String? = "Retype the new master password: ") throws(CLIError) -> SecureBytes {
         let source: SecretSource
         if let text = invocation.value("new-password-fd") {
             guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }

@@ -12,7 +12,7 @@ public enum VaultLocation {
 
     /// The vault: `--vault PATH`, else `--keychain NAME`, else `KC_VAULT`, else the default set
     /// by `kc keychain default`, else `login`; a name stands for `$XDG_DATA_HOME/kc/NAME.kc`.
-    public static func resolve(vault: String?, keychain: String?, environment: [String: String]) throws(KeychainError) -> String {
+    public static func resolve(vault: String?, keychain: String?, environment: [String: String]) throws(CLIError) -> String {
         if let vault { return vault }
         if let keychain { return try path(ofKeychain: keychain, environment) }
         if let path = variable("KC_VAULT", in: environment) { return path }
@@ -25,7 +25,7 @@ public enum VaultLocation {
     }
 
     /// `FOLDER/NAME.kc` for a valid name.
-    public static func path(ofKeychain name: String, _ environment: [String: String]) throws(KeychainError) -> String {
+    public static func path(ofKeychain name: String, _ environment: [String: String]) throws(CLIError) -> String {
         try KeychainName.check(name)
         return keychainFolder(environment) + "/" + name + ".kc"
     }
@@ -46,20 +46,20 @@ public enum VaultLocation {
     }
 
     /// The default keychain's name: the one `kc keychain default` set, else `login`.
-    public static func defaultName(_ environment: [String: String]) throws(KeychainError) -> String {
+    public static func defaultName(_ environment: [String: String]) throws(CLIError) -> String {
         let file = defaultFile(environment)
         let descriptor: FileDescriptor
         do { descriptor = try FileDescriptor.open(file, O_RDONLY | O_NOFOLLOW) } catch {
             if error == .noSuchFile { return fallbackName }
-            throw KeychainError(.io, "cannot open \(file): \(error)")
+            throw CLIError(.io, "cannot open \(file): \(error)")
         }
         defer { descriptor.close() }
         let bytes: [UInt8]
-        do { bytes = try descriptor.readAll(limit: 4096) } catch { throw KeychainError(.io, "cannot read \(file): \(error)") }
+        do { bytes = try descriptor.readAll(limit: 4096) } catch { throw CLIError(.io, "cannot read \(file): \(error)") }
         var name = String(decoding: bytes, as: UTF8.self)
         if name.hasSuffix("\n") { name.removeLast() }
         if let problem = KeychainName.problem(name) {
-            throw KeychainError(.param, "\(file) does not hold a keychain name: \(problem)",
+            throw CLIError(.param, "\(file) does not hold a keychain name: \(problem)",
                                 hint: "set the default again with 'kc keychain default NAME'")
         }
         return name
@@ -112,9 +112,9 @@ public enum KeychainName {
     }
 
     /// Throws errSecParam when `name` is not a keychain name.
-    public static func check(_ name: String) throws(KeychainError) {
+    public static func check(_ name: String) throws(CLIError) {
         guard let problem = problem(name) else { return }
-        throw KeychainError(.param, "'\(Printable.text(name))' is not a keychain name: \(problem)",
+        throw CLIError(.param, "'\(Printable.text(name))' is not a keychain name: \(problem)",
                             hint: "a name is up to \(maximumLength) bytes, without '/' or control characters, "
                                 + "and does not start with '.' or '-'")
     }

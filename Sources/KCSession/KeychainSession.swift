@@ -1,0 +1,82 @@
+import KCCrypto
+import KCFormat
+import KCSync
+import KCKeychain
+
+/// Everything a front end asks of one vault, whoever answers: the vault opened in this process
+/// (`LocalSession`), its unlocked agent (`AgentSession`), or the agent until it ends and then the
+/// vault opened here (`FallbackSession`, what a command gets from its context). A command asks
+/// for its session once and sends every request through it, so the rule "agent or vault" is
+/// decided in one place.
+///
+/// The sync requests throw untyped: a `MergeError` when copies cannot be merged, a
+/// `SyncCopy.Problem` or git failure from a round, else a `KeychainError`.
+public protocol KeychainSession: ItemStore {
+    /// Every version of the single item `query` selects, oldest first; secrets only when `revealing`.
+    func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion]
+    /// Keeps only each item's current version: the record counts before and after.
+    func compact() throws(KeychainError) -> (before: Int, after: Int)
+    /// The vault's torn tail as read now (nil: none), removed when `removing`.
+    func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)?
+    /// Walks the whole file, past damage (`Keychain.check`); reveals and writes nothing.
+    func check() throws(KeychainError) -> CheckReport
+    /// The items in conflict (only `itemID`'s when given), their versions' secrets when `revealing`.
+    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict]
+    /// Names this machine's device `name` (checked already) in the vault.
+    func nameDevice(_ name: String) throws(KeychainError)
+
+    /// The live vault's record ids and version vector as the sync copy would receive them.
+    func liveSummary() throws -> CopySummary
+    /// The record ids and version vector of `copy`, a copy of this vault (the remote's, say).
+    func summary(of copy: [UInt8]) throws -> CopySummary
+    /// Runs `body` with the live vault's file less the records that stay on this machine (a sync
+    /// copy being made); this process holds the vault's lock meanwhile when it reads it itself.
+    func withLiveVault(_ body: ([UInt8]) throws -> Void) throws
+    /// `theirs` merged into `ours`, two copies of this vault (git's merge driver; no lock taken).
+    func merge(ours: [UInt8], theirs: [UInt8]) throws -> MergeSummary
+    /// One `kc sync` round (`SyncRound`): `round` makes it for the keys at hand, given the master
+    /// password when this process holds the key (nil when the agent does: no driver descriptor);
+    /// `unlock` gives the key of a copy rotated elsewhere (`SyncRound.run(_:unlock:)`).
+    func sync(_ round: (SecureBytes?) throws -> SyncRound,
+              unlock: @escaping (VaultHeader, SecureBytes) -> SecureBytes?) throws -> SyncRound.Report
+}
+
+/// What a session tells its front end while it goes on (the front end words it).
+public enum SessionNotice: Sendable {
+    /// The vault's agent was of another build of kc and was stopped; the command goes on without it.
+    case otherBuildStopped
+    /// The remote's copy is sealed under a key the agent does not have (a rotation elsewhere):
+    /// the sync goes on with the master password.
+    case agentLacksRotatedKey
+    /// The agent could not be used at all (`reason`, worded); the vault is opened here.
+    case agentUnusable(KeychainError)
+}
+
+/// The master password of one command: asked at most once, and the one already given (typed for
+/// an item that asks for it again, say) used for every later need, so a descriptor that can be
+/// read only once is never read twice and a person never types it twice.
+public final class MasterPasswordSource {
+    /// Why the password is wanted, for the prompt.
+    public enum Purpose: Sendable { case open, askAgain }
+
+    private let ask: (Purpose) throws(KeychainError) -> SecureBytes
+    /// The password given so far, if any.
+    public private(set) var given: SecureBytes?
+    /// How often `ask` ran (at most once).
+    public private(set) var asked = 0
+
+    /// `ask` prompts (or reads a descriptor or file) for `purpose`.
+    public init(given: SecureBytes? = nil, ask: @escaping (Purpose) throws(KeychainError) -> SecureBytes) {
+        self.given = given
+        self.ask = ask
+    }
+
+    /// The password: the one given, else asked now (once).
+    public func password(for purpose: Purpose = .open) throws(KeychainError) -> SecureBytes {
+        if let given { return given }
+        asked += 1
+        let password = try ask(purpose)
+        given = password
+        return password
+    }
+}
