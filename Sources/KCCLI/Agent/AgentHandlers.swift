@@ -21,7 +21,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     // The password is asked before any lock is taken: no lock is held while a person types.
     let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     let unlocked = { (client: AgentSession) throws(CLIError) -> Int32 in
-        try domain { () throws(KeychainError) in try client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)) }
+        try domain(client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)))
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                        + "at most \(DurationText.text(timeouts.maxTTL)) from now")

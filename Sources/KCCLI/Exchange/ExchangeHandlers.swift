@@ -32,7 +32,7 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
     context.showProgress("export")
     let store: any ItemStore = try domain { () throws(KeychainError) -> any ItemStore in withSecrets ? try context.openKeychain() : try context.session() }
-    let all = try domain { () throws(KeychainError) in try store.allItems(revealing: withSecrets) }
+    let all = try domain(store.allItems(revealing: withSecrets))
     let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
     if items.count < all.count {
         let left = all.count - items.count
@@ -140,7 +140,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     }
     let dryRun = invocation.flag("dry-run")
     context.showProgress("import")
-    let outcomes = try domain { () throws(KeychainError) in try context.session().addAll(good.map(\.item), dryRun: dryRun) }
+    let outcomes = try domain(context.session().addAll(good.map(\.item), dryRun: dryRun))
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {

@@ -96,7 +96,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(C
     let contents = try readImportFile(path)
     let (entries, problems) = Netrc.parse(contents)
 
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     let batch = entries.map { entry -> ExchangeItem in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])
@@ -104,7 +104,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(C
         return ExchangeItem(attributes: attributes, secret: entry.password!)
     }
     // One locked append, one write and one fsync for the whole file.
-    let outcomes = try domain { () throws(KeychainError) in try store.addAll(batch, dryRun: false) }
+    let outcomes = try domain(store.addAll(batch, dryRun: false))
     let names = entries.map { entry in Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine) }
     let (added, duplicates) = reportImported(outcomes, names: names, to: context.output)
     for problem in problems {

@@ -53,7 +53,7 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
 
 /// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
 private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(CLIError) {
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     guard store.isServedByAgent || hasMasterPasswordSource(context) else {
         context.warn("git-credential: no unlocked agent, no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
@@ -62,7 +62,7 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
     let item: Item
     do throws(CLIError) {
         guard let newest = try newestMatch(target, in: store),
-              let found = try domain({ () throws(KeychainError) in try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first }) else { return }
+              let found = try domain(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first) else { return }
         item = found
     } catch where error.status == .interactionNotAllowed {
         // A locked agent and no password source, or an item that asks again without a terminal:
@@ -91,25 +91,25 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(CLIError) {
     guard target.account != nil, let password = message.password,
           !isTrue(message["ephemeral"]) else { return }
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     if let newest = try newestMatch(target, in: store) {
         if newest.attributes.requirePassword { return }
-        let existing = try domain { () throws(KeychainError) in try store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first }
+        let existing = try domain(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first)
         if existing?.secret.isEqual(to: password) == true { return }
-        try domain { () throws(KeychainError) in try store.update(Query(itemID: newest.id), changes: [:], secret: password) }
+        try domain(store.update(Query(itemID: newest.id), changes: [:], secret: password))
     } else {
-        try domain { () throws(KeychainError) in try store.add(target.itemAttributes, secret: password, updateExisting: false) }
+        try domain(store.add(target.itemAttributes, secret: password, updateExisting: false))
     }
 }
 
 /// Deletes the items matching the target and, when git sent one, holding `password` (only then
 /// are their secrets revealed, to compare).
 private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(CLIError) {
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     let doomed = try matches(target, in: store, revealing: password != nil).filter { item in
         password.map { item.secret.isEqual(to: $0) } ?? true
     }
-    for item in doomed { try domain { () throws(KeychainError) in try store.delete(Query(itemID: item.id)) } }
+    for item in doomed { try domain(store.delete(Query(itemID: item.id))) }
 }
 
 /// The items matching the target exactly, in creation order; their secrets only when `revealing`.

@@ -18,9 +18,9 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
     let updateExisting = invocation.flag("update-existing")
-    let store = try domain { () throws(KeychainError) in try context.session(for: updateExisting ? nil : .primaryKey(of: attributes)) }
+    let store = try domain(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    try domain { () throws(KeychainError) in try store.add(attributes, secret: secret, updateExisting: updateExisting) }
+    try domain(store.add(attributes, secret: secret, updateExisting: updateExisting))
     printGenerated(secret, invocation, context)
     return 0
 }
@@ -30,9 +30,9 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let withSecrets = invocation.flag("password")
     let queries = try findQueries(invocation, itemClass)
     let clip = try findClipRequest(invocation, context)
-    let store = try domain { () throws(KeychainError) in try context.session(for: .matchingAny(queries)) }
+    let store = try domain(context.session(for: .matchingAny(queries)))
     let items = try matches(json: json, context) { () throws(CLIError) in
-        try domain { () throws(KeychainError) in try store.find(anyOf: queries, revealing: withSecrets) }
+        try domain(store.find(anyOf: queries, revealing: withSecrets))
     }
     if let clip {
         try clip.copy(items[0].secret, what: "the secret", context)
@@ -58,9 +58,9 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
         }
         itemClass = wanted
     }
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
-    let items = try matches(json: json, context) { () throws(CLIError) in try domain { () throws(KeychainError) in try store.search(query) } }
+    let items = try matches(json: json, context) { () throws(CLIError) in try domain(store.search(query)) }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else {
@@ -83,9 +83,9 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
         throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
-    let updated = try domain { () throws(KeychainError) in try store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local) }
+    let updated = try domain(store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local))
     context.notice("updated \(count(updated.count))")
     if let secret { printGenerated(secret, invocation, context) }
     return 0
@@ -93,13 +93,13 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
 
 func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let query = try selection(invocation, itemClass)
-    let deleted = try domain { () throws(KeychainError) in try context.session().delete(query) }
+    let deleted = try domain(context.session().delete(query))
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
 func runList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let items = try domain { () throws(KeychainError) in try context.session().allItems(revealing: false) }
+    let items = try domain(context.session().allItems(revealing: false))
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {

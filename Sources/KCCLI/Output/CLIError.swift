@@ -31,7 +31,12 @@ public enum CLIError: Error {
     }
 }
 
-/// Runs `body`, a call into the layers below, as a step of a command.
+/// `call`, a call into the layers below, as a step of a command: `try domain(store.find(...))`.
+func domain<T>(_ call: @autoclosure () throws(KeychainError) -> T) throws(CLIError) -> T {
+    do { return try call() } catch { throw .keychain(error) }
+}
+
+/// `body`, calls into the layers below, as a step of a command.
 func domain<T>(_ body: () throws(KeychainError) -> T) throws(CLIError) -> T {
     do { return try body() } catch { throw .keychain(error) }
 }

@@ -38,7 +38,7 @@ enum SecurityActions {
         SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
         target.output.flush()
         guard target.output.failure == nil else { return 0 }
-        try domain { () throws(KeychainError) in try store.delete(Query(itemID: item.id)) }
+        try domain(store.delete(Query(itemID: item.id)))
         target.errors.writeLine("password has been deleted.")
         return 0
     }
@@ -56,7 +56,7 @@ enum SecurityActions {
         if request.givesAccessList {
             target.notice("-A and -T are ignored: kc has no per-application access lists")
         }
-        let store = try domain { () throws(KeychainError) in try target.session() }
+        let store = try domain(target.session())
         let secret = try password(request.password, target)
         do throws(KeychainError) {
             try store.add(attributes, secret: secret, updateExisting: request.updatesExisting)
@@ -93,7 +93,7 @@ enum SecurityActions {
                                    revealing: Bool) throws(CLIError) -> (Item, Context, any ItemStore)? {
         let query = Query(itemClass: request.subcommand.itemClass, filters: request.attributes)
         for target in targets {
-            let store = try domain { () throws(KeychainError) in try target.session() }
+            let store = try domain(target.session())
             do throws(KeychainError) {
                 return (try store.find(anyOf: [query], revealing: revealing)[0], target, store)
             } catch where error.status == .itemNotFound {

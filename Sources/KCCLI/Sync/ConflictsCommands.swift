@@ -43,7 +43,7 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
 
 func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let showingSecrets = invocation.flag("password")
-    let conflicts = try domain { () throws(KeychainError) in try context.session().conflicts(of: nil, revealing: showingSecrets) }
+    let conflicts = try domain(context.session().conflicts(of: nil, revealing: showingSecrets))
     for (index, conflict) in conflicts.enumerated() {
         if index > 0 { context.output.writeLine() }
         if let item = conflict.winner.item {
@@ -80,17 +80,17 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
-    let store = try domain { () throws(KeychainError) in try context.session() }
+    let store = try domain(context.session())
     let query = Query(itemClass: itemClass, filters: filters)
-    let matches = try domain { () throws(KeychainError) in try store.find(anyOf: [query], revealing: false) }
+    let matches = try domain(store.find(anyOf: [query], revealing: false))
     guard matches.count == 1, let item = matches.first else {
         throw .keychain(matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count)))
     }
-    guard let conflict = try domain({ () throws(KeychainError) in try store.conflicts(of: item.id, revealing: keep == "other").first }) else {
+    guard let conflict = try domain(store.conflicts(of: item.id, revealing: keep == "other").first) else {
         throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
-        _ = try domain { () throws(KeychainError) in try store.update(query, changes: [:], secret: nil) }
+        _ = try domain(store.update(query, changes: [:], secret: nil))
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",

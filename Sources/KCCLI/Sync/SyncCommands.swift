@@ -127,10 +127,10 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
                                 driver: setup.driver(), identity: setup.identity()) }
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
-    let session = try domain { () throws(KeychainError) in try context.session(use: .sync) }
+    let session = try domain(context.session(use: .sync))
     try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
     // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-    if let name { try domain { () throws(KeychainError) in try session.nameDevice(name) } }
+    if let name { try domain(session.nameDevice(name)) }
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
     return 0
 }
@@ -172,7 +172,7 @@ private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ s
     do { keychain = try VaultClone.install(bytes, from: copy.filePath, at: setup.path, options: context.openOptions, password: password) } catch {
         throw unreadable(error)
     }
-    if let name = name ?? defaultDeviceName() { try domain { () throws(KeychainError) in try keychain.nameDevice(name, password: password) } }
+    if let name = name ?? defaultDeviceName() { try domain(keychain.nameDevice(name, password: password)) }
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
     return 0
 }

@@ -66,7 +66,7 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
         context.notice("locked \(path): its agent wrote as the old device id (unlock it again with 'kc unlock')")
     }
     let replaced: (old: [UInt8]?, new: [UInt8])
-    replaced = try domain { () throws(KeychainError) in try DeviceIdentity.replace(stateDirectory: context.stateDirectory) }
+    replaced = try domain(DeviceIdentity.replace(stateDirectory: context.stateDirectory))
     context.notice("this machine now writes as device \(replaced.new.hexString)"
                    + (replaced.old.map { " (it was \($0.hexString))" } ?? ""))
     if let name { try nameThisDevice(name, context) }
@@ -76,5 +76,5 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
 /// Names this machine's device `name` in the command's vault: through its unlocked agent when
 /// there is one (no master password), else, or when it ended meanwhile, with the master password.
 func nameThisDevice(_ name: String, _ context: Context) throws(CLIError) {
-    try domain { () throws(KeychainError) in try context.session(use: .sync).nameDevice(name) }
+    try domain(context.session(use: .sync).nameDevice(name))
 }

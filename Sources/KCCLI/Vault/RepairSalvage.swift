@@ -7,7 +7,7 @@ import KCKeychain
 /// then rebuilds it only if the vault still has exactly those consequences.
 func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: SecureBytes) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
-    let plan = try domain { () throws(KeychainError) in try Keychain.planSalvage(at: path, options: context.openOptions) { password } }
+    let plan = try domain(Keychain.planSalvage(at: path, options: context.openOptions) { password })
     if plan.isWhole {
         for record in plan.badItems { context.notice("not an item: \(FailureWording.notAnItem(record))") }
         guard plan.badItems.isEmpty else { throw notItems(plan.badItems.count) }
@@ -17,7 +17,7 @@ func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: Se
     for line in SalvageWording.lines(plan, path: path) { context.notice(line) }
     context.errors.flush()   // the report comes before the question
     try confirm(invocation, context, "Rebuild \(path) as listed above? [y/N] ")
-    let result = try domain { () throws(KeychainError) in try Keychain.salvage(at: path, options: context.openOptions, confirmed: plan) { password } }
+    let result = try domain(Keychain.salvage(at: path, options: context.openOptions, confirmed: plan) { password })
     context.notice("salvaged \(result.report.keptRecords) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
     if !result.anchorStored {
         context.warn("could not record the salvaged vault as this machine's newest copy: a later write may be refused as a rollback until --accept-rollback")

@@ -11,7 +11,7 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErro
     let path = try context.vaultPath
     context.showProgress("check")
     // The unlocked agent walks the vault with its key; else the walk here, with the master password.
-    let report = try domain { () throws(KeychainError) in try context.session().check() }
+    let report = try domain(context.session().check())
     let out = context.output
     out.writeLine("vault: \(path)")
     out.writeLine("size: \(report.fileSize) bytes")
@@ -66,33 +66,33 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     if invocation.flag("salvage") {
         return try runSalvage(invocation, context, password: try askPassword())
     }
-    let vault = try domain { () throws(KeychainError) in try context.session() }
-    guard let torn = try domain({ () throws(KeychainError) in try vault.tornTail(removing: false) }) else {
+    let vault = try domain(context.session())
+    guard let torn = try domain(vault.tornTail(removing: false)) else {
         context.notice("no torn tail to remove")
         return 0
     }
     try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
-    let removed = try domain { () throws(KeychainError) in try vault.tornTail(removing: true)?.length ?? 0 }
+    let removed = try domain(vault.tornTail(removing: true)?.length ?? 0)
     context.notice("removed \(removed) bytes of torn tail")
     return 0
 }
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     context.showProgress("compact")
-    let counts = try domain { () throws(KeychainError) in try context.session().compact() }
+    let counts = try domain(context.session().compact())
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
     return 0
 }
 
 func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let requested = try kdfParameters(invocation)   // checks the flags before any prompt
-    let keychain = try domain { () throws(KeychainError) in try context.openKeychain() }
+    let keychain = try domain(context.openKeychain())
     var kdf = keychain.kdf
     if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
     if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
     if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
     let newPassword = try NewPassword.obtain(invocation, context)
-    try domain { () throws(KeychainError) in try keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key")) }
+    try domain(keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key")))
     context.notice(invocation.flag("rotate-key")
         ? "changed the master password and replaced the vault key"
         : "changed the master password")
@@ -105,7 +105,7 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
     }
     let query = Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"))
-    let versions = try domain { () throws(KeychainError) in try context.session().history(query, revealing: invocation.flag("password")) }
+    let versions = try domain(context.session().history(query, revealing: invocation.flag("password")))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
