@@ -5,7 +5,6 @@ import KCCrypto
 import KCSession
 import KCSystem
 import KCKeychain
-import KCVault
 
 /// What a command handler works with: global options, environment, output streams,
 /// the vault path, and access to the keychain, the terminal and the master password.

@@ -8,6 +8,11 @@ public enum DeviceIdentity {
         try? StateFolder(stateDirectory).existingDeviceID()
     }
 
+    /// The device ids this machine wrote as before `kc sync reset-device` replaced them.
+    public static func former(stateDirectory: String) -> Set<[UInt8]> {
+        Set((try? StateFolder(stateDirectory).formerDeviceIDs()) ?? [])
+    }
+
     /// Gives this machine a new random device id: the old one (nil: none) and the new.
     public static func replace(stateDirectory: String) throws(KeychainError) -> (old: [UInt8]?, new: [UInt8]) {
         do { return try StateFolder(stateDirectory).replaceDeviceID() } catch { throw KeychainError(error) }

@@ -6,10 +6,11 @@ import XCTest
 /// where it words them.
 final class ImportRulesTests: XCTestCase {
     /// KCCLI's files that may import KCAgent: kc unlock, lock, status and the agent's own command
-    /// need its endpoint, launcher, status and errors (the client itself only through KCSession).
+    /// need its endpoint, launcher, status and errors, `__agent-wire` its message table (the client
+    /// itself only through KCSession).
     static let agentFiles: Set<String> = [
         "Agent/AgentHandlers.swift", "Agent/AgentServeCommand.swift", "Agent/AgentStatusWording.swift",
-        "Agent/AgentWording.swift", "Agent/Context+Agent.swift",
+        "Agent/AgentWording.swift", "Agent/Context+Agent.swift", "Agent/AgentWireCommand.swift",
     ]
 
     /// KCCLI's files that may import KCVault, and what they word or need of it.
@@ -74,7 +75,7 @@ final class ImportRulesTests: XCTestCase {
     }
 
     func testNoLowerLayerImportsTheSessionLayerOrTheFrontEnd() throws {
-        for module in ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "Keychain", "KCSync", "KCAgent"] {
+        for module in ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCExchange", "KCSync", "KCAgent"] {
             let files = try Self.imports(of: module)
             XCTAssertFalse(files.isEmpty, "no sources for \(module)")
             let offences = files.filter { !$0.value.isDisjoint(with: ["KCSession", "KCCLI"]) }.keys.sorted()

@@ -2,7 +2,6 @@ import KCAgent
 import KCSession
 import KCSystem
 import KCKeychain
-import KCVault
 
 /// The chosen vault's agent itself, for kc unlock, lock, status and sync reset-device: one agent
 /// per vault, found from the vault's path and the runtime folder; never started here (only

@@ -1,6 +1,5 @@
 import KCCrypto
 import KCExchange
-import KCFormat
 import KCKeychain
 
 /// The JSON array of items, built as bytes in one buffer (no String or Dictionary per item).

@@ -1,4 +1,3 @@
-import KCAgent
 import KCKeychain
 
 /// Commands left out of help: the man page (for building kc), the agent, the agent's message
@@ -10,11 +9,7 @@ let hiddenCommands: [CommandSpec] = [agentCommand,
                     context.output.write(ManPage.render(CommandTable.all))
                     return 0
                 }),
-    CommandSpec("__agent-wire", abstract: "Print the agent's message kinds and enum codes (JSON) of this build.", hidden: true,
-                handler: { _, context throws(CLIError) in
-                    context.output.writeLine(AgentWireTable.json)
-                    return 0
-                }),
+    agentWireCommand,
     clipboardClearerCommand,
     mergeDriverCommand,
     completeItemsCommand,

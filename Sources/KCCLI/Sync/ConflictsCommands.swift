@@ -3,7 +3,6 @@ import KCSession
 import KCFormat
 import KCSystem
 import KCKeychain
-import KCVault
 
 /// `kc conflicts` and `kc conflicts resolve CLASS`: items edited concurrently on two machines
 /// (Docs/SYNC.md, rule 5), the version that won and the others.

@@ -6,7 +6,6 @@ import KCSync
 import KCSystem
 import KCKeychain
 import KCSession
-import KCVault
 
 /// git's merge driver for vault files (Docs/SYNC.md): merges THEIRS into OURS in place.
 let mergeDriverCommand = CommandSpec(

@@ -4,7 +4,6 @@ import KCSystem
 import KCSession
 import KCSync
 import KCKeychain
-import KCVault
 
 // Device names (`--device-name` of sync init and clone) and `kc sync reset-device`.
 

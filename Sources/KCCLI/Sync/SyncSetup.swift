@@ -5,7 +5,6 @@ import KCCrypto
 import KCSync
 import KCSystem
 import KCKeychain
-import KCVault
 
 /// Where a vault's sync copy is and how kc runs git for it.
 struct SyncSetup {
@@ -128,8 +127,6 @@ struct SyncSetup {
             }
         case let merge as MergeError:
             return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
-        case let vault as VaultError:
-            return .keychain(KeychainError(vault))
         case let failure as CLIError:
             return failure
         default:

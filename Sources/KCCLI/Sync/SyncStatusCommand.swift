@@ -6,7 +6,6 @@ import KCFormat
 import KCSystem
 import KCKeychain
 import KCSession
-import KCVault
 
 let syncStatusCommand = CommandSpec(
     "sync status", abstract: "Show what is not yet sent or received, and the devices.",
@@ -45,7 +44,7 @@ func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CL
     out.writeLine("commits: \(toPush) to push, \(toMerge) to merge (as of the last fetch)")
     out.writeLine("records: \(comparison.notYetSent) not yet sent, \(comparison.notYetReceived) not yet received")
     let this = DeviceIdentity.current(stateDirectory: context.stateDirectory)
-    let former = Set((try? StateFolder(context.stateDirectory).formerDeviceIDs()) ?? [])
+    let former = DeviceIdentity.former(stateDirectory: context.stateDirectory)
     out.writeLine("devices:")
     for device in comparison.devices {
         let name = device.name.map { " \"" + Printable.text($0) + "\"" } ?? ""
