@@ -77,6 +77,7 @@ public struct AgentSyncKeys: SyncKeys {
     private static func unwrapped<T>(_ body: () throws(AgentError) -> T) throws -> T {
         do throws(AgentError) { return try body() } catch {
             if case .merge(let merge) = error { throw merge }
+            if case .keychain(let failure) = error { throw failure }   // as the lease's keys would throw it
             throw error
         }
     }

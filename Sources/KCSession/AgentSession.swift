@@ -165,6 +165,8 @@ public final class AgentSession: KeychainSession {
     /// (`MergeError.keyNotKnown`, for the caller to go on with the password).
     public func sync(_ round: (SecureBytes?) throws -> SyncRound,
                      unlock: @escaping (VaultHeader, SecureBytes) -> SecureBytes?) throws -> SyncRound.Report {
-        try round(nil).run(AgentSyncKeys(client))
+        do { return try round(nil).run(AgentSyncKeys(client)) } catch let error as AgentError {
+            throw Self.relayed(error, status: .notAvailable)   // locked: `hasEnded`; else worded by the front end
+        }
     }
 }
