@@ -57,6 +57,14 @@ public final class FallbackSession: KeychainSession {
     /// True while the agent answers (no request has found it ended).
     public var isServedByAgent: Bool { agent != nil }
 
+    /// Opens the vault here now unless the agent answers: for a command that reads a secret before
+    /// its write (add, update), so the master password is asked first, as it always was, and the
+    /// secret is typed with the vault already open.
+    public func openUnlessServedByAgent() throws(KeychainError) {
+        guard agent == nil, let local = try opened() as? LocalSession else { return }
+        _ = try local.keychain()
+    }
+
     /// The vault opened here (once).
     private func opened() throws(KeychainError) -> any KeychainSession {
         if let local { return local }

@@ -19,6 +19,7 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     let recipe = try checkSecretFlags(invocation)
     let updateExisting = invocation.flag("update-existing")
     let store = try domain(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
+    try domain(store.openUnlessServedByAgent())   // the master password before the item's secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
     try domain(store.add(attributes, secret: secret, updateExisting: updateExisting))
     printGenerated(secret, invocation, context)
@@ -84,6 +85,7 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
     let store = try domain(context.session())
+    if wantsSecret { try domain(store.openUnlessServedByAgent()) }   // the master password before the new secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
     let updated = try domain(store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local))
     context.notice("updated \(count(updated.count))")
