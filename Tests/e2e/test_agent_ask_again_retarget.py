@@ -7,14 +7,12 @@ ending a marked losing version with conflicts resolve --keep winner, and setting
 import json
 import time
 
-import pexpect
 import pytest
 
 from agentsupport import NO_SOURCE, akc, stop_agents, unlock, with_runtime_folder  # noqa: F401
+from test_agent_ask_again_writes import assert_write_asks_again
 from test_sync import pair, remote  # noqa: F401  (pytest fixtures)
-from kcharness import EXIT_AUTH_FAILED, EXIT_INTERACTION, assert_failure
-
-PROMPT = "This item asks for the master password again. Master password for "
+from kcharness import EXIT_INTERACTION, assert_failure
 
 WRITES = {
     "protocol": ["update", "internet", "-s", "git.example", "--set-protocol", "http"],
@@ -33,29 +31,10 @@ def prepared(kc):
     return kc
 
 
-def finish(child):
-    child.expect(pexpect.EOF)
-    child.close()
-    return child.exitstatus
-
-
 @pytest.mark.parametrize("write", WRITES.values(), ids=WRITES.keys())
 def test_sending_a_marked_secret_elsewhere_asks_again(akc, write):
     prepared(akc)
-    before = akc.vault_path.read_bytes()
-    result = akc.run(write, unset=NO_SOURCE)
-    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
-    assert akc.vault_path.read_bytes() == before
-    child = akc.spawn(write, unset=NO_SOURCE)
-    child.expect_exact(PROMPT + str(akc.vault_path) + ": ")
-    child.sendline("not the password")
-    assert finish(child) == EXIT_AUTH_FAILED
-    assert akc.vault_path.read_bytes() == before
-    child = akc.spawn(write, unset=NO_SOURCE)
-    child.expect_exact(PROMPT)
-    child.sendline(akc.master_password)
-    assert finish(child) == 0
-    assert akc.vault_path.read_bytes() != before
+    assert_write_asks_again(akc, write)
 
 
 def test_other_attribute_changes_of_a_marked_item_never_ask(akc):

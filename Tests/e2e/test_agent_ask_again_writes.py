@@ -46,27 +46,33 @@ def finish(child):
     return child.exitstatus
 
 
+def assert_write_asks_again(kc, write):
+    """`write`, through the unlocked agent, asks for the master password again: without a terminal or
+    a password source, and with a wrong one, it is refused and the vault stays byte-identical; with
+    the right one it is asked once and the write goes through."""
+    before = kc.vault_path.read_bytes()
+    # No terminal and no password source: refused, nothing written.
+    assert_failure(kc.run(write, unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    assert kc.vault_path.read_bytes() == before
+    # A wrong password on the terminal: refused, nothing written.
+    child = kc.spawn(write, unset=NO_SOURCE)
+    child.expect_exact(PROMPT + str(kc.vault_path) + ": ")
+    child.sendline("not the password")
+    assert finish(child) == EXIT_AUTH_FAILED
+    assert kc.vault_path.read_bytes() == before
+    # The right one: asked once, and the write goes through.
+    child = kc.spawn(write, unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendline(kc.master_password)
+    assert finish(child) == 0
+    assert child.before.count(PROMPT) == 0
+    assert kc.vault_path.read_bytes() != before
+
+
 @pytest.mark.parametrize("write", WRITES.values(), ids=WRITES.keys())
 def test_a_write_of_a_marked_secret_asks_again(akc, write):
     marked(akc)
-    before = akc.vault_path.read_bytes()
-    # No terminal and no password source: refused, nothing written.
-    result = akc.run(write, unset=NO_SOURCE)
-    assert_failure(result, "errSecInteractionNotAllowed", EXIT_INTERACTION)
-    assert akc.vault_path.read_bytes() == before
-    # A wrong password on the terminal: refused, nothing written.
-    child = akc.spawn(write, unset=NO_SOURCE)
-    child.expect_exact(PROMPT + str(akc.vault_path) + ": ")
-    child.sendline("not the password")
-    assert finish(child) == EXIT_AUTH_FAILED
-    assert akc.vault_path.read_bytes() == before
-    assert bank_secret(akc) == "bank-secret\n"
-    # The right one: asked once, and the write goes through.
-    child = akc.spawn(write, unset=NO_SOURCE)
-    child.expect_exact(PROMPT)
-    child.sendline(akc.master_password)
-    assert finish(child) == 0
-    assert child.before.count(PROMPT) == 0
+    assert_write_asks_again(akc, write)
     assert bank_secret(akc) != "bank-secret\n"
     assert akc.ok(["find", "-s", "plain", "-w"], unset=NO_SOURCE).stdout == "plain-secret\n"
 
