@@ -327,11 +327,11 @@ extension AgentService {
     /// require-password mark (a write supersedes every head of its item: `kc conflicts resolve
     /// --keep winner` destroys the other versions' secrets).
     static func endsMarkedVersion(_ query: Query, _ keychain: Keychain) throws(KeychainError) -> Bool {
+        // One pass over the vault's conflicts, whatever the number of items the write selects.
+        let marked = Set(try ItemConflicts.list(in: keychain, revealing: false).filter(\.asksAgain).map(\.itemID))
+        guard !marked.isEmpty else { return false }
         let selected = try keychain.find(anyOf: [Query(itemClass: query.itemClass, filters: query.filters,
                                                          ignoreCase: query.ignoreCase, matchAll: true)], revealing: false)
-        for item in selected where try ItemConflicts.list(in: keychain, itemID: item.id, revealing: false).contains(where: \.asksAgain) {
-            return true
-        }
-        return false
+        return selected.contains { marked.contains($0.id) }
     }
 }
