@@ -3,7 +3,7 @@ import KCKeychain
 @testable import KCCLI
 
 /// The committed man page and completions must be exactly what the command table generates
-/// (regenerate with `make docs`), and the README must document every exit status.
+/// (regenerate with `make docs`), and the README and Docs/EXIT-STATUS.md must document every exit status.
 final class GeneratedDocsTests: XCTestCase {
     static let root: String = {
         var path = #filePath
@@ -78,9 +78,21 @@ final class GeneratedDocsTests: XCTestCase {
         let readme = try committed("README.md")
         XCTAssertTrue(readme.hasPrefix("# kc"))
         XCTAssertTrue(readme.contains("make install") && readme.contains("make test"))
-        for row in ExitStatusTable.rows {   // the meaning too: the table's words are the one source
-            let line = "| \(row.status.name) | \(row.status.rawValue) | \(row.status.exitCode) | \(row.meaning) |"
-            XCTAssertTrue(readme.contains(line), "README lacks the row '\(line)'")
+        XCTAssertLessThanOrEqual(readme.split(separator: "\n", omittingEmptySubsequences: false).count, 301,
+                                 "the README is the front door: at most 300 lines, the rest in Docs/")
+        // The user's guide never talks about the test suite (that is Docs/CONTRIBUTING.md).
+        for guide in ["README.md"] + ["ITEMS", "VAULT", "UNLOCK", "IMPORT-EXPORT", "FTP", "GIT", "SECURITY-COMMAND",
+                                      "SHELL", "EXIT-STATUS", "SPEED"].map({ "Docs/\($0).md" }) {
+            XCTAssertFalse(try committed(guide).contains("Tests/"), "\(guide) talks about the test suite")
+        }
+        // The README's table and Docs/EXIT-STATUS.md's, each under a heading "Exit status".
+        for document in ["README.md", "Docs/EXIT-STATUS.md"] {
+            let text = try committed(document)
+            let table = try XCTUnwrap(text.components(separatedBy: "Exit status\n").dropFirst().first, document)
+            for row in ExitStatusTable.rows {   // the meaning too: the table's words are the one source
+                let line = "| \(row.status.name) | \(row.status.rawValue) | \(row.status.exitCode) | \(row.meaning) |"
+                XCTAssertTrue(table.contains(line), "\(document) lacks the row '\(line)'")
+            }
         }
     }
 }

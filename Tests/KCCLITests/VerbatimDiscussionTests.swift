@@ -76,8 +76,8 @@ final class VerbatimDiscussionTests: XCTestCase {
         XCTAssertTrue(page.contains("second \\-\\-> part\n.fi\n.RE\n.PP\n  only two spaces are reflowed.\n"), page)
     }
 
-    /// The diagram of `kc help ftp login` is the one in the README's FTP section.
-    func testFTPLoginDiagramMatchesTheReadme() throws {
+    /// The diagram of `kc help ftp login` is the one in Docs/FTP.md.
+    func testFTPLoginDiagramMatchesTheFTPGuide() throws {
         let diagrams = HelpFormatter.blocks(ftpLoginCommand.discussion).compactMap { block -> [String]? in
             if case .verbatim(let lines) = block { return lines }
             return nil
@@ -86,8 +86,8 @@ final class VerbatimDiscussionTests: XCTestCase {
         let diagram = try XCTUnwrap(diagrams.first)
         XCTAssertTrue(diagram[0].hasPrefix("connect (TLS for ftps)"), diagram[0])
         XCTAssertLessThanOrEqual(diagram.map(\.count).max() ?? 0, 68, "fits the man page's 80 columns")
-        let readme = try String(contentsOfFile: GeneratedDocsTests.root + "/README.md", encoding: .utf8)
-        XCTAssertTrue(readme.contains("```\n" + diagram.joined(separator: "\n") + "\n```\n"),
-                      "README's FTP flow diagram differs from the ftp login discussion")
+        let guide = try String(contentsOfFile: GeneratedDocsTests.root + "/Docs/FTP.md", encoding: .utf8)
+        XCTAssertTrue(guide.contains("```\n" + diagram.joined(separator: "\n") + "\n```\n"),
+                      "Docs/FTP.md's flow diagram differs from the ftp login discussion")
     }
 }
