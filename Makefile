@@ -28,8 +28,12 @@ VENV = .build/venv
 VENV_PYTHON = $(VENV)/bin/python3
 DEBUG_BIN = .build/debug/kc
 RELEASE_BIN = .build/release/kc
+# The one release build (install, the e2e tests, deb, dist): the Swift runtime linked in statically,
+# and no RUNPATH ($ORIGIN): the binary runs on a Debian 12 machine without the toolchain
+# (Tests/packaging/check-binary.sh checks it; Docs/PACKAGING.md).
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
 
-.PHONY: all build release install uninstall deps test-deps bench-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
+.PHONY: all build release install uninstall deps test-deps bench-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean check-release
 
 all: release
 
@@ -59,7 +63,12 @@ build:
 	$(SWIFT) build --product kc
 
 release:
-	$(SWIFT) build -c release --product kc
+	$(SWIFT) build $(RELEASE_FLAGS) --product kc
+
+# Fails unless the release binary has no RUNPATH, needs no glibc newer than Debian 12's (2.36)
+# and no Swift runtime library.
+check-release: release
+	Tests/packaging/check-binary.sh $(RELEASE_BIN)
 
 install: deps
 	@$(MAKE) --no-print-directory release
