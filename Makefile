@@ -110,9 +110,9 @@ unit-test:
 	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers 2 $(if $(UNIT_XML),--xunit-output $(UNIT_XML))
 
 # The debug build (with the test-only fault seam) under test; the release build too, for the test
-# that it has no fault seam.
-e2e-test: venv build release
-	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e $(if $(E2E_XML),--junitxml=$(E2E_XML))
+# that it has no fault seam, and the packages made from it (test_packages.py installs and runs them).
+e2e-test: venv build release deb dist
+	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) KC_PACKAGES=$(CURDIR)/$(PACKAGES_DIR) $(VENV_PYTHON) -m pytest -q Tests/e2e $(if $(E2E_XML),--junitxml=$(E2E_XML))
 
 # Runs every phase even when one fails, keeping each one's output, exit status and the runner's own
 # summary (xUnit/JUnit XML from swift test and pytest, a results file from the fuzz run) in
