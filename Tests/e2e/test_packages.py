@@ -14,7 +14,6 @@ import os
 import re
 import shutil
 import subprocess
-import tarfile
 from pathlib import Path
 
 import pytest
@@ -40,6 +39,11 @@ def tool(name: str) -> str:
     found = shutil.which(name, path=os.environ.get("PATH", "") + ":/usr/sbin:/sbin")
     assert found, f"{name} is missing (make test-deps installs it)"
     return found
+
+
+def as_root() -> list[str]:
+    """Nothing as root; otherwise a user namespace where this user is root (for dpkg, mount, chroot)."""
+    return [] if os.geteuid() == 0 else [tool("unshare"), "--map-root-user"]
 
 
 def enter_root(root: Path, home: Path) -> list[str]:
@@ -188,7 +192,7 @@ def test_deb_installs_into_a_fresh_root_and_runs_without_swift(deb, tmp_path):
     root = tmp_path / "root"
     make_root(root, closure(depends))
     assert not (root / "opt").exists()
-    installed = subprocess.run([tool("dpkg"), "--root", str(root), "--log", "/dev/null",
+    installed = subprocess.run([*as_root(), tool("dpkg"), "--root", str(root), "--log", "/dev/null",
                                 "-i", str(deb)], capture_output=True, text=True, env={"PATH": PLAIN_PATH + ":/usr/sbin:/sbin"})
     assert installed.returncode == 0, installed
     for path in ("usr/bin/kc", "usr/share/man/man1/kc.1.gz", "usr/share/bash-completion/completions/kc",
@@ -232,9 +236,7 @@ def test_lintian_reports_no_error(deb):
 
 
 def test_tarball_installs_into_a_folder_and_runs_without_swift(deb, tarball, tmp_path):
-    with tarfile.open(tarball) as archive:
-        archive.extractall(tmp_path / "unpacked", filter="tar")
-    (top,) = (tmp_path / "unpacked").iterdir()
+    top = unpack(tarball, tmp_path / "unpacked")
     # Outside any root, on this machine with /opt/swift: nothing of Swift is loaded.
     ldd = subprocess.run(["ldd", str(top / "bin/kc")], capture_output=True, text=True, env={"PATH": PLAIN_PATH})
     assert ldd.returncode == 0 and "libswift" not in ldd.stdout and "/opt/" not in ldd.stdout, ldd.stdout
@@ -252,15 +254,21 @@ def test_tarball_installs_into_a_folder_and_runs_without_swift(deb, tarball, tmp
     check_kc_runs(RootKC(root, "/usr/local/bin/kc", tmp_path / "home"), "/usr/local/bin", kc_version())
 
 
+def unpack(tarball: Path, folder: Path) -> Path:
+    """The tarball unpacked into `folder` (by tar, as a user would): its one top folder."""
+    folder.mkdir()
+    subprocess.run(["tar", "-xzf", str(tarball), "-C", str(folder)], check=True)
+    (top,) = folder.iterdir()
+    return top
+
+
 def check_binary(binary, *args) -> subprocess.CompletedProcess:
     return subprocess.run([str(CHECK_BINARY), str(binary), *args], capture_output=True, text=True)
 
 
 def test_shipped_binaries_pass_check_binary(deb, tarball, tmp_path):
     subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp_path / "x")], check=True)
-    with tarfile.open(tarball) as archive:
-        archive.extractall(tmp_path / "t", filter="tar")
-    (top,) = (tmp_path / "t").iterdir()
+    top = unpack(tarball, tmp_path / "t")
     release = os.environ.get("KC_RELEASE_BIN") or str(REPO / ".build/release/kc")
     for binary in (tmp_path / "x/usr/bin/kc", top / "bin/kc", release):
         checked = check_binary(binary)
