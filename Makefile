@@ -3,7 +3,9 @@
 #   make test      install what the tests need, then run every test (unit, end-to-end, FTP, fuzz smoke)
 #   make bench     install what the benchmark needs, build the release binary, measure kc beside
 #                  pass and secret-tool (bench/results/; Docs/bench.md and Docs/bench.svg)
-# Only `deps`, `test-deps`, `bench-deps` and the three commands above install system packages (apt); `build`,
+#   make deb       a Debian package of the release binary (.build/packages/kc_VERSION_ARCH.deb)
+#   make dist      a release tarball that needs no Swift (.build/packages/kc-VERSION-linux-ARCH.tar.gz)
+# Only `deps`, `test-deps`, `bench-deps` and the first three commands above install system packages (apt); `build`,
 # `release`, `unit-test` and the other targets never do. The tests' Python packages go into a
 # virtual environment under .build/, never into the system Python.
 PREFIX ?= /usr/local
@@ -21,15 +23,20 @@ SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 BUILD_PACKAGES = libsodium-dev libcurl4-openssl-dev pkg-config
-TEST_PACKAGES = curl openssl git git-filter-repo procps util-linux strace zsh fish man-db mandoc python3-venv xvfb xclip xsel wl-clipboard sway keepassxc faketime
+TEST_PACKAGES = dpkg-dev lintian curl openssl git git-filter-repo procps util-linux strace zsh fish man-db mandoc python3-venv xvfb xclip xsel wl-clipboard sway keepassxc faketime
 # The benchmark's tools and the peers it measures kc beside (make test runs it once on a tiny vault).
 BENCH_PACKAGES = hyperfine time gnuplot-nox pass gnupg libsecret-tools gnome-keyring dbus python3-dbus
 VENV = .build/venv
 VENV_PYTHON = $(VENV)/bin/python3
 DEBUG_BIN = .build/debug/kc
 RELEASE_BIN = .build/release/kc
+# The one release build (install, the e2e tests, deb, dist): the Swift runtime linked in statically,
+# and no RUNPATH ($ORIGIN): the binary runs on a Debian 12 machine without the toolchain
+# (Tests/packaging/check-binary.sh checks it; Docs/PACKAGING.md).
+RELEASE_FLAGS = -c release --static-swift-stdlib --disable-local-rpath
+PACKAGES_DIR = .build/packages
 
-.PHONY: all build release install uninstall deps test-deps bench-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean
+.PHONY: all build release install uninstall deps test-deps bench-deps venv test unit-test e2e-test bench docs fuzz fuzz-smoke stress clean deb dist check-release
 
 all: release
 
@@ -59,7 +66,20 @@ build:
 	$(SWIFT) build --product kc
 
 release:
-	$(SWIFT) build -c release --product kc
+	$(SWIFT) build $(RELEASE_FLAGS) --product kc
+
+# Fails unless the release binary has no RUNPATH, needs no glibc newer than Debian 12's (2.36)
+# and no Swift runtime library.
+check-release: release
+	Tests/packaging/check-binary.sh $(RELEASE_BIN)
+
+# Packages (Docs/PACKAGING.md): both strip the release binary and check it with check-binary.sh.
+# Building the .deb needs dpkg-dev (make test-deps installs it and lintian, which the tests run).
+deb: release
+	packaging/deb.sh $(RELEASE_BIN) $(PACKAGES_DIR)
+
+dist: release
+	packaging/dist.sh $(RELEASE_BIN) $(PACKAGES_DIR)
 
 install: deps
 	@$(MAKE) --no-print-directory release
@@ -90,9 +110,9 @@ unit-test:
 	$(SWIFT) test --skip-build --disable-swift-testing --parallel --num-workers 2 $(if $(UNIT_XML),--xunit-output $(UNIT_XML))
 
 # The debug build (with the test-only fault seam) under test; the release build too, for the test
-# that it has no fault seam.
-e2e-test: venv build release
-	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) $(VENV_PYTHON) -m pytest -q Tests/e2e $(if $(E2E_XML),--junitxml=$(E2E_XML))
+# that it has no fault seam, and the packages made from it (test_packages.py installs and runs them).
+e2e-test: venv build release deb dist
+	KC_BIN=$(CURDIR)/$(DEBUG_BIN) KC_RELEASE_BIN=$(CURDIR)/$(RELEASE_BIN) KC_PACKAGES=$(CURDIR)/$(PACKAGES_DIR) $(VENV_PYTHON) -m pytest -q Tests/e2e $(if $(E2E_XML),--junitxml=$(E2E_XML))
 
 # Runs every phase even when one fails, keeping each one's output, exit status and the runner's own
 # summary (xUnit/JUnit XML from swift test and pytest, a results file from the fuzz run) in

@@ -369,7 +369,7 @@ def main() -> int:
     args = parser.parse_args()
     kc = os.path.abspath(args.kc)
     if not os.access(kc, os.X_OK):
-        sys.exit(f"bench: no kc binary at {kc} (run: swift build -c release --product kc)")
+        sys.exit(f"bench: no kc binary at {kc} (run: make release)")
     for tool in ("hyperfine", "/usr/bin/time", "gnuplot"):
         if not shutil.which(tool):
             sys.exit(f"bench: {tool} is missing (make bench installs it)")
