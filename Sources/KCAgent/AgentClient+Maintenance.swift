@@ -34,6 +34,23 @@ extension AgentClient {
         guard case .done = try askingAgain({ .nameDevice(name, password: $0) }) else { throw AgentError.protocolError(.unexpectedReply) }
     }
 
+    /// The deleted items still in the vault that match any of `queries` (`Keychain.deletedItems`).
+    public func deletedItems(matchingAny queries: [Query]) throws(AgentError) -> [DeletedItem] {
+        guard case .deletedItems(let items) = try request(.deleted(queries, restoring: false)) else {
+            throw AgentError.protocolError(.unexpectedReply)
+        }
+        return items
+    }
+
+    /// Brings back the deleted items `queries` select, as `Keychain.restore` does; the restored
+    /// items without their secrets.
+    public func restore(anyOf queries: [Query]) throws(AgentError) -> [Item] {
+        guard case .items(let items, _) = try request(.deleted(queries, restoring: true)) else {
+            throw AgentError.protocolError(.unexpectedReply)
+        }
+        return Array(items)
+    }
+
     /// The vault's torn tail as the agent reads it now (nil: none), removed when `removing`.
     public func tornTail(removing: Bool) throws(AgentError) -> (offset: Int, length: Int)? {
         guard case .tornTail(let torn) = try request(.tornTail(removing: removing)) else { throw AgentError.protocolError(.unexpectedReply) }

@@ -45,11 +45,13 @@ enum AgentReply {
     /// The torn tail found (and removed when asked); nil: none.
     case tornTail((offset: Int, length: Int)?)
     case checkReport(CheckReport)
+    /// Deleted items still in the vault, in the order they were deleted (no secrets).
+    case deletedItems([DeletedItem])
 
     /// The frame kind of each reply.
     enum Kind: UInt8, CaseIterable {
         case done = 1, status, items, outcomes, failure, passwordRequired, locked, warnings, merged, imported, summary,
-             mergeFailure, conflicts, versions, compacted, tornTail, checkReport
+             mergeFailure, conflicts, versions, compacted, tornTail, checkReport, deletedItems
     }
 
     var kind: Kind {
@@ -71,6 +73,7 @@ enum AgentReply {
         case .compacted: return .compacted
         case .tornTail: return .tornTail
         case .checkReport: return .checkReport
+        case .deletedItems: return .deletedItems
         }
     }
 
@@ -123,6 +126,8 @@ enum AgentReply {
             writer.u64(UInt64(torn?.offset ?? 0))
             writer.u64(UInt64(torn?.length ?? 0))
         case .checkReport(let report): writer.checkReport(report)
+        case .deletedItems(let items):
+            return try ListStream.send(items, kind: kind, on: channel) { $0.deletedItem($1) }
         }
         try channel.send(writer.frame(kind: kind))
     }
@@ -179,6 +184,10 @@ enum AgentReply {
             let offset = try reader.count64(), length = try reader.count64()
             reply = .tornTail(present ? (offset, length) : nil)
         case .checkReport: reply = .checkReport(try reader.checkReport())
+        case .deletedItems:
+            return .deletedItems(try ListStream.receive(startingWith: first, on: channel) { (reader) throws(AgentError) in
+                try reader.deletedItem()
+            })
         }
         // A single-frame reply: nothing may follow its fields, nor another frame.
         try reader.finish()
@@ -195,7 +204,20 @@ extension WireWriter {
     }
 }
 
+extension WireWriter {
+    mutating func deletedItem(_ value: DeletedItem) {
+        i64(value.deleted)
+        bytes(value.device)
+        item(value.item, revealing: false)
+    }
+}
+
 extension WireReader {
+    mutating func deletedItem() throws(AgentError) -> DeletedItem {
+        let deleted = try i64(), device = try bytes()
+        return DeletedItem(item: try item(), deleted: deleted, device: device)
+    }
+
     mutating func version() throws(AgentError) -> ItemVersion {
         let written = try i64(), isCurrent = try bool()
         return ItemVersion(item: try item(), written: written, isCurrent: isCurrent)

@@ -45,6 +45,9 @@ enum AgentRequest {
     case liveVault
     /// The summary of the live vault as the agent reads it now.
     case liveSummary
+    /// The deleted items still in the vault that match any of `queries` (`Keychain.deletedItems`),
+    /// or, when `restoring`, those brought back (`Keychain.restore`).
+    case deleted([Query], restoring: Bool)
     /// The frozen Shutdown: any build honours it, even from a client of another build.
     case shutdown
 
@@ -62,7 +65,7 @@ enum AgentRequest {
     enum Kind: UInt8, CaseIterable {
         case status = 1, unlock, lock, find, search, allItems, add, addAll, update, delete
         case merge, export, importing, summary, conflicts, history, compact, tornTail, check, nameDevice
-        case liveVault, liveSummary
+        case liveVault, liveSummary, deleted
         case shutdown = 0x7F
 
         /// True for the requests of `kc sync` and `kc merge-driver` (copies of the vault).
@@ -70,7 +73,7 @@ enum AgentRequest {
             switch self {
             case .merge, .export, .importing, .summary, .liveVault, .liveSummary: return true
             case .status, .unlock, .lock, .find, .search, .allItems, .add, .addAll, .update, .delete, .conflicts,
-                 .history, .compact, .tornTail, .check, .nameDevice, .shutdown: return false
+                 .history, .compact, .tornTail, .check, .nameDevice, .deleted, .shutdown: return false
             }
         }
 
@@ -78,7 +81,7 @@ enum AgentRequest {
         /// write, is sent whole even when a deadline passes meanwhile.
         var writes: Bool {
             switch self {
-            case .add, .addAll, .update, .delete, .importing, .compact, .tornTail, .nameDevice: return true
+            case .add, .addAll, .update, .delete, .importing, .compact, .tornTail, .nameDevice, .deleted: return true
             case .status, .unlock, .lock, .find, .search, .allItems, .merge, .export, .summary, .conflicts,
                  .history, .check, .liveVault, .liveSummary, .shutdown: return false
             }
@@ -89,7 +92,7 @@ enum AgentRequest {
             switch self {
             case .status, .unlock, .lock, .shutdown: return false
             case .find, .search, .allItems, .add, .addAll, .update, .delete, .merge, .export, .importing, .summary,
-                 .conflicts, .history, .compact, .tornTail, .check, .nameDevice, .liveVault, .liveSummary: return true
+                 .conflicts, .history, .compact, .tornTail, .check, .nameDevice, .liveVault, .liveSummary, .deleted: return true
             }
         }
     }
@@ -118,6 +121,7 @@ enum AgentRequest {
         case .nameDevice: return .nameDevice
         case .liveVault: return .liveVault
         case .liveSummary: return .liveSummary
+        case .deleted: return .deleted
         case .shutdown: return .shutdown
         }
     }
@@ -185,6 +189,10 @@ enum AgentRequest {
         case .nameDevice(let name, let password):
             writer.string(name)
             writer.optionalSecret(password)
+        case .deleted(let queries, let restoring):
+            writer.u32(UInt32(queries.count))
+            for query in queries { writer.query(query) }
+            writer.bool(restoring)
         }
         return AnySequence(CollectionOfOne(writer.frame(kind: kind)))
     }
@@ -260,6 +268,10 @@ enum AgentRequest {
         case .nameDevice:
             let name = try reader.string()
             request = .nameDevice(name, password: try reader.optionalSecret())
+        case .deleted:
+            var queries: [Query] = []
+            for _ in 0..<(try reader.count(minimumSize: 8)) { queries.append(try reader.query()) }
+            request = .deleted(queries, restoring: try reader.bool())
         }
         // A single-frame request: nothing may follow its fields, nor another frame.
         try reader.finish()

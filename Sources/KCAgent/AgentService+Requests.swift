@@ -185,7 +185,19 @@ extension AgentService {
                 touch()
                 return .done
             }
+        case .deleted(let queries, let restoring):
+            return try answer(on: channel) { keychain in try deleted(queries, restoring: restoring, in: keychain) }
         }
+    }
+
+    /// The deleted items `queries` match, or those restored: the same `Keychain` code the vault
+    /// opened in a command runs. Restoring reveals nothing (no secret is sent back) and never
+    /// replaces a live item, so it asks for no password; a restore pushes the idle deadline back.
+    private func deleted(_ queries: [Query], restoring: Bool, in keychain: Keychain) throws -> AgentReply {
+        guard restoring else { return .deletedItems(try keychain.deletedItems(matchingAny: queries)) }
+        let restored = try keychain.restore(anyOf: queries)
+        touch()
+        return .items(restored, revealing: false)
     }
 
     /// Runs `body` on the open keychain and sends its reply (the keychain's warnings first, but

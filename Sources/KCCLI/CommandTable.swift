@@ -2,7 +2,7 @@
 ///
 /// KCCLI is folded by feature; each feature folder holds its commands (specs), their handlers and
 /// their wording. The map below is checked against the tree by CommandTableMapTests.
-/// - `Items/`: init, add, find, search, update, delete, list, generate (`coreCommands`, `generateCommand`)
+/// - `Items/`: init, add, find, search, update, delete, restore, list, generate (`coreCommands`, `generateCommand`)
 ///   and the clipboard and item-name completion helpers.
 /// - `Vault/`: check, repair, compact, history, backup, passwd, the Argon2id options, which vault
 ///   (`--vault`, `--keychain`) and the master password (`vaultCommands`, `keychainCommands`).

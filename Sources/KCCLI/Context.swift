@@ -100,8 +100,9 @@ public final class Context {
         errors.progress = progress
     }
 
-    /// Prints a short confirmation or notice, `kc: ...`, on standard error.
+    /// Prints a short confirmation or notice, `kc: ...`, on standard error (nothing with -q/--quiet).
     public func notice(_ message: String) {
+        if globals.quiet { return }
         StatusLine.write(.notice, message, to: errors)
     }
 

@@ -361,7 +361,7 @@ public final class Keychain {
     /// Appends what `decide` returns, deciding on the live items as of the lock (fresh records).
     /// With `indexingPrimaryKeys` (many items at once), the primary keys of every item are indexed
     /// first; else each is compared in place.
-    private func write(indexingPrimaryKeys: Bool = false,
+    func write(indexingPrimaryKeys: Bool = false,
                        _ decide: (inout LiveIndex) throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         // Index what was read at open before taking the lock: under it, only the records other
         // processes appended since are applied. (Building it under the lock made the lock's hold

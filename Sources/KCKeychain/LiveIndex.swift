@@ -154,6 +154,11 @@ struct LiveIndex {
     /// True when the log has put or deleted any item.
     var hasHeldAnyItem: Bool { !slots.isEmpty }
 
+    /// The tombstone of every deleted item, in creation order (`Keychain.deletedItems`).
+    var tombstones: [RecordPayload] {
+        slots.compactMap { if case .deleted(let tombstone) = $0 { return tombstone } else { return nil } }
+    }
+
     /// The first live entry, in creation order, for which `wanted` holds.
     func first(where wanted: (Entry) -> Bool) -> Entry? {
         for case .live(let stored) in slots where wanted(stored) && !isHidden(stored) { return stored }

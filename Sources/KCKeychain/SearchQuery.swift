@@ -30,7 +30,7 @@ public struct SearchQuery: Sendable {
 
     /// Orders `items` by label: lower-cased labels by Unicode code point (then the labels
     /// themselves), unlabelled items last; items with the same label keep their creation order.
-    static func orderedByLabel(_ items: [Item]) -> [Item] {
+    public static func orderedByLabel(_ items: [Item]) -> [Item] {
         let keyed = items.enumerated().map { (index: $0.offset, label: $0.element.attributes[.label], item: $0.element) }
         return keyed.sorted { a, b in
             switch (a.label, b.label) {

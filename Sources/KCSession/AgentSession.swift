@@ -146,6 +146,12 @@ public final class AgentSession: KeychainSession {
         try Self.call { () throws(AgentError) in try client.history(query, revealing: revealing) }
     }
     public func compact() throws(KeychainError) -> (before: Int, after: Int) { try Self.call { () throws(AgentError) in try client.compact() } }
+    public func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+        try Self.call { () throws(AgentError) in try client.deletedItems(matchingAny: queries) }
+    }
+    public func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
+        try Self.call { () throws(AgentError) in try client.restore(anyOf: queries) }
+    }
     public func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? { try Self.call { () throws(AgentError) in try client.tornTail(removing: removing) } }
     public func check() throws(KeychainError) -> CheckReport { try Self.call { () throws(AgentError) in try client.check() } }
     public func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {

@@ -130,6 +130,12 @@ public final class FallbackSession: KeychainSession {
     public func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
         try typed { (session) throws(KeychainError) in try session.history(query, revealing: revealing) }
     }
+    public func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+        try typed { (session) throws(KeychainError) in try session.deletedItems(matchingAny: queries) }
+    }
+    public func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
+        try typed { (session) throws(KeychainError) in try session.restore(anyOf: queries) }
+    }
     public func compact() throws(KeychainError) -> (before: Int, after: Int) {
         try typed { (session) throws(KeychainError) in try session.compact() }
     }

@@ -14,6 +14,10 @@ import KCKeychain
 public protocol KeychainSession: ItemStore {
     /// Every version of the single item `query` selects, oldest first; secrets only when `revealing`.
     func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion]
+    /// The deleted items still in the vault that match any of `queries` (`Keychain.deletedItems`).
+    func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem]
+    /// Brings back the deleted items `queries` select (`Keychain.restore`); the items restored.
+    func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item]
     /// Keeps only each item's current version: the record counts before and after.
     func compact() throws(KeychainError) -> (before: Int, after: Int)
     /// The vault's torn tail as read now (nil: none), removed when `removing`.

@@ -111,6 +111,12 @@ public final class LocalSession: KeychainSession {
 
     public func compact() throws(KeychainError) -> (before: Int, after: Int) { try keychain().compact() }
 
+    public func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+        try keychain().deletedItems(matchingAny: queries)
+    }
+
+    public func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] { try keychain().restore(anyOf: queries) }
+
     public func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? {
         let keychain = try keychain()
         try keychain.refresh()

@@ -56,6 +56,7 @@ enum WireFixtures {
         case .nameDevice: return .nameDevice("laptop", password: secret)
         case .liveVault: return .liveVault
         case .liveSummary: return .liveSummary
+        case .deleted: return .deleted([query, Query(itemClass: nil)], restoring: true)
         case .shutdown: return .shutdown
         }
     }
@@ -94,6 +95,8 @@ enum WireFixtures {
         case .compacted: return .compacted(before: 10, after: 3)
         case .tornTail: return .tornTail((offset: 4096, length: 17))
         case .checkReport: return .checkReport(checkReport)
+        case .deletedItems: return .deletedItems([DeletedItem(item: item(0, revealed: false), deleted: 1_700_000_000_123, device: device),
+                                                  DeletedItem(item: item(1, revealed: false), deleted: -1, device: [])])
         }
     }
 

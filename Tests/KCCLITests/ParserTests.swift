@@ -108,7 +108,9 @@ final class ParserTests: XCTestCase {
         XCTAssertEqual(error?.hint, "did you mean 'kc add generic'?")
         XCTAssertEqual(failure(["find", "internt"])?.hint, "did you mean 'kc find internet'?")
         XCTAssertEqual(failure(["add"])?.detail, "'kc add' needs an item class: generic or internet")
-        XCTAssertEqual(failure(["delete", "-s", "x"])?.detail, "'kc delete' needs an item class: generic or internet")
+        // update, delete, history and restore take the class of the items that match (issue 19).
+        XCTAssertNoThrow(try parser.parse(["delete", "-s", "x"]))
+        XCTAssertEqual(failure(["delete", "genric", "-s", "x"])?.hint, "did you mean 'kc delete generic'?")
     }
 
     func testClassAfterOptionsIsExplained() {

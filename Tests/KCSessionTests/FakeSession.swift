@@ -41,6 +41,10 @@ final class FakeSession: KeychainSession {
         try serve("history").map { ItemVersion(item: $0, written: 0, isCurrent: true) }
     }
     func compact() throws(KeychainError) -> (before: Int, after: Int) { (try serve("compact").count, 0) }
+    func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+        try serve("deletedItems").map { DeletedItem(item: $0, deleted: 0, device: []) }
+    }
+    func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] { try serve("restore") }
     func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? { _ = try serve("tornTail"); return nil }
     func check() throws(KeychainError) -> CheckReport {
         _ = try serve("check")

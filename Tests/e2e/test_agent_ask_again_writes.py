@@ -18,7 +18,7 @@ PROMPT = "This item asks for the master password again. Master password for "
 WRITES = {
     "add -U": ["add", "generic", "-s", "bank", "-a", "me", "-U", "--generate"],
     "update of the secret": ["update", "generic", "-s", "bank", "--generate"],
-    "delete": ["delete", "generic", "-s", "bank"],
+    "delete": ["delete", "generic", "-s", "bank", "--yes"],
     "security delete": ["security", "delete-generic-password", "-s", "bank"],
     "security add -U": ["security", "add-generic-password", "-U", "-s", "bank", "-a", "me", "-w", "new-secret"],
 }
@@ -80,7 +80,7 @@ def test_a_write_of_a_marked_secret_asks_again(akc, write):
 def test_one_prompt_for_a_command_that_deletes_several_marked_items(akc):
     akc.add_generic("bank", "other", "other-secret", "--require-password")
     marked(akc)
-    child = akc.spawn(["delete", "generic", "-s", "bank", "--all"], unset=NO_SOURCE)
+    child = akc.spawn(["delete", "generic", "-s", "bank", "--all", "--yes"], unset=NO_SOURCE)
     child.expect_exact(PROMPT)
     child.sendline(akc.master_password)
     assert finish(child) == 0

@@ -23,7 +23,7 @@ def test_wrong_password_is_51_and_vault_unchanged(kc_ready):
     kc.add_generic("svc", "a", "secret")
     before = kc.vault_path.read_bytes()
     wrong = KC.write_secret_file(kc.home / "wrong", "not the password\n")
-    for args in (["find", "-s", "svc"], ["add", "generic", "-s", "new", "--password-stdin"], ["delete", "generic", "--all"]):
+    for args in (["find", "-s", "svc"], ["add", "generic", "-s", "new", "--password-stdin"], ["delete", "generic", "-s", "svc", "--all"]):
         result = kc.run(args, input="p", env={"KC_MASTER_PASSWORD_FILE": str(wrong)})
         assert_failure(result, "errSecAuthFailed", EXIT_AUTH_FAILED)
         assert "not the password" not in result.stderr

@@ -90,7 +90,7 @@ def test_weak_request_names_the_smallest_that_reaches_40_bits(kc):
 def test_add_generate_stores_a_secret_and_prints_nothing(kc_ready):
     kc = kc_ready
     added = kc.ok(["add", "generic", "-s", "site", "-a", "me", "--generate"])
-    assert added.stdout_bytes == b"" and added.stderr == ""
+    assert added.stdout_bytes == b"" and added.stderr == "kc: added 1 item\n"   # the status line only, never the secret
     secret = kc.ok(["find", "generic", "-s", "site", "-w"]).stdout_bytes
     assert len(secret) == 21 and set(secret[:-1].decode()) <= PRINTABLE
 

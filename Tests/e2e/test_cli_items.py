@@ -267,7 +267,9 @@ def test_delete_several_matches_needs_all(kc_ready):
     assert kc.vault_path.read_bytes() == before
     kc.ok(["delete", "generic", "-s", "svc", "--all"])
     assert [i["service"] for i in find_json(kc, "--all")] == ["keep"]
-    kc.ok(["delete", "generic", "--all"])
+    # --all never selects every item by itself (issue 19).
+    assert_failure(kc.run(["delete", "generic", "--all"]), "errSecParam", EXIT_PARAM)
+    kc.ok(["delete", "generic", "-s", "keep", "--all"])
     assert_failure(kc.run(["find", "--all"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 

@@ -193,5 +193,5 @@ def test_a_keychain_made_again_after_delete_is_not_reported_as_swapped(kc):
     kc.ok(["keychain", "delete", "work", "--yes"])
     warnings = [line for line in create(kc, "work").stderr.splitlines() if "warning" in line]
     assert all("INTERACTIVE preset" in line for line in warnings), warnings
-    result = kc.ok(["--keychain", "work", "add", "generic", "-s", "new", "--password-stdin"], input="y")
+    result = kc.ok(["--keychain", "work", "--quiet", "add", "generic", "-s", "new", "--password-stdin"], input="y")
     assert result.stderr == "", result

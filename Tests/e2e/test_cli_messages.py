@@ -24,8 +24,9 @@ def test_status_lines_have_one_form_without_a_final_period(kc_ready):
         assert result.returncode == 0, result
         lines += result.stderr.splitlines()
     assert lines[:2] == ["kc: updated 1 item", "kc: deleted 1 item"]
-    assert len(lines) == 3 and re.fullmatch(r"kc: compacted .*: \d+ records -> \d+", lines[2]), lines
-    kc.run(["delete", "generic", "--all"])
+    assert len(lines) == 3 and re.fullmatch(r"kc: compacted .*: \d+ records -> \d+; 1 deleted item dropped for good "
+                                            r"\(no longer restorable\)", lines[2]), lines
+    kc.run(["delete", "generic", "-s", "svc", "--all"])
     assert kc.run(["list"]).stderr == "kc: the vault has no items\n"
 
 

@@ -4,8 +4,9 @@ import KCKeychain
 let coreCommands: [CommandSpec] = [initCommand]
     + ItemClass.allCases.map(addCommand)
     + [findAnyCommand] + ItemClass.allCases.map(findCommand) + [searchCommand]
-    + ItemClass.allCases.map(updateCommand)
-    + ItemClass.allCases.map(deleteCommand)
+    + ([nil] + ItemClass.allCases).map(updateCommand)
+    + ([nil] + ItemClass.allCases).map(deleteCommand)
+    + restoreCommands
     + [listCommand]
 
 private func classTitle(_ itemClass: ItemClass) -> String {
@@ -78,14 +79,7 @@ let findAnyCommand = CommandSpec(
 
     \(clipHelp)
     """,
-    options: ItemOptions.completingItemNames([
-        .value("service", short: "s", valueName: "NAME", help: "Service (generic) or server (internet)."),
-        .value("server", valueName: "HOST", help: "The same as --service."),
-        .value("account", short: "a", valueName: "NAME", help: "Account name."),
-        .value("label", short: "l", valueName: "TEXT", help: "Label."),
-        .value("description", short: "D", valueName: "TEXT", help: "Description (kind)."),
-        .value("comment", short: "j", valueName: "TEXT", help: "Comment."),
-    ], nil) + findFlags,
+    options: eitherClassOptions + findFlags,
     rules: findRules,
     examples: ["kc find --all --json", "kc find -s github.com"],
     handler: { invocation, context throws(CLIError) in try runFind(invocation, context, nil) })
@@ -150,13 +144,17 @@ let searchCommand = CommandSpec(
     examples: ["kc search git", "kc search github me@example --class generic --json"],
     handler: runSearch)
 
-private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
-    CommandSpec(
-        "update \(itemClass.rawValue)", abstract: "Change \(itemClass.rawValue) password items (SecItemUpdate).",
+private func updateCommand(_ itemClass: ItemClass?) -> CommandSpec {
+    let name = itemClass.map { "update \($0.rawValue)" } ?? "update"
+    let host = itemClass == .internet ? "ftp.example.com" : "github.com"
+    return CommandSpec(
+        name, abstract: itemClass.map { "Change \($0.rawValue) password items (SecItemUpdate)." } ?? "Change items of either class (SecItemUpdate).",
         discussion: """
-        The attribute flags select the items, as for find; --set-ATTR flags change attributes (an empty value \
-        removes one) and --password-stdin, --password or --generate gives a new secret. More than one match needs --all \
-        (otherwise the matches are listed, nothing changes, and kc exits 2). A change that would give an item \
+        The attribute flags select the items, as for find\(itemClass == nil ? changeClassHelp : ""); --set-ATTR flags change \
+        attributes (an empty value removes one) and --password-stdin, --password or --generate gives a new secret. More \
+        than one match needs --all (otherwise the matches are listed, nothing changes, and kc exits 2); --all still \
+        needs an attribute flag (errSecParam otherwise), and at a terminal lists the items and asks before changing \
+        them (--yes does not ask; nor does kc without a terminal). A change that would give an item \
         the primary key of another fails with errSecDuplicateItem. --generate never goes with --all: each item \
         gets a password of its own. --set-require-password yes or no sets or removes the require-password mark, \
         --set-this-device-only yes or no the this-device-only mark (without them the marks stay as they are).
@@ -167,8 +165,8 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
 
         \(generateSpecHelp)
         """,
-        options: ItemOptions.selectingOptions(for: itemClass) + [ignoreCaseOption,
-            .flag("all", help: "Change every matching item."),
+        options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [ignoreCaseOption,
+            .flag("all", help: "Change every matching item (at a terminal, after a question)."), yesOption,
         ] + ItemOptions.setOptions(for: itemClass) + [
             .value("set-require-password", valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
                    completion: .choices(["yes", "no"])),
@@ -179,25 +177,33 @@ private func updateCommand(_ itemClass: ItemClass) -> CommandSpec {
             .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
         ] + generateOptions,
         rules: secretRules,
-        examples: ["kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") -a me --password-stdin",
-                   "kc update \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --set-label \"Work\""],
+        examples: ["kc \(name) -s \(host) -a me --password-stdin", "kc \(name) -s \(host) --set-label \"Work\""],
         handler: { invocation, context throws(CLIError) in try runUpdate(invocation, context, itemClass) })
 }
 
-private func deleteCommand(_ itemClass: ItemClass) -> CommandSpec {
-    CommandSpec(
-        "delete \(itemClass.rawValue)", abstract: "Delete \(itemClass.rawValue) password items (SecItemDelete).",
+private func deleteCommand(_ itemClass: ItemClass?) -> CommandSpec {
+    let name = itemClass.map { "delete \($0.rawValue)" } ?? "delete"
+    return CommandSpec(
+        name, abstract: itemClass.map { "Delete \($0.rawValue) password items (SecItemDelete)." } ?? "Delete items of either class (SecItemDelete).",
         discussion: """
-        Deletes the item the attribute flags select. More than one match needs --all (otherwise the matches \
-        are listed, nothing changes, and kc exits 2). While the vault's agent is unlocked, deleting an item \
-        marked --require-password asks for the master password again (once per command).
+        Deletes the item the attribute flags select\(itemClass == nil ? changeClassHelp : ""). More than one match needs \
+        --all (otherwise the matches are listed, nothing changes, and kc exits 2); --all still needs an attribute flag \
+        (errSecParam otherwise). At a terminal, kc lists the items and asks 'Delete 1 item? [y/N]' first; --yes does \
+        not ask, nor does kc without a terminal (a script). While the vault's agent is unlocked, deleting an item \
+        marked --require-password asks for the master password again (once per command). A deleted item can be \
+        listed ('kc history --deleted') and brought back ('kc restore') until 'kc compact' drops its versions.
         """,
-        options: ItemOptions.selectingOptions(for: itemClass) + [ignoreCaseOption,
-            .flag("all", help: "Delete every matching item."),
+        options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [ignoreCaseOption,
+            .flag("all", help: "Delete every matching item."), yesOption,
         ],
-        examples: ["kc delete \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
+        examples: itemClass == nil ? ["kc delete -s old.example -a me", "kc delete -s old.example --all --yes"]
+            : ["kc \(name) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
         handler: { invocation, context throws(CLIError) in try runDelete(invocation, context, itemClass) })
 }
+
+/// What update, delete, history and restore without a class do (after "as for find").
+let changeClassHelp = " (-s is a generic item's service or an internet item's server, and the class is that of the "
+    + "items that match; items of both classes are refused with errSecParam)"
 
 /// What the require-password mark of add and update does.
 private let requirePasswordHelp = """

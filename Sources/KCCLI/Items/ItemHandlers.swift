@@ -21,7 +21,9 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     let store = try domain(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
     try domain(store.openUnlessServedByAgent())   // the master password before the item's secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    try domain(store.add(attributes, secret: secret, updateExisting: updateExisting))
+    let stored = try domain(store.add(attributes, secret: secret, updateExisting: updateExisting))
+    // add -U of an existing item keeps its creation date: it was updated.
+    context.notice("\(stored.created == stored.modified ? "added" : "updated") 1 item")
     printGenerated(secret, invocation, context)
     return 0
 }
@@ -70,9 +72,9 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     return 0
 }
 
-func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
-    let query = try selection(invocation, itemClass)
-    let changes = try ItemOptions.changes(invocation, itemClass)
+func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
+    _ = try selectionQueries(invocation, itemClass, command: "update", all: invocation.flag("all"))   // before any prompt
+    let changes = try ItemOptions.changes(invocation, itemClass ?? .generic)
     let mark = try markChange(invocation, "set-require-password"), local = try markChange(invocation, "set-this-device-only")
     let recipe = try checkSecretFlags(invocation)
     if recipe != nil && invocation.flag("all") {
@@ -81,10 +83,12 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
     }
     let wantsSecret = invocation.hasAny(["password-stdin", "password", "generate"])
     guard !changes.isEmpty || wantsSecret || mark != nil || local != nil else {
-        throw usageError("'kc update \(itemClass.rawValue)' has nothing to change",
+        throw usageError("'kc \(invocation.command.name)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
     let store = try domain(context.session())
+    let query = try changeQuery(invocation, itemClass, store, command: "update", context)
+    if query.matchAll { try confirmSelection(query, store, verb: "Update", invocation, context) }
     if wantsSecret { try domain(store.openUnlessServedByAgent()) }   // the master password before the new secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
     let updated = try domain(store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local))
@@ -93,15 +97,19 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
     return 0
 }
 
-func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
-    let query = try selection(invocation, itemClass)
-    let deleted = try domain(context.session().delete(query))
+func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
+    _ = try selectionQueries(invocation, itemClass, command: "delete", all: invocation.flag("all"))   // before any prompt
+    let store = try domain(context.session())
+    let query = try changeQuery(invocation, itemClass, store, command: "delete", context)
+    try confirmSelection(query, store, verb: "Delete", invocation, context)
+    let deleted = try domain(store.delete(query))
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
 func runList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let items = try domain(context.session().allItems(revealing: false))
+    // Ordered as search orders its matches: by label.
+    let items = SearchQuery.orderedByLabel(try domain(context.session().allItems(revealing: false)))
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {
@@ -138,23 +146,12 @@ private func matches(json: Bool, _ context: Context,
     }
 }
 
-private func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
+func count(_ n: Int) -> String { n == 1 ? "1 item" : "\(n) items" }
 
-/// The query of update and delete: the filters, -i, --all.
-private func selection(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> Query {
-    let filters = try ItemOptions.attributes(invocation, itemClass)
-    guard !filters.isEmpty || invocation.flag("all") else {
-        throw usageError("no attribute flag selects an item",
-                         hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT, or give --all for every \(itemClass.rawValue) item")
-    }
-    return Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"),
-                 matchAll: invocation.flag("all"))
-}
-
-/// One query per class for find: without a class, -s means service (generic) or server (internet).
-/// With --all, every match.
-private func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(CLIError) -> [Query] {
-    let ignoreCase = invocation.flag("ignore-case"), all = invocation.flag("all")
+/// One query per class for find (and the other commands that select items): without a class, -s
+/// means service (generic) or server (internet). With --all (when the command has it), every match.
+func findQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass?) throws(CLIError) -> [Query] {
+    let ignoreCase = invocation.flag("ignore-case"), all = invocation.command.option(long: "all") != nil && invocation.flag("all")
     if let itemClass {
         return [Query(itemClass: itemClass, filters: try ItemOptions.attributes(invocation, itemClass), ignoreCase: ignoreCase, matchAll: all)]
     }

@@ -65,9 +65,11 @@ enum ItemOptions {
         }
     }
 
-    /// The `--set-ATTR VALUE` options of `update` for a class.
-    static func setOptions(for itemClass: ItemClass) -> [OptionSpec] {
-        flags(for: itemClass).map { flag in
+    /// The `--set-ATTR VALUE` options of `update` for a class; without one, those of the
+    /// attributes both classes have (account, label, description, comment).
+    static func setOptions(for itemClass: ItemClass?) -> [OptionSpec] {
+        let shared: Set<Attribute> = [.account, .label, .description, .comment]
+        return flags(for: itemClass ?? .generic).filter { itemClass != nil || shared.contains($0.attribute) }.map { flag in
             .value("set-\(flag.option.long)", valueName: flag.option.valueName ?? "VALUE",
                    help: "New \(flag.option.long.replacingHyphens()) (an empty value removes it).",
                    completion: flag.option.completion)
@@ -84,12 +86,13 @@ enum ItemOptions {
         return result
     }
 
-    /// The `--set-ATTR` changes: a value, or nil (remove) for an empty value.
+    /// The `--set-ATTR` changes: a value, or nil (remove) for an empty value. Only the options the
+    /// command has are read (`update` without a class has those of the attributes of both classes).
     static func changes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Attribute: String?] {
         var result: [Attribute: String?] = [:]
         for flag in flags(for: itemClass) {
             let long = "set-\(flag.option.long)"
-            guard let value = invocation.value(long) else { continue }
+            guard invocation.command.option(long: long) != nil, let value = invocation.value(long) else { continue }
             result[flag.attribute] = value.isEmpty ? .some(nil) : .some(try checked(value, flag.attribute, written: "--\(long)"))
         }
         return result

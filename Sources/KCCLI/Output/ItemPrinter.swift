@@ -76,3 +76,18 @@ enum ItemPrinter {
         }
     }
 }
+
+extension ItemPrinter {
+    /// The deleted items of `kc history --deleted`: each as history shows an item, then when it was
+    /// deleted and by which device; a blank line between two.
+    static func writeDeleted(_ items: [DeletedItem], to out: Output) {
+        for (index, deleted) in items.enumerated() {
+            if index > 0 { out.writeLine() }
+            for (name, value) in ItemPrinter.fields(deleted.item) where name != "id" {
+                out.writeLine("\(name): \(Printable.text(value))")
+            }
+            out.writeLine("deleted: \(ISO8601.string(millisecondsSince1970: deleted.deleted))")
+            out.writeLine("deleted by: device \(deleted.device.hexString)")
+        }
+    }
+}

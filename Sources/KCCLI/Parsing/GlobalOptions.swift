@@ -10,6 +10,8 @@ public struct GlobalOptions: Sendable, Equatable {
     public var lockTimeout: Double = 10
     /// `--accept-rollback`: write to a vault older than a copy this machine has seen.
     public var acceptRollback = false
+    /// `-q/--quiet`: no `kc: ...` status line of a write that succeeded (warnings and errors stay).
+    public var quiet = false
     public var help = false
     public var version = false
 
@@ -28,6 +30,7 @@ public struct GlobalOptions: Sendable, Equatable {
         .value("lock-timeout", valueName: "SECONDS",
                help: "Wait at most SECONDS for the vault lock (default 10)."),
         .flag("accept-rollback", help: "Allow writes to a vault older than a copy this machine has seen (a restored backup)."),
+        .flag("quiet", short: "q", help: "Print no status line (kc: added 1 item, ...); warnings and errors are still printed."),
         .flag("version", help: "Print the version and exit."),
         .flag("help", short: "h", help: "Show help for kc or for the command."),
     ]
@@ -63,6 +66,7 @@ public struct GlobalOptions: Sendable, Equatable {
             }
             lockTimeout = seconds
         case "accept-rollback": acceptRollback = true
+        case "quiet": quiet = true
         case "version": version = true
         case "help": help = true
         default: preconditionFailure("unhandled global option --\(spec.long)")

@@ -31,10 +31,12 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
         Writes a new version of the selected item on top of the current one: with --keep winner, the current \
         version again; with --keep other, the other version (its attributes and secret). The item is then no \
         longer in conflict, here and, after 'kc sync', on the other machines. An item with more than one other \
-        version is refused with --keep other (edit it instead). A deleted item cannot be selected.
+        version is refused with --keep other (edit it instead). A deleted item cannot be selected. At a terminal, kc \
+        shows the item and the version it keeps and asks first; --yes does not ask, nor does kc without a terminal.
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
             .value("keep", valueName: "winner|other", help: "The version to keep (required).", completion: .choices(["winner", "other"])),
+            yesOption,
         ],
         examples: ["kc conflicts resolve \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --keep other"],
         handler: { invocation, context throws(CLIError) in try runResolve(invocation, context, itemClass) })
@@ -71,6 +73,15 @@ private func writeVersion(_ label: String, _ version: ItemConflict.Version, show
     context.output.writeLine()
 }
 
+/// At a terminal (without --yes): the item and the version `kept` ("current" or "other") that
+/// resolving keeps, and the question.
+private func confirmResolve(_ item: Item, keeping kept: String, _ version: ItemConflict.Version, _ invocation: ParsedInvocation,
+                            _ context: Context) throws(CLIError) {
+    let written = ISO8601.string(millisecondsSince1970: version.written)
+    try confirmChange(of: [item], "Keep the \(kept) version (written \(written) by device \(version.device.hexString)) of this item? [y/N] ",
+                      invocation, context)
+}
+
 func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
     let filters = try ItemOptions.attributes(invocation, itemClass)
     guard !filters.isEmpty else {
@@ -89,12 +100,14 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
+        try confirmResolve(item, keeping: "current", conflict.winner, invocation, context)
         _ = try domain(store.update(query, changes: [:], secret: nil))
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
                              hint: "edit the item with 'kc update', or delete it with 'kc delete'")
         }
+        try confirmResolve(item, keeping: "other", conflict.others[0], invocation, context)
         var changes: [Attribute: String?] = [:]
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).

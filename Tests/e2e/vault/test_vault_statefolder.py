@@ -104,7 +104,7 @@ def test_damaged_anchor_is_reported_and_not_overwritten(tmp_path):
     assert anchor.read_bytes() == b"not an anchor\n", "a write replaced the damaged anchor"
     kc.ok(["--accept-rollback", "add", "generic", "-s", "b", "-a", "acct", "--password-stdin"], input="y")
     assert anchor.read_bytes() != b"not an anchor\n"
-    assert kc.ok(["add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="z").stderr == ""
+    assert kc.ok(["-q", "add", "generic", "-s", "c", "-a", "acct", "--password-stdin"], input="z").stderr == ""   # no warning
 
 
 def test_failed_anchor_write_is_reported(tmp_path):
