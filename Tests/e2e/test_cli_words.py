@@ -1,34 +1,47 @@
 """Words that help a newcomer: hints on not found and duplicate, other managers' verbs mapped to
 kc's commands (never a misleading "did you mean"), `kc generate N`."""
+import pexpect
 import pytest
 
 from kcharness import EXIT_DUPLICATE, EXIT_NOT_FOUND, EXIT_PARAM, assert_failure
 
 
+def hint_at_a_terminal(kc, args):
+    """The `kc: hint:` line of `args` run at a terminal (pexpect), and the exit status."""
+    child = kc.spawn(args, env={"NO_COLOR": "1"})
+    child.expect(pexpect.EOF)
+    child.close()
+    hints = [line for line in child.before.splitlines() if line.startswith("kc: hint: ")]
+    return (hints[0][len("kc: hint: "):].rstrip("\r") if hints else None), child.exitstatus, child.before
+
+
 def test_not_found_suggests_ignore_case_when_a_case_insensitive_match_exists(kc_ready):
     kc_ready.add_generic("github.com", "me@example.com", "pw")
     before = kc_ready.vault_path.read_bytes()
-    result = kc_ready.run(["find", "-s", "GITHUB.com"])
-    assert_failure(result, "errSecItemNotFound", EXIT_NOT_FOUND)
-    assert result.hint == "an item matches when case is ignored: add -i (--ignore-case)"
-    assert result.stdout == ""
+    hint, status, said = hint_at_a_terminal(kc_ready, ["find", "-s", "GITHUB.com"])
+    assert status == EXIT_NOT_FOUND and "(errSecItemNotFound)" in said, said
+    assert hint == "an item matches when case is ignored: add -i (--ignore-case)"
     assert kc_ready.vault_path.read_bytes() == before
     assert kc_ready.ok(["find", "-s", "GITHUB.com", "-i", "-w"]).stdout == "pw\n"
 
 
 def test_not_found_suggests_search_for_a_part_of_a_name(kc_ready):
     kc_ready.add_generic("github.com", "me@example.com", "pw")
-    result = kc_ready.run(["find", "-s", "github", "-w"])
-    assert_failure(result, "errSecItemNotFound", EXIT_NOT_FOUND)
-    assert result.hint == "to look for 'github' in every attribute: kc search github"
+    hint, status, _ = hint_at_a_terminal(kc_ready, ["find", "-s", "github", "-w"])
+    assert status == EXIT_NOT_FOUND
+    assert hint == "to look for 'github' in every attribute: kc search github"
     assert "github.com" in kc_ready.ok(["search", "github"]).stdout
+    hint, _, _ = hint_at_a_terminal(kc_ready, ["find", "-s", "nothing-like-it"])
+    assert hint is None, "no hint where neither look finds anything"
 
 
-def test_not_found_json_still_prints_an_empty_list(kc_ready):
+def test_not_found_in_a_script_has_no_hint_and_reads_the_vault_once(kc_ready):
+    """The hints' second look is for a person; a script's failed lookup stays one read of the vault
+    (test_sync_cold_find.py measures the read)."""
     kc_ready.add_generic("github.com", "me", "pw")
     result = kc_ready.run(["find", "-s", "GitHub.com", "--json"])
     assert_failure(result, "errSecItemNotFound", EXIT_NOT_FOUND)
-    assert result.stdout.strip() == "[]" and "-i" in result.hint
+    assert result.stdout.strip() == "[]" and result.hint is None
 
 
 def test_duplicate_suggests_update_existing(kc_ready):

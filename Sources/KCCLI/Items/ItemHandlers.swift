@@ -36,7 +36,7 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let store = try domain(context.session(for: .matchingAny(queries)))
     let items = try matches(json: json, context) { () throws(CLIError) in
         do throws(CLIError) { return try domain(store.find(anyOf: queries, revealing: withSecrets)) } catch {
-            throw withNotFoundHint(error, queries: queries, store: store)
+            throw withNotFoundHint(error, queries: queries, store: store, context)
         }
     }
     if let clip {

@@ -5,9 +5,12 @@ import KCKeychain
 
 /// `error` with a hint when it is errSecItemNotFound for `queries` and one helps: `-i` when the
 /// same queries ignoring case match an item, else `kc search TERM` when a search for the name
-/// (or account) finds one. Any other failure, or a failure of the second look, leaves it as it was.
-func withNotFoundHint(_ error: CLIError, queries: [Query], store: any ItemStore) -> CLIError {
-    guard error.status == .itemNotFound, case .keychain(let inner) = error, case .none = inner.reason else { return error }
+/// (or account) finds one. The look costs a second read of the vault, so it is made only for a
+/// person (standard error a terminal): a script's lookup reads the vault once. Any other failure,
+/// or a failure of the second look, leaves it as it was.
+func withNotFoundHint(_ error: CLIError, queries: [Query], store: any ItemStore, _ context: Context) -> CLIError {
+    guard error.status == .itemNotFound, case .keychain(let inner) = error, case .none = inner.reason,
+          context.errors.isTerminal else { return error }
     let message = FailureWording(error).message
     if queries.contains(where: { !$0.ignoreCase }) {
         let ignoringCase = queries.map { query -> Query in
