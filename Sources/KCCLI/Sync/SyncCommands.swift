@@ -39,8 +39,9 @@ let syncCommand = CommandSpec(
     is used in this process: kc declines its driver to git and merges the vault file itself, so git and \
     what it runs never get the password. A vault file larger than 256 MiB is refused.
 
-    A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
-    the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, \
+    A git failure (an unreachable remote, a refused push) is errSecIO (exit 220), the vault untouched: \
+    git's own lines come first on standard error, each as 'git: LINE', then the one error line naming \
+    the git step ('sync init' to a local path that is not a repository yet hints 'git init --bare PATH'). git runs under umask 077, without kc's own variables (KC_*) in its environment, \
     without any GIT_* variable but GIT_SSH, GIT_SSH_COMMAND, GIT_SSH_VARIANT, GIT_ASKPASS, \
     GIT_TERMINAL_PROMPT, GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_SSL_CAINFO and GIT_SSL_CAPATH, with \
     --git-dir and --work-tree naming the sync copy, no hook (core.hooksPath=/dev/null), no automatic \
