@@ -67,7 +67,13 @@ public enum CLI {
         case .version:
             output.writeLine("kc \(KCVersion.current)")
             return 0
-        case .help(let words, _):
+        case .help(let words, let globals):
+            if words.isEmpty && !globals.help {   // kc alone: is there a vault yet?
+                let path = try? VaultLocation.resolve(vault: globals.vault, keychain: globals.keychain, environment: environment)
+                output.write(HelpFormatter.short(vaultPath: path, vaultExists: path.map(FileSystem.exists) ?? false,
+                                                 in: CommandTable.parser))
+                return 0
+            }
             do throws(ParseError) {
                 output.write(try HelpFormatter.help(for: words, in: CommandTable.parser))
                 return 0

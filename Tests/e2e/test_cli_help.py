@@ -1,11 +1,13 @@
 """help, --version, the generated man page and shell completions, from the built binary."""
+import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from kcharness import EXIT_PARAM, assert_failure
+from kcharness import EXIT_NOT_AVAILABLE, EXIT_PARAM, assert_failure
 
 REPO = Path(__file__).resolve().parents[2]
 VISIBLE = ["init", "add generic", "add internet", "find", "find generic", "find internet", "update generic",
@@ -19,7 +21,6 @@ def test_help_lists_commands_and_global_options(kc):
     for option in ["--vault PATH", "--master-password-fd N", "--lock-timeout SECONDS", "--version", "-h, --help"]:
         assert option in text
     assert "__man" not in text
-    assert kc.ok([]).stdout == text
     assert kc.ok(["--help"]).stdout == text
 
 
@@ -179,3 +180,117 @@ def test_fish_completion(kc, tmp_path):
     assert set(complete("kc completions ")) == {"bash", "zsh", "fish"}
     assert "search" in complete("kc sea")
     assert set(complete("kc search git --class ")) == {"generic", "internet"}
+
+
+def test_kc_alone_without_a_vault_says_so_in_at_most_five_lines(kc):
+    result = kc.ok([])
+    lines = result.stdout.splitlines()
+    assert 1 <= len(lines) <= 5, result
+    assert f"no vault yet at {kc.vault_path}" in result.stdout
+    assert "kc init" in result.stdout and "kc help" in result.stdout
+    assert not kc.vault_path.exists(), "kc alone creates nothing"
+
+
+def test_kc_alone_with_a_vault_prints_a_short_usage(kc_ready):
+    result = kc_ready.ok([])
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 12, result
+    assert lines[0].startswith("Usage: kc ") and "no vault" not in result.stdout
+    assert "kc help" in result.stdout
+    other = kc_ready.ok(["--vault", str(kc_ready.home / "elsewhere.kc")]).stdout
+    assert f"no vault yet at {kc_ready.home / 'elsewhere.kc'}" in other, "the vault the global options name"
+
+
+GROUPS = ["Items", "Lookup", "Agent", "Sync", "Import and export", "Integration", "Maintenance"]
+
+
+def test_help_groups_the_commands(kc):
+    text = kc.ok(["help"]).stdout
+    headings = [line[:-1] for line in text.splitlines() if line.endswith(":") and not line.startswith(" ")]
+    assert [h for h in headings if h in GROUPS] == GROUPS, headings
+    def group_of(name):
+        current = None
+        for line in text.splitlines():
+            if line[:-1] in GROUPS:
+                current = line[:-1]
+            elif line.startswith(f"  {name} "):
+                return current
+    assert group_of("find") == "Lookup" and group_of("search") == "Lookup"
+    assert group_of("add generic") == "Items" and group_of("delete internet") == "Items"
+    assert group_of("unlock") == "Agent" and group_of("sync init") == "Sync" and group_of("conflicts") == "Sync"
+    assert group_of("import pass") == "Import and export" and group_of("export") == "Import and export"
+    assert group_of("git-credential") == "Integration" and group_of("ftp login") == "Integration"
+    assert group_of("compact") == "Maintenance" and group_of("keychain list") == "Maintenance"
+
+
+def test_man_page_has_examples(kc):
+    page = kc.ok(["__man"]).stdout
+    assert "\n.SH EXAMPLES\n" in page
+    examples = page.split("\n.SH EXAMPLES\n", 1)[1].split("\n.SH ", 1)[0]
+    for line in ["kc init", "kc generate 20", "kc sync init --remote"]:
+        assert line.replace("-", "\\-") in examples, line
+    headings = re.findall(r"^\.SH (.*)$", page, re.M)
+    assert headings.index("EXAMPLES") > headings.index("COMMANDS")
+
+
+def unescape_troff(text: str) -> str:
+    return text.replace("\\-", "-").replace("\\e", "\\").replace("\\&", "")
+
+
+def man_exit_rows(page: str) -> list:
+    section = unescape_troff(page.split("\n.SH EXIT STATUS\n", 1)[1].split("\n.SH ", 1)[0])
+    rows = re.findall(r"^\.B (\d+)\n\\fB(errSec\w+)\\fR \((-?\d+)\): (.*)$", section, re.M)
+    return [(int(code), name, int(raw), meaning) for code, name, raw, meaning in rows]
+
+
+def help_exit_rows(text: str) -> list:
+    """Rows `  CODE NAME (OSSTATUS)`, each followed by its meaning on indented lines."""
+    rows, current = [], None
+    for line in text.splitlines():
+        match = re.match(r"^  (\d+) +(errSec\w+) \((-?\d+)\)$", line)
+        if match:
+            current = [int(match[1]), match[2], int(match[3]), ""]
+            rows.append(current)
+        elif current and line.startswith("       "):
+            current[3] = (current[3] + " " + line.strip()).strip()
+        else:
+            current = None
+    return [tuple(row) for row in rows]
+
+
+README_BEGIN, README_END = "<!-- exit-status:begin -->", "<!-- exit-status:end -->"
+
+
+def readme_exit_rows(readme: str) -> list:
+    """The README's table: between the markers, else under its '## Exit status' heading; rows
+    `| errSecName | OSStatus | exit | meaning |`."""
+    if README_BEGIN in readme:
+        section = readme.split(README_BEGIN, 1)[1].split(README_END, 1)[0]
+    else:
+        section = readme.split("\n## Exit status\n", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| (errSec\w+) \| (-?\d+) \| (\d+) \| (.*) \|$", section, re.M)
+    return [(int(code), name, int(raw), meaning) for name, raw, code, meaning in rows]
+
+
+def test_exit_status_tables_of_help_man_and_readme_agree(kc):
+    man = man_exit_rows(kc.ok(["__man"]).stdout)
+    helped = help_exit_rows(kc.ok(["help", "exit-status"]).stdout)
+    assert len(man) == 14 and [row[1] for row in man][:2] == ["errSecSuccess", "errSecParam"]
+    assert helped == man
+    readme = readme_exit_rows((REPO / "README.md").read_text())
+    assert readme, "README.md has no exit-status table (between the exit-status markers)"
+    assert sorted(readme) == sorted(man)
+
+
+def test_help_and_man_name_the_clipboard_status_kc_exits_with(kc_ready, tmp_path):
+    """A missing clipboard program is errSecNotAvailable (53), in the help, the man page and in fact."""
+    kc_ready.add_generic("clip.example", "me", "pw")
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    result = kc_ready.run(["find", "-s", "clip.example", "-w", "--clip"],
+                          env={"PATH": str(empty), "DISPLAY": ":99", "WAYLAND_DISPLAY": None})
+    assert_failure(result, "errSecNotAvailable", EXIT_NOT_AVAILABLE)
+    said = " ".join(kc_ready.ok(["help", "find"]).stdout.split())
+    assert "without any of those programs: errSecNotAvailable (exit 53)" in said
+    page = kc_ready.ok(["__man"]).stdout
+    assert "programs: errSecInteractionNotAllowed" not in " ".join(page.split())

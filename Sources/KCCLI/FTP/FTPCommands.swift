@@ -34,7 +34,8 @@ let ftpLoginCommand = CommandSpec(
 
     Step by step:
 
-    1. Connect: kc connects to the server, and for ftps completes TLS, without sending any credentials, \
+    1. Connect: when standard error is a terminal, kc first says 'kc: connecting to HOST:PORT ...' \
+    there (a script's standard error gets no such line). It connects to the server, and for ftps completes TLS, without sending any credentials, \
     so a dead, refused or untrusted server fails before any look-up or prompt.
 
     2. Look up internet passwords for the server (case-insensitive), protocol (ftp; ftps for both TLS \

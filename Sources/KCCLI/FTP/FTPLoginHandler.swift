@@ -46,6 +46,13 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
     let options = FTPLoginOptions(
         target: target, user: user, save: save, stdinPassword: stdinPassword,
         connection: FTPConnectionOptions(caFile: caFile, insecure: invocation.flag("insecure"), timeout: timeout))
+    // Before the first slow step (libcurl loaded, the connection, TLS, then the vault opened): at a
+    // terminal only, as kc's progress lines; a script's standard error stays as it was.
+    if context.errors.isTerminal {
+        let host = target.host.contains(":") ? "[\(target.host)]" : target.host
+        context.notice("connecting to \(Printable.text(host)):\(target.port) ...")
+        context.errors.flush()
+    }
     let transport: CurlFTPTransport
     do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
     let flow = FTPLoginFlow(options: options, transport: transport,

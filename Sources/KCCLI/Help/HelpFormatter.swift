@@ -7,6 +7,7 @@ public enum HelpFormatter {
     /// Help for kc (no words), a group ("add") or a command ("add generic").
     public static func help(for words: [String], in parser: Parser) throws(ParseError) -> String {
         if words.isEmpty { return general(parser.commands) }
+        if words == [exitStatusTopic] { return exitStatuses() }
         if let command = parser.command(named: words) { return help(for: command) }
         let members = parser.commands(under: words).filter { !$0.isHidden }
         if !members.isEmpty { return group(words, members) }
@@ -23,14 +24,17 @@ public enum HelpFormatter {
         var text = "kc \(KCVersion.current): a keychain for the command line, with Keychain Services items\n"
         text += "in one encrypted, append-only vault.\n\n"
         text += "Usage: kc [GLOBAL OPTIONS] COMMAND [OPTIONS] [ARGUMENTS]\n\n"
-        text += "Commands:\n"
         let visible = commands.filter { !$0.isHidden }
-        text += table(visible.map { ($0.name, $0.abstract) })
+        let termWidth = min(30, visible.map(\.name.count).max() ?? 0)
+        for (index, entry) in CommandGroup.grouped(visible).enumerated() {
+            text += (index > 0 ? "\n" : "") + (entry.group?.title ?? "Other") + ":\n"
+            text += table(entry.commands.map { ($0.name, $0.abstract) }, termWidth: termWidth)
+        }
         text += "\nGlobal options (before or after the command):\n"
         text += table(GlobalOptions.specs.map { ($0.synopsis, $0.help) })
         text += "\nRun 'kc help COMMAND' or 'kc COMMAND --help' for a command's options.\n"
         text += "Exit status: 0 on success, 2 for usage errors, else the low byte of the Keychain\n"
-        text += "result code ('man kc' lists them).\n"
+        text += "result code ('kc help \(exitStatusTopic)' lists them).\n"
         return text
     }
 
@@ -77,9 +81,10 @@ public enum HelpFormatter {
 
     // MARK: - Layout
 
-    /// Two columns: terms padded to a common width, descriptions wrapped.
-    static func table(_ rows: [(String, String)]) -> String {
-        let termWidth = min(30, (rows.map { $0.0.count }.max() ?? 0))
+    /// Two columns: terms padded to a common width (`termWidth`, else the widest term's, at
+    /// most 30), descriptions wrapped.
+    static func table(_ rows: [(String, String)], termWidth: Int? = nil) -> String {
+        let termWidth = termWidth ?? min(30, (rows.map { $0.0.count }.max() ?? 0))
         var text = ""
         for (term, description) in rows {
             let head = "  " + term

@@ -24,8 +24,9 @@ let clipHelp = """
     (WAYLAND_DISPLAY set), else xclip or xsel under X11 (DISPLAY set), found on PATH; the secret reaches \
     the program on its standard input. After --clip-timeout seconds (default \(ClipRequest.defaultTimeout), \
     at most \(ClipRequest.timeoutRange.upperBound); 0 never clears) a background kc empties the clipboard if \
-    it still holds that secret, as 'pass -c' does; a later copy is left alone. Without a display, or \
-    without any of those programs: errSecInteractionNotAllowed (exit 36).
+    it still holds that secret, as 'pass -c' does; a later copy is left alone. Without a display: \
+    errSecInteractionNotAllowed (exit 36); without any of those programs: errSecNotAvailable (exit 53), \
+    with a hint naming the Debian package.
     """
 
 /// A checked --clip: the clipboard to copy to and when to clear it.

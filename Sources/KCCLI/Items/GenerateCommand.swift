@@ -22,6 +22,9 @@ let generateCommand = CommandSpec(
     printable ASCII or space, at most \(PasswordRecipe.separatorMaximum) characters). A few words of the \
     list contain a hyphen (t-shirt).
 
+    The length may be given as a word, as pass and gopass take it: 'kc generate 30' is \
+    'kc generate --length 30'. There is no -l: in kc's item commands -l is --label.
+
     Lengths go from \(PasswordRecipe.lengthRange.lowerBound) to \(PasswordRecipe.lengthRange.upperBound), \
     word counts from \(PasswordRecipe.wordCountRange.lowerBound) to \(PasswordRecipe.wordCountRange.upperBound); \
     anything under \(PasswordRecipe.minimumBits) bits is refused (errSecParam) with the smallest length or \
@@ -29,6 +32,8 @@ let generateCommand = CommandSpec(
 
     \(clipHelp)
     """,
+    arguments: [ArgumentSpec("LENGTH", help: "Number of characters, as --length gives it ('kc generate 30', as pass generate 30).",
+                             optional: true)],
     options: [
         .value("length", valueName: "N", help: "Number of characters (default \(PasswordRecipe.defaultLength))."),
         .value("charset", valueName: "SET", help: "Characters to draw from, e.g. 'a-zA-Z0-9' or '[:alnum:]_-' (default '[:print:]')."),
@@ -40,14 +45,19 @@ let generateCommand = CommandSpec(
         .exclusive(["words", "length"]), .exclusive(["words", "charset"]), .exclusive(["words", "no-symbols"]),
         .requires("separator", anyOf: ["words"]),
     ] + clipRules,
-    examples: ["kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '",
+    examples: ["kc generate 24", "kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '",
                "kc generate --clip"],
     handler: runGenerate)
 
 func runGenerate(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     var settings: [String: String] = [:]
     for name in GenerateSettings.names where invocation.flag(name) { settings[name] = invocation.value(name) }
-    let recipe = try GenerateSettings.recipe(settings, written: { "--\($0)" })
+    let lengthWord = invocation.arguments.first
+    if let lengthWord {
+        guard settings["length"] == nil else { throw usageError("the length is given twice: as a word and with --length") }
+        settings["length"] = lengthWord
+    }
+    let recipe = try GenerateSettings.recipe(settings, written: { $0 == "length" && lengthWord != nil ? "the length" : "--\($0)" })
     let clip = try ClipRequest.parse(invocation, context)
     let password = PasswordGenerator.generate(recipe)
     if let clip {

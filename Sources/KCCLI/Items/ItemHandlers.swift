@@ -21,7 +21,10 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     let store = try domain(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
     try domain(store.openUnlessServedByAgent())   // the master password before the item's secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
-    let stored = try domain(store.add(attributes, secret: secret, updateExisting: updateExisting))
+    let stored: Item
+    do throws(CLIError) { stored = try domain(store.add(attributes, secret: secret, updateExisting: updateExisting)) } catch {
+        throw withDuplicateHint(error)
+    }
     // add -U of an existing item keeps its creation date: it was updated.
     context.notice("\(stored.created == stored.modified ? "added" : "updated") 1 item")
     printGenerated(secret, invocation, context)
@@ -35,7 +38,9 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     let clip = try findClipRequest(invocation, context)
     let store = try domain(context.session(for: .matchingAny(queries)))
     let items = try matches(json: json, context) { () throws(CLIError) in
-        try domain(store.find(anyOf: queries, revealing: withSecrets))
+        do throws(CLIError) { return try domain(store.find(anyOf: queries, revealing: withSecrets)) } catch {
+            throw withNotFoundHint(error, queries: queries, store: store, context)
+        }
     }
     if let clip {
         try clip.copy(items[0].secret, what: "the secret", context)

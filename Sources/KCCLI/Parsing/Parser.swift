@@ -131,8 +131,9 @@ public struct Parser: Sendable {
         }
         if state.words.isEmpty {
             let names = Set(commands.filter { !$0.isHidden }.map { $0.words[0] }).sorted()
+            let peer = PeerVerb.hint(for: word) { command(named: [$0]) != nil || !commands(under: [$0]).isEmpty }
             throw ParseError("unknown command '\(word)'",
-                             hint: didYouMean(Suggestions.closest(to: word, in: names), or: "see 'kc help' for the commands"))
+                             hint: peer ?? didYouMean(Suggestions.closest(to: word, in: names), or: "see 'kc help' for the commands"))
         }
         guard let current = state.command else {
             let choices = commands(under: state.words).filter { !$0.isHidden }.map { $0.words[state.words.count] }
@@ -219,7 +220,8 @@ public struct Parser: Sendable {
             let command = try commandForOption(written, state)
             guard let spec = command.option(short: letter) else {
                 throw ParseError("unknown option '\(written)' for 'kc \(command.name)'",
-                                 hint: siblingHint(written, command) ?? "see 'kc help \(command.name)' for its options")
+                                 hint: PeerOption.hint(written, of: command.name) ?? siblingHint(written, command)
+                                    ?? "see 'kc help \(command.name)' for its options")
             }
             if spec.takesValue {
                 let value = try optionValue(spec, written: written, inline: rest.isEmpty ? nil : String(rest), &state)

@@ -1,5 +1,6 @@
 import KCCrypto
 import KCSession
+import KCSync
 import KCFormat
 import KCSystem
 import KCKeychain
@@ -16,9 +17,11 @@ let conflictsCommand = CommandSpec(
     items given one primary key on two machines are one conflict too: the later holds the key, the other \
     is listed as its other version. Each \
     item is listed once: its attributes as they read now (or 'deleted'), then the current version and \
-    every other one, with the date each was written and the device that wrote it. Secrets only with -w. \
+    every other one, with the date each was written and the device that wrote it: its name in quotes \
+    when it has one ('kc sync status' lists them), then its id. Secrets only with -w. \
     The item stays listed, on every machine once synced, until a later change of it: any edit, or \
-    'kc conflicts resolve'. Prints nothing when there is no conflict.
+    'kc conflicts resolve'. With no conflict, standard output stays empty and 'kc: no conflicts' is said \
+    on standard error.
     """,
     options: [.flag("password", short: "w", help: "Show each version's secret too.")],
     examples: ["kc conflicts"],
@@ -44,7 +47,14 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
 
 func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let showingSecrets = invocation.flag("password")
-    let conflicts = try domain(context.session().conflicts(of: nil, revealing: showingSecrets))
+    let session = try domain(context.session())
+    let conflicts = try domain(session.conflicts(of: nil, revealing: showingSecrets))
+    guard !conflicts.isEmpty else {
+        context.notice("no conflicts")
+        return 0
+    }
+    // The devices' names, when the vault has them; without them, the ids alone.
+    let names = (try? session.liveSummary().names) ?? [:]
     for (index, conflict) in conflicts.enumerated() {
         if index > 0 { context.output.writeLine() }
         if let item = conflict.winner.item {
@@ -56,17 +66,20 @@ func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLI
             context.output.writeLine("state: deleted")
         }
         for (label, version) in [("current", conflict.winner)] + conflict.others.map({ ("other", $0) }) {
-            writeVersion(label, version, showingSecret: showingSecrets, context)
+            writeVersion(label, version, named: names[version.device], showingSecret: showingSecrets, context)
         }
     }
     return 0
 }
 
-/// One version's line: written when, by which device, and what it did (or its secret with -w).
-private func writeVersion(_ label: String, _ version: ItemConflict.Version, showingSecret: Bool, _ context: Context) {
+/// One version's line: written when, by which device (its name when it has one), and what it did
+/// (or its secret with -w).
+private func writeVersion(_ label: String, _ version: ItemConflict.Version, named name: String?, showingSecret: Bool,
+                          _ context: Context) {
     let written = ISO8601.string(millisecondsSince1970: version.written)
     let what = version.item == nil ? ", deleted" : ""
-    context.output.writeLine("\(label): written \(written) by device \(version.device.hexString)\(what)")
+    let device = name.map { "\"\(Printable.text($0))\" (device \(version.device.hexString))" } ?? "device \(version.device.hexString)"
+    context.output.writeLine("\(label): written \(written) by \(device)\(what)")
     guard showingSecret, let item = version.item else { return }
     context.output.write("\(label) password: ")
     context.output.write(secret: item.secret)

@@ -39,8 +39,9 @@ let syncCommand = CommandSpec(
     is used in this process: kc declines its driver to git and merges the vault file itself, so git and \
     what it runs never get the password. A vault file larger than 256 MiB is refused.
 
-    A git failure (an unreachable remote, a refused push) is errSecIO (exit 220) with git's own message, \
-    the vault untouched. git runs under umask 077, without kc's own variables (KC_*) in its environment, \
+    A git failure (an unreachable remote, a refused push) is errSecIO (exit 220), the vault untouched: \
+    git's own lines come first on standard error, each as 'git: LINE', then the one error line naming \
+    the git step ('sync init' to a local path that is not a repository yet hints 'git init --bare PATH'). git runs under umask 077, without kc's own variables (KC_*) in its environment, \
     without any GIT_* variable but GIT_SSH, GIT_SSH_COMMAND, GIT_SSH_VARIANT, GIT_ASKPASS, \
     GIT_TERMINAL_PROMPT, GIT_CONFIG_GLOBAL, GIT_CONFIG_NOSYSTEM, GIT_SSL_CAINFO and GIT_SSL_CAPATH, with \
     --git-dir and --work-tree naming the sync copy, no hook (core.hooksPath=/dev/null), no automatic \
@@ -123,23 +124,49 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
     guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
     let git = try setup.git(folder: setup.folder)
     let create = { (vault: [UInt8]) throws(CLIError) in
-        _ = try SyncSetup.worded { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
+        _ = try setup.showingGit { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
     let session = try domain(context.session(use: .sync))
-    try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
-    // Only once the sync copy is made (a failed init leaves the vault as it was); the next sync sends it.
-    if let name { try domain(session.nameDevice(name)) }
+    do throws(CLIError) {
+        try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
+    } catch {
+        throw withRepositoryHint(error, remote: remote)
+    }
+    // Only once the sync copy is made (a failed init leaves the vault as it was), then sent at
+    // once by a sync round, so the other machines see this one named from the start.
+    if let name {
+        try domain(session.nameDevice(name))
+        do throws(CLIError) {
+            _ = try runRound(setup, context)
+        } catch {
+            context.warn("the device name was not sent yet (\(FailureWording(error).message)); the next 'kc sync' sends it")
+        }
+    }
+    _ = try? SyncCopy.open(git: git, commitMessage: SyncSetup.commitMessage).git.attempt(
+        ["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
     context.notice("the vault is synced through \(setup.folder), pushed to \(remote)")
     return 0
+}
+
+/// A push to a remote that is not a repository yet: the hint to create it (`git init --bare`).
+private func withRepositoryHint(_ error: CLIError, remote: String) -> CLIError {
+    guard case .said(.io, let message, nil) = error, message.hasPrefix("git push failed") else { return error }
+    let local = remote.hasPrefix("/") || remote.hasPrefix("./") || remote.hasPrefix("~") || remote.hasPrefix("file://")
+    guard local else {
+        return CLIError(.io, message, hint: "the remote must be an existing, empty repository: create it there first (git init --bare, or a new repository on the server)")
+    }
+    let path = remote.hasPrefix("file://") ? String(remote.dropFirst("file://".count)) : remote
+    guard !FileSystem.exists(path + "/HEAD") else { return error }
+    return CLIError(.io, message, hint: "create the repository first: git init --bare \(path)")
 }
 
 func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let remote = invocation.arguments[0]
     let setup = try SyncSetup(context)
     let name = try deviceName(invocation)
-    let copy = try SyncSetup.worded { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
+    let copy = try setup.showingGit { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
     do throws(CLIError) {
         return try install(copy, remote: remote, naming: name, setup, context)
     } catch {
@@ -190,6 +217,21 @@ func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError
 /// unlocked agent when there is one (no master password), else with the master password.
 /// `invocation` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
 private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> Int32 {
+    let report = try runRound(setup, context, invocation: invocation)
+    for device in report.missingOnRemote {
+        context.warn("the remote was missing records of device \(device.hexString) that this machine had seen; they were pushed again")
+    }
+    context.output.writeLine("received: \(report.added) added, \(report.changed) changed, \(report.deleted) deleted; "
+                             + "sent: \(report.sent) item\(report.sent == 1 ? "" : "s")")
+    for device in report.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
+    if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
+    if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
+    RotatedKey.announce(report, context)
+    return 0
+}
+
+/// The round of `syncRound`, without its report printed (`sync init` sends the device name with it).
+private func runRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> SyncRound.Report {
     let continuing = invocation?.flag("continue") ?? false
     try setup.requireSyncCopy()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
@@ -203,17 +245,8 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
             SyncRound(copy: copy, identity: identity, continuing: continuing)
         }, unlock: unlock.key(for:password:))
     } catch {
-        throw unlock.failure ?? SyncSetup.wording(error)
+        throw unlock.failure ?? setup.wordingShowingGit(error)
     }
     _ = try? copy.git.attempt(["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
-    for device in report.missingOnRemote {
-        context.warn("the remote was missing records of device \(device.hexString) that this machine had seen; they were pushed again")
-    }
-    context.output.writeLine("received: \(report.added) added, \(report.changed) changed, \(report.deleted) deleted; "
-                             + "sent: \(report.sent) item\(report.sent == 1 ? "" : "s")")
-    for device in report.devicesAhead { context.warn(MergeNotices.clockAhead(device)) }
-    if report.conflicts > 0 { context.notice(MergeNotices.conflicts(report.conflicts)) }
-    if report.unmarked > 0 { context.warn(MergeNotices.lostMarks(report.unmarked)) }
-    RotatedKey.announce(report, context)
-    return 0
+    return report
 }

@@ -89,6 +89,34 @@ struct SyncSetup {
         }
     }
 
+    /// Runs `body`, wording its failures as `wordingShowingGit` does.
+    func showingGit<T>(_ body: () throws -> T) throws(CLIError) -> T {
+        do { return try body() } catch let error as CLIError { throw error } catch let error as KeychainError { throw .keychain(error) } catch {
+            throw wordingShowingGit(error)
+        }
+    }
+
+    /// `error` worded; git's own message is shown first on standard error as the lines git wrote,
+    /// each as `git: LINE` (escaped), and the error line says only which git step failed.
+    func wordingShowingGit(_ error: any Error) -> CLIError {
+        let said: String
+        let failure: CLIError
+        switch error {
+        case let git as Git.Failure where !git.message.isEmpty:
+            said = git.message
+            failure = CLIError(.io, "git \(git.arguments.first ?? "") failed; the vault was left untouched")
+        case SyncCopy.Problem.mergeStopped(let message) where !message.isEmpty:
+            said = message
+            failure = CLIError(.io, "git could not merge the remote's vault; the vault was left untouched")
+        default:
+            return Self.wording(error)
+        }
+        for line in said.split(whereSeparator: \.isNewline) where !line.allSatisfy({ $0 == " " }) {
+            context.errors.writeLine("git: " + Printable.text(String(line)))
+        }
+        return failure
+    }
+
     /// git's message on one line: its lines, spaces collapsed, joined by "; ".
     static func oneLine(_ message: String) -> String {
         message.split(whereSeparator: \.isNewline).map { $0.split(separator: " ").joined(separator: " ") }.filter { !$0.isEmpty }.joined(separator: "; ")
