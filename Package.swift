@@ -69,7 +69,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
+        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCTestSupport"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

@@ -65,7 +65,9 @@ public enum ManPage {
         the terminal (/dev/tty) without echo. Never from standard input, an environment variable's value or \
         the command line. One trailing newline of a file or descriptor is ignored; a descriptor that is a \
         terminal is read as one line without echo. With none of these: \
-        errSecInteractionNotAllowed.
+        errSecInteractionNotAllowed. A wrong password typed at the terminal is asked again, \
+        \(MasterPassword.terminalTries) tries in all (each derives the key anew); from a descriptor or a file it gets one \
+        try: errSecAuthFailed.
         """, escaped: true)
         t += ".SH EXIT STATUS\n"
         t += text("Every outcome is a Keychain Services result code. The exit status is its low byte, as macOS security(1) does, except that usage errors (errSecParam) exit 2. A failure prints one line, 'kc: error: DETAIL (errSecName)', and often a 'kc: hint:' line, on standard error.")

@@ -85,7 +85,7 @@ struct FailureWording: Equatable {
             self.init("a vault already exists at \(path); it was left untouched",
                       hint: "use it as it is, or choose another path with --vault PATH")
         case .wrongPassword:
-            self.init("wrong master password", hint: "the vault was not changed; try again")
+            self.init("wrong master password", hint: "nothing was opened or changed; run the command again with the vault's master password")
         case .corrupt(let formatError):
             self.init("the vault is corrupt or not a kc vault: \(FormatWording.text(formatError))", hint: "\(damaged) 'kc repair' recovers what it can")
         case .badRecordPayload(let sequence, let offset, let formatError):
