@@ -81,7 +81,7 @@ public enum ManPage {
         }
         t += ".SH FILES\n"
         t += ".TP\n.I $XDG_DATA_HOME/kc/NAME.kc\n"
-        t += escape("The keychain NAME (~/.local/share/kc/NAME.kc when XDG_DATA_HOME is not set); login.kc is the default vault. The folder has mode 0700, each file 0600. A deleted keychain is kept there as NAME.kc.deleted-DATE.") + "\n"
+        t += escape("The keychain NAME (~/.local/share/kc/NAME.kc when XDG_DATA_HOME is not set); login.kc is the default vault. The folder has mode 0700, each file 0600. A deleted keychain is kept there as NAME.kc.deleted-DATE. A vault is opened read-only: commands that only read it work on a read-only file (mode 0400) or file system (a mounted backup or snapshot); a command that must write to it fails with 'the vault PATH is read-only' (errSecIO) and changes nothing.") + "\n"
         t += ".TP\n.I $XDG_CONFIG_HOME/kc/default-keychain\n"
         t += escape("The default keychain's name, set by kc keychain default (~/.config/kc when XDG_CONFIG_HOME is not set; file 0600, folder 0700).") + "\n"
         t += ".TP\n.I $XDG_STATE_HOME/kc/\n"
