@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto"], swiftSettings: strict),
         .testTarget(name: "ConformanceTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "KCKeychain", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
+        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "KCKeychainTests", dependencies: ["KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),

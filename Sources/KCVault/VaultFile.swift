@@ -68,8 +68,8 @@ final class VaultFile {
     /// `VaultError.readOnly`.
     func openForWriting() throws {
         guard !isWritable else { return }
-        opensForWriting = true
         let (writable, status) = try Self.openChecked(path, writable: true)
+        opensForWriting = true   // only once writing is possible: a refused write leaves reads as they were
         guard status.isSameFile(as: identity) else { writable.close(); return }
         descriptor.close()
         descriptor = writable
@@ -143,7 +143,7 @@ final class VaultFile {
 
     /// Takes `kind` of `flock` on `descriptor`. A shared lock the file system cannot take (ENOLCK,
     /// EINVAL: some network and FUSE file systems) is done without: a reader changes nothing, and
-    /// there no kc process can take the exclusive lock a write needs (Docs/FORMAT.md, "Locking").
+    /// there no kc process can take the exclusive lock a write needs (Docs/FORMAT.md, "Reading without a lock").
     static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?, path: String) throws {
         do { try descriptor.lock(kind, timeout: timeout) } catch {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
