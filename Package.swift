@@ -16,6 +16,9 @@ let package = Package(
         // System-library shims.
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CSystemShim"),
+        // zxcvbn's password-strength estimate (Debian's libzxcvbn-dev, no pkg-config file; at run
+        // time libzxcvbn0, 53 relocations: nothing measurable at start-up).
+        .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         // libcurl, loaded with dlopen on first use (not linked: kc starts faster); builds against the
         // libcurl4-openssl-dev headers (`make deps`).
         .target(name: "CCurl", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
@@ -26,7 +29,7 @@ let package = Package(
         .target(name: "KCFormat", swiftSettings: strict),
         // The EFF word list file, embedded into the binary as it is (C23 #embed).
         .target(name: "CWordList"),
-        .target(name: "KCGenerator", dependencies: ["KCCrypto", "CWordList"], swiftSettings: strict),
+        .target(name: "KCGenerator", dependencies: ["KCCrypto", "CWordList", "CZxcvbn"], swiftSettings: strict),
         .target(name: "KCVault", dependencies: ["KCSystem", "KCCrypto", "KCFormat"], swiftSettings: strict),
         .target(name: "KCKeychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCSync", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
@@ -54,7 +57,7 @@ let package = Package(
         .testTarget(name: "KCFormatTests", dependencies: ["KCFormat", "KCCrypto"], swiftSettings: strict),
         .testTarget(name: "ConformanceTests", dependencies: ["KCFormat", "KCCrypto", "KCVault", "KCKeychain", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
+        .testTarget(name: "KCVaultTests", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "KCKeychainTests", dependencies: ["KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
@@ -66,7 +69,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto"], swiftSettings: strict),
+        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCTestSupport"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

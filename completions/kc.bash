@@ -572,7 +572,7 @@ _kc() {
     local candidates keychains=0
     case "$path" in
         '') candidates='init add find search update delete restore list generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
-        'init') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'init') candidates='--kdf-ops --kdf-memory --allow-weak-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
@@ -592,14 +592,14 @@ _kc() {
         'list') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'generate') candidates='--length --charset --no-symbols --words --separator --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain') candidates='create list default delete --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
-        'keychain create') candidates='--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'keychain create') candidates='--kdf-ops --kdf-memory --allow-weak-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain list') candidates='--json --names --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain default') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; keychains=1 ;;
         'keychain delete') candidates='-y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; keychains=1 ;;
         'check') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'repair') candidates='--salvage -y --yes --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'compact') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
-        'passwd') candidates='--rotate-key --new-password-fd --new-password-file --kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'passwd') candidates='--rotate-key --new-password-fd --new-password-file --allow-weak-password --kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'backup') candidates='--vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'history') candidates='generic internet -s --service --server -a --account -l --label -D --description -j --comment -i --ignore-case -w --password --deleted --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'history generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case -w --password --deleted --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;

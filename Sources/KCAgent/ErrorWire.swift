@@ -75,6 +75,7 @@ extension WireWriter {
         case .deviceIDDamaged(let path): u8(37); string(path)
         case .stateFileNotWritten(let failure): u8(38); stagedFailure(failure)
         case .vaultNotWritten(let failure): u8(39); stagedFailure(failure)
+        case .readOnly(let path, let errno): u8(40); string(path); u32(UInt32(bitPattern: errno.rawValue))
         }
     }
 }
@@ -122,6 +123,7 @@ extension WireReader {
         case 37: reason = .vault(.deviceIDDamaged(path: try string()))
         case 38: reason = .vault(.stateFileNotWritten(try stagedFailure()))
         case 39: reason = .vault(.vaultNotWritten(try stagedFailure()))
+        case 40: reason = .vault(.readOnly(path: try string(), errno: Errno(rawValue: Int32(bitPattern: try u32()))))
         default: throw AgentError.protocolError(.badValue)
         }
         return KeychainError(status, reason)

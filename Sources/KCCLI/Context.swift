@@ -21,10 +21,15 @@ public final class Context {
     public private(set) var progress: ProgressLine?
     /// The master password of this command: asked at most once, whoever needs it (the vault opened
     /// here, an item the agent asks again for, a merge), so a descriptor is never read twice.
-    public private(set) lazy var masterPassword = MasterPasswordSource { [unowned self] (purpose) throws(KeychainError) -> SecureBytes in
+    /// A wrong one typed at the terminal is asked again, up to `MasterPassword.terminalTries` in all.
+    public private(set) lazy var masterPassword: MasterPasswordSource = MasterPasswordSource(tries: { [unowned self] in MasterPassword.tries(self) }) {
+        [unowned self] (purpose) throws(KeychainError) -> SecureBytes in
         let path = (try? self.vaultPath) ?? "the vault"
         return try self.bridged { () throws(CLIError) -> SecureBytes in switch purpose {
-        case .open: return try MasterPassword.obtain(self, prompt: self.masterPasswordPrompt ?? "Master password for \(path): ")
+        case .open:
+            let prompt = MasterPassword.prompt(self.masterPasswordPrompt ?? "Master password for \(path): ",
+                                               attempt: self.masterPassword.asked, of: MasterPassword.tries(self))
+            return try MasterPassword.obtain(self, prompt: prompt)
         case .askAgain:
             return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
         } }

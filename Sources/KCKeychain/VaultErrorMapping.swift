@@ -22,7 +22,7 @@ extension KeychainError {
         case .stateFileNotWritten, .vaultNotWritten: return .io
         case .anchorDamaged: return .verifyFailed
         case .lockTimeout: return .notAvailable
-        case .io, .keyDerivationFailed: return .io
+        case .io, .keyDerivationFailed, .readOnly: return .io
         case .rollback: return .verifyFailed
         }
     }

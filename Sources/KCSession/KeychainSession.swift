@@ -2,6 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSync
 import KCKeychain
+import KCVault
 
 /// Everything a front end asks of one vault, whoever answers: the vault opened in this process
 /// (`LocalSession`), its unlocked agent (`AgentSession`), or the agent until it ends and then the
@@ -56,23 +57,53 @@ public enum SessionNotice: Sendable {
     case agentUnusable(KeychainError)
 }
 
-/// The master password of one command: asked at most once, and the one already given (typed for
-/// an item that asks for it again, say) used for every later need, so a descriptor that can be
-/// read only once is never read twice and a person never types it twice.
+/// The master password of one command: asked once, and the one already given (typed for an item
+/// that asks for it again, say) used for every later need, so a descriptor that can be read only
+/// once is never read twice and a person never types it twice. Only a password that proved wrong
+/// is asked again, and only while `tries` allows (a person at a terminal: a few tries).
 public final class MasterPasswordSource {
     /// Why the password is wanted, for the prompt.
     public enum Purpose: Sendable { case open, askAgain }
 
     private let ask: (Purpose) throws(KeychainError) -> SecureBytes
+    private let tries: () -> Int
     /// The password given so far, if any.
     public private(set) var given: SecureBytes?
-    /// How often `ask` ran (at most once).
+    /// How often `ask` ran (once, or more after wrong passwords: `rejectGiven`).
     public private(set) var asked = 0
 
-    /// `ask` prompts (or reads a descriptor or file) for `purpose`.
-    public init(given: SecureBytes? = nil, ask: @escaping (Purpose) throws(KeychainError) -> SecureBytes) {
+    /// `ask` prompts (or reads a descriptor or file) for `purpose`; `tries` is how many times in
+    /// all it may run when the passwords it gives are wrong (asked when one is: the source is
+    /// known by then).
+    public init(given: SecureBytes? = nil, tries: @escaping () -> Int = { 1 },
+                ask: @escaping (Purpose) throws(KeychainError) -> SecureBytes) {
         self.given = given
+        self.tries = tries
         self.ask = ask
+    }
+
+    /// Forgets the password `ask` gave, which proved wrong, when another try is left: true when
+    /// the next `password()` asks again. A password given at creation is never asked again.
+    public func rejectGiven() -> Bool {
+        guard given != nil, asked > 0, asked < tries() else { return false }
+        given = nil
+        return true
+    }
+
+    /// Runs `body` (which uses `password()`) again after each wrong password while tries are
+    /// left (`rejectGiven`); each run derives the key anew.
+    public func retryingWrongPassword<T>(_ body: () throws(KeychainError) -> T) throws(KeychainError) -> T {
+        while true {
+            do { return try body() } catch where Self.isWrongPassword(error) && rejectGiven() {
+                continue
+            }
+        }
+    }
+
+    /// Whether `error` says the master password is wrong.
+    public static func isWrongPassword(_ error: KeychainError) -> Bool {
+        if case .vault(.wrongPassword) = error.reason { return true }
+        return false
     }
 
     /// The password: the one given, else asked now (once).

@@ -53,8 +53,10 @@ public final class LocalSession: KeychainSession {
         let source = password
         let keychain: Keychain
         do {
-            keychain = try Keychain.open(at: path, options: options, progress: progress, scan: scan.map(ItemScan.init)) {
-                () throws(KeychainError) -> SecureBytes in try source.password()
+            keychain = try source.retryingWrongPassword { () throws(KeychainError) in
+                try Keychain.open(at: path, options: options, progress: progress, scan: scan.map(ItemScan.init)) {
+                    () throws(KeychainError) -> SecureBytes in try source.password()
+                }
             }
         } catch {
             throw Self.missingVaultPath(in: error) == nil ? error : missing(error)
@@ -130,8 +132,10 @@ public final class LocalSession: KeychainSession {
         if let vault { return try vault.check() }
         let source = password
         do {
-            return try Keychain.check(at: path, options: options, progress: progress) { () throws(KeychainError) -> SecureBytes in
-                try source.password()
+            return try source.retryingWrongPassword { () throws(KeychainError) in
+                try Keychain.check(at: path, options: options, progress: progress) { () throws(KeychainError) -> SecureBytes in
+                    try source.password()
+                }
             }
         } catch {
             throw Self.missingVaultPath(in: error) == nil ? error : missing(error)

@@ -18,6 +18,8 @@ public struct Errno: Error, Equatable, Hashable, Sendable, CustomStringConvertib
     public static let ioError = Errno(rawValue: EIO)
     public static let permissionDenied = Errno(rawValue: EACCES)
     public static let tooManySymbolicLinks = Errno(rawValue: ELOOP)
+    public static let notPermitted = Errno(rawValue: EPERM)
+    public static let readOnlyFileSystem = Errno(rawValue: EROFS)
 
     /// The system's text for this error, e.g. "No space left on device".
     public var description: String { String(cString: strerror(rawValue)) }

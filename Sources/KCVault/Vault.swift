@@ -133,9 +133,10 @@ public final class Vault {
         } catch { throw VaultError.wrongPassword }
     }
 
-    /// Takes this vault's file over from `newDescriptor`: its header, and no records read yet.
-    func adopt(_ newDescriptor: FileDescriptor, identity newIdentity: FileStatus, header newHeader: VaultHeader) {
-        file.replace(with: newDescriptor, identity: newIdentity)
+    /// Takes this vault's file over from `newDescriptor` (opened for writing when `writable`): its
+    /// header, and no records read yet.
+    func adopt(_ newDescriptor: FileDescriptor, identity newIdentity: FileStatus, header newHeader: VaultHeader, writable: Bool) {
+        file.replace(with: newDescriptor, identity: newIdentity, writable: writable)
         header = newHeader
         resetLog()
     }

@@ -48,6 +48,10 @@ public enum VaultError: Error, Sendable {
     case rollback(devices: [String])
     /// A record would exceed the format's 16 MiB body limit.
     case recordTooLarge(bytes: Int)
+    /// A write to a vault that cannot be written: the file (or, for a rewrite, its folder) is not
+    /// writable by the user (EACCES, EPERM), or it is on a read-only file system (EROFS).
+    /// Nothing was written; reading the vault still works.
+    case readOnly(path: String, errno: Errno)
 }
 
 /// What kc was doing with a file or folder when a system call failed.

@@ -8,17 +8,27 @@ import KCSystem
 /// was opened with, and its `flock`. Opening checks that the file and its folder are the user's
 /// own; locking checks that the locked file is still the one at the path (a compaction or a
 /// password change renames a new file over it).
+///
+/// A vault is opened read-only: a command that only reads never holds a descriptor that could
+/// write, and works on a read-only file or file system. The first write opens the file again for
+/// writing (`openForWriting`), and from then on every file followed at the path is opened so.
 final class VaultFile {
     let path: String
     let lockTimeout: Double?
     private(set) var descriptor: FileDescriptor
     private(set) var identity: FileStatus
+    /// Whether `descriptor` was opened for writing.
+    private(set) var isWritable: Bool
+    /// Whether a write was asked for: files followed at the path are then opened for writing.
+    private(set) var opensForWriting: Bool
 
-    init(path: String, lockTimeout: Double?, descriptor: FileDescriptor, identity: FileStatus) {
+    init(path: String, lockTimeout: Double?, descriptor: FileDescriptor, identity: FileStatus, writable: Bool = false) {
         self.path = path
         self.lockTimeout = lockTimeout
         self.descriptor = descriptor
         self.identity = identity
+        isWritable = writable
+        opensForWriting = writable
     }
 
     deinit { descriptor.close() }
@@ -40,13 +50,30 @@ final class VaultFile {
 
     func unlock() { descriptor.unlock() }
 
-    /// Takes over `newDescriptor` (the file now at the path); the old one is closed, which lets
-    /// go of its lock.
-    func replace(with newDescriptor: FileDescriptor, identity newIdentity: FileStatus) {
+    /// Takes over `newDescriptor` (the file now at the path, opened for writing when `writable`);
+    /// the old one is closed, which lets go of its lock.
+    func replace(with newDescriptor: FileDescriptor, identity newIdentity: FileStatus, writable: Bool) {
         descriptor.unlock()
         descriptor.close()
         descriptor = newDescriptor
         identity = newIdentity
+        isWritable = writable
+    }
+
+    /// Makes `descriptor` one that can write, before a write takes the lock (none is held here:
+    /// two descriptors of one file do not share a `flock`). The file at the path opened again for
+    /// writing takes the read-only one's place when it is the same file; when another file was
+    /// renamed over the path meanwhile, it is closed and the replacement is followed, opened for
+    /// writing, by the lock that comes next. A file or file system that cannot be written is
+    /// `VaultError.readOnly`.
+    func openForWriting() throws {
+        guard !isWritable else { return }
+        let (writable, status) = try Self.openChecked(path, writable: true)
+        opensForWriting = true   // only once writing is possible: a refused write leaves reads as they were
+        guard status.isSameFile(as: identity) else { writable.close(); return }
+        descriptor.close()
+        descriptor = writable
+        isWritable = true
     }
 
     /// The mode bits of the file as opened.
@@ -114,23 +141,33 @@ final class VaultFile {
         }
     }
 
+    /// Takes `kind` of `flock` on `descriptor`. A shared lock the file system cannot take (ENOLCK,
+    /// EINVAL: some network and FUSE file systems) is done without: a reader changes nothing, and
+    /// there no kc process can take the exclusive lock a write needs (Docs/FORMAT.md, "Reading without a lock").
     static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?, path: String) throws {
         do { try descriptor.lock(kind, timeout: timeout) } catch {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
+            if kind == .shared { return }
             throw VaultError.io(operation: .lock, path: path, errno: error)
         }
     }
 
-    /// Opens `path` read-write (read-only when not writable), refusing symbolic links, non-regular
-    /// files, files of other users, files writable by group or others, and files in a folder
-    /// others could rename them in.
-    static func openChecked(_ path: String) throws -> (FileDescriptor, FileStatus) {
+    /// Opens `path` read-only, or for appending when `writable`, refusing symbolic links,
+    /// non-regular files, files of other users, files writable by group or others, and files in a
+    /// folder others could rename them in. A file that cannot be opened for writing (its mode, a
+    /// read-only file system) is `VaultError.readOnly`.
+    static func openChecked(_ path: String, writable: Bool = false) throws -> (FileDescriptor, FileStatus) {
         // A compaction or password change renaming a new file over the path between the checks
         // and the open is not an attack: check and open again (a few times at most).
         for _ in 0..<20 {
-            if let opened = try openCheckedOnce(path) { return opened }
+            if let opened = try openCheckedOnce(path, writable: writable) { return opened }
         }
         throw VaultError.unsafeFile(path: path, problem: .changedWhileOpening)
+    }
+
+    /// Whether `errno`, from opening or creating a file for writing, says it cannot be written.
+    static func meansReadOnly(_ errno: Errno) -> Bool {
+        errno == .permissionDenied || errno == .notPermitted || errno == .readOnlyFileSystem
     }
 
     /// Refuses a vault whose folder others could rename it in: writable by group or others
@@ -148,7 +185,7 @@ final class VaultFile {
     }
 
     /// One attempt of `openChecked`; nil when the file at the path changed between check and open.
-    private static func openCheckedOnce(_ path: String) throws -> (FileDescriptor, FileStatus)? {
+    private static func openCheckedOnce(_ path: String, writable: Bool) throws -> (FileDescriptor, FileStatus)? {
         let status: FileStatus?
         do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: .inspect, path: path, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }
@@ -156,11 +193,9 @@ final class VaultFile {
         try checkFolder(of: path)
         let descriptor: FileDescriptor
         do {
-            descriptor = try FileDescriptor.open(path, O_RDWR | O_APPEND | O_NOFOLLOW)
-        } catch where error == .permissionDenied {
-            do { descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW) } catch {
-                throw VaultError.io(operation: .open, path: path, errno: error)
-            }
+            descriptor = try FileDescriptor.open(path, writable ? O_RDWR | O_APPEND | O_NOFOLLOW : O_RDONLY | O_NOFOLLOW)
+        } catch where writable && meansReadOnly(error) {
+            throw VaultError.readOnly(path: path, errno: error)
         } catch { throw VaultError.io(operation: .open, path: path, errno: error) }
         let opened: FileStatus
         do { opened = try descriptor.status() } catch { descriptor.close(); throw VaultError.io(operation: .inspect, path: path, errno: error) }

@@ -94,7 +94,7 @@ extension Vault {
             installed = .appended(bytes: tail.count)
         } else {
             let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: result, verifyingWith: resultKey)
-            adopt(newDescriptor, identity: newIdentity, header: header)
+            adopt(newDescriptor, identity: newIdentity, header: header, writable: true)
             key = resultKey
             installed = .replaced
         }

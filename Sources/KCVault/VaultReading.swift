@@ -147,13 +147,24 @@ extension Vault {
     /// Takes the exclusive lock for a write and catches up; refuses a rolled-back vault unless
     /// the rollback was accepted. The caller unlocks.
     func lockForWriting() throws {
-        try lockCurrentFile(.exclusive)
+        try lockWritableFile()
         do {
             try catchUp()
             try anchors.checkWritable(versionVector, vaultID: header.vaultID)
         } catch {
             file.unlock()
             throw error
+        }
+    }
+
+    /// Takes the exclusive lock on the file now at the path, opened for writing (the vault is
+    /// opened read-only: the first write opens it again so). The caller unlocks.
+    func lockWritableFile() throws {
+        while true {
+            try file.openForWriting()
+            try lockCurrentFile(.exclusive)
+            if file.isWritable { return }
+            file.unlock()   // the file at the path was replaced while it was opened for writing: again
         }
     }
 
@@ -231,7 +242,7 @@ extension Vault {
     /// this vault was opened with; without one, a re-keyed file is refused by `catchUp`. A file of
     /// another vault is refused.
     private func switchToReplacement() throws {
-        let (newDescriptor, newIdentity) = try VaultFile.openChecked(path)
+        let (newDescriptor, newIdentity) = try VaultFile.openChecked(path, writable: file.opensForWriting)
         let headerBytes: [UInt8]
         do { headerBytes = try newDescriptor.read(count: VaultHeader.length, at: 0) } catch {
             newDescriptor.close()
@@ -247,7 +258,7 @@ extension Vault {
             newDescriptor.close()
             throw error
         }
-        adopt(newDescriptor, identity: newIdentity, header: newHeader)
+        adopt(newDescriptor, identity: newIdentity, header: newHeader, writable: file.opensForWriting)
         if let newKey { key = newKey } else { keyMayHaveChanged = true }
     }
 }

@@ -100,7 +100,7 @@ extension Vault {
     /// Returns the number of bytes removed.
     @discardableResult
     public func removeTornTail() throws -> Int {
-        try lockCurrentFile(.exclusive)
+        try lockWritableFile()
         defer { file.unlock() }
         try catchUp()
         guard let torn = log.tornTail else { return 0 }
@@ -125,7 +125,7 @@ extension Vault {
         let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey, progress: progress)
         // Follow our own replacement (the new file, still locked), its header and key.
         key = newKey
-        adopt(newDescriptor, identity: newIdentity, header: newHeader)
+        adopt(newDescriptor, identity: newIdentity, header: newHeader, writable: true)
         try catchUp()
         advanceAnchor()
         return (before, records.count)
@@ -149,7 +149,9 @@ extension Vault {
     static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes,
                             progress: VaultProgress? = nil) throws -> (FileDescriptor, FileStatus) {
         let staged: StagedFile
-        do { staged = try StagedFile.write(bytes, for: path) } catch { throw VaultError.vaultNotWritten(error) }
+        do { staged = try StagedFile.write(bytes, for: path) } catch where error.step == .create && VaultFile.meansReadOnly(error.errno) {
+            throw VaultError.readOnly(path: path, errno: error.errno)   // the folder takes no new file
+        } catch { throw VaultError.vaultNotWritten(error) }
         var handedOver = false
         defer { if !handedOver { staged.descriptor.close() } }
         let identity: FileStatus

@@ -29,7 +29,7 @@ enum ReasonCase: CaseIterable {
 enum VaultErrorCase: CaseIterable {
     case noSuchVault, alreadyExists, wrongPassword, corrupt, badRecordPayload, brokenBatch, recordAuthenticationFailed, unsafeFile,
          unsafeStateFile, deviceIDDamaged, anchorDamaged, stateFileNotWritten, vaultNotWritten, lockTimeout, io, keyDerivationFailed,
-         replacedByAnotherVault, passwordChanged, rollback, recordTooLarge
+         replacedByAnotherVault, passwordChanged, rollback, recordTooLarge, readOnly
     init(_ value: VaultError) {
         switch value {
         case .noSuchVault: self = .noSuchVault
@@ -52,6 +52,7 @@ enum VaultErrorCase: CaseIterable {
         case .passwordChanged: self = .passwordChanged
         case .rollback: self = .rollback
         case .recordTooLarge: self = .recordTooLarge
+        case .readOnly: self = .readOnly
         }
     }
 }

@@ -135,6 +135,7 @@ enum WireFixtures {
         .unsafeFile(path: "/c", problem: .folder(path: "/", owner: 5, mode: 0o777)), .unsafeFile(path: "/c", problem: .changedWhileOpening),
         .deviceIDDamaged(path: "/d"), .anchorDamaged(path: "/e"), .lockTimeout(seconds: 2.5), .keyDerivationFailed,
         .replacedByAnotherVault(path: "/g"), .passwordChanged(path: "/h"), .rollback(devices: ["aa", "bb"]), .recordTooLarge(bytes: 1 << 25),
+        .readOnly(path: "/r", errno: .readOnlyFileSystem), .readOnly(path: "/r", errno: .permissionDenied),
     ] + formatErrors.map { .corrupt($0) }
         + ownershipProblems.map { .unsafeStateFile(path: "/s", problem: $0) }
         + ownershipProblems.map { .unsafeFile(path: "/f", problem: .file($0)) }

@@ -22,6 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 KC_BIN = os.environ.get("KC_BIN") or str(REPO / ".build" / "debug" / "kc")
 # Test-only KDF cost: libsodium's minimum (1 pass, 8 KiB), so init and every open take microseconds.
 FAST_KDF = ["--kdf-ops", "1", "--kdf-memory", "8K"]
+# Strong enough for init and passwd without a terminal (zxcvbn: about 105 bits; below 50 they refuse it).
 MASTER_PASSWORD = "correct horse battery staple ✓"
 ERROR_LINE = re.compile(r"^kc: error: .+ \((errSec[A-Za-z]+)\)$")
 

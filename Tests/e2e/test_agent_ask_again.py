@@ -50,10 +50,10 @@ def test_changing_the_mark_needs_the_master_password(kc_ready, marked):
 def test_a_password_changed_by_another_process_is_the_one_asked_for(kc_ready, marked):
     path = marked
     new_password = kc_ready.home / "new-password"
-    kc_ready.write_secret_file(new_password, "a new password\n")
+    kc_ready.write_secret_file(new_password, "a new password: orbit maple quartz\n")
     kc_ready.ok(["passwd", "--new-password-file", str(new_password)])
     assert agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))[0] == "failure"
-    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="a new password"))
+    name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="a new password: orbit maple quartz"))
     assert name == "items" and agentwire.first_secret(body) == b"pin"
 
 

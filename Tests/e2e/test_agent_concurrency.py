@@ -75,9 +75,9 @@ def test_other_processes_append_compact_and_change_password_while_the_agent_serv
         assert agent_secret(path, "before") == "failure"
         assert agent_secret(path, "appended") == b"two"
         new_password = kc_ready.home / "new-password"
-        kc_ready.write_secret_file(new_password, "another password\n")
+        kc_ready.write_secret_file(new_password, "another password: ember tundra velvet\n")
         kc_ready.ok(["passwd", "--new-password-file", str(new_password)])
-        kc_ready.write_secret_file(kc_ready.password_file, "another password\n")
+        kc_ready.write_secret_file(kc_ready.password_file, "another password: ember tundra velvet\n")
         kc_ready.add_generic("after-passwd", "me", "three")
         assert agent_secret(path, "after-passwd") == b"three"
         name, _ = agentwire.request(path, "add", agentwire.add_body("generic", b"four", service="through-agent"))

@@ -98,7 +98,7 @@ def test_writes_of_other_processes_are_seen_by_the_next_answer(akc):
 
     # A new master password over the same key: the agent goes on serving.
     new_password = akc.home / "new-password"
-    akc.write_secret_file(new_password, "a new master password\n")
+    akc.write_secret_file(new_password, "a new master password: oyster gravel\n")
     other.ok(["passwd", "--new-password-file", str(new_password)])
     assert served(akc, ["find", "-s", "svc2", "-w"]).stdout == "pw2\n"
     assert status(akc)[0] == 0
@@ -109,7 +109,7 @@ def test_rotating_the_key_locks_the_agent(akc):
     unlock(akc)
     pid = status(akc)[1]["pid"]
     new_password = akc.home / "new-password"
-    akc.write_secret_file(new_password, "rotated master password\n")
+    akc.write_secret_file(new_password, "rotated master password: lantern orbit\n")
     bypassing(akc).ok(["passwd", "--rotate-key", "--new-password-file", str(new_password)])
     # The next request finds the vault under another key: nothing served, the agent locks and exits.
     assert_failure(akc.run(["find", "-s", "svc", "-w"], unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)

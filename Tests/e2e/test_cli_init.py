@@ -86,7 +86,7 @@ def test_bad_kdf_values_are_usage_errors(kc, args, fragment):
 
 def test_init_from_descriptor_and_newline_dropped(kc):
     read_end, write_end = os.pipe()
-    os.write(write_end, b"fd-password\n")
+    os.write(write_end, b"fd-password-Vq7!tR2#\n")
     os.close(write_end)
     try:
         kc.ok(["init", *FAST_KDF, "--master-password-fd", str(read_end)], unset=("KC_MASTER_PASSWORD_FILE",),
@@ -94,12 +94,12 @@ def test_init_from_descriptor_and_newline_dropped(kc):
     finally:
         os.close(read_end)
     # The same password without the newline, from a file, opens it.
-    other = KC.write_secret_file(kc.home / "pw2", "fd-password")
+    other = KC.write_secret_file(kc.home / "pw2", "fd-password-Vq7!tR2#")
     kc.ok(["list"], env={"KC_MASTER_PASSWORD_FILE": str(other)})
     # The descriptor wins over the file.
     wrong = KC.write_secret_file(kc.home / "wrong", "nope")
     read_end, write_end = os.pipe()
-    os.write(write_end, b"fd-password")
+    os.write(write_end, b"fd-password-Vq7!tR2#")
     os.close(write_end)
     try:
         kc.ok(["list", "--master-password-fd", str(read_end)], env={"KC_MASTER_PASSWORD_FILE": str(wrong)},

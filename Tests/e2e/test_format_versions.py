@@ -47,7 +47,7 @@ def test_append_keeps_version_1_and_compact_converts(kc):
 
 def test_passwd_writes_version_2(kc):
     install_vector(kc, "valid-items")
-    new = kc.write_secret_file(kc.home / "new-password", "another password\n")
+    new = kc.write_secret_file(kc.home / "new-password", "another password: ember tundra velvet\n")
     kc.ok(["passwd", "--new-password-file", str(new)])
     assert header_version(kc.vault_path.read_bytes()) == 2
 

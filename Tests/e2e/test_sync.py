@@ -311,9 +311,9 @@ def test_a_rotated_key_is_carried_to_the_remote(pair, tmp_path):
     earlier key the vault keeps; the remote's copy is then sealed under the new key and opens with the
     new password only (test_sync_keys.py follows it to the other machine)."""
     laptop, _ = pair
-    new = KC.write_secret_file(tmp_path / "new-password", "a new master password\n")
+    new = KC.write_secret_file(tmp_path / "new-password", "a new master password: oyster gravel\n")
     laptop.ok(["passwd", "--rotate-key", "--new-password-file", new])
-    laptop.write_secret_file(laptop.password_file, "a new master password\n")
+    laptop.write_secret_file(laptop.password_file, "a new master password: oyster gravel\n")
     laptop.ok(["sync"])
     copy = tmp_path / "remote-copy.kc"
     copy.write_bytes(subprocess.run(["git", "-C", str(sync_folder(laptop)), "show", "origin/main:login.kc"],

@@ -15,7 +15,7 @@ import kcformat
 from kcharness import EXIT_DECODE, EXIT_INTERACTION, EXIT_NOT_MERGED, FAST_KDF, KC, assert_failure
 from test_sync import GIT_ENV, git, machine, remote  # noqa: F401 (remote is a fixture)
 
-ATTACKER_PASSWORD = "attacker-pw"
+ATTACKER_PASSWORD = "attacker-pw-Vq7!tR2#pL"
 NOT_LINKED = "the remote's copy is sealed under a key that is not linked to this vault"
 
 # Runs the command after it and reports on its last line of standard error the peak resident memory

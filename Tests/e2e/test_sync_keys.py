@@ -14,7 +14,7 @@ from agentsupport import NO_SOURCE, agent_pids, alive, status, stop_agents, unlo
 from kcharness import EXIT_AUTH_FAILED, EXIT_INTERACTION, KC, MASTER_PASSWORD, assert_failure
 from test_sync import git, machine, remote, services, sync_folder  # noqa: F401 (remote is a fixture)
 
-OLD, NEW = MASTER_PASSWORD, "a new master password"
+OLD, NEW = MASTER_PASSWORD, "a new master password: oyster gravel"
 
 
 @pytest.fixture
@@ -139,10 +139,10 @@ def test_a_wrong_password_for_the_rotated_key_changes_nothing(pair):
 
 def test_concurrent_password_changes_end_with_the_newest_on_both(pair):
     laptop, desktop = pair
-    laptop.ok(["passwd", "--new-password-file", new_password_file(laptop, "the laptop's password")])
-    use_password(laptop, "the laptop's password")
-    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password")])
-    use_password(desktop, "the desktop's password")
+    laptop.ok(["passwd", "--new-password-file", new_password_file(laptop, "the laptop's password: quartz ember")])
+    use_password(laptop, "the laptop's password: quartz ember")
+    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password: velvet orbit")])
+    use_password(desktop, "the desktop's password: velvet orbit")
     laptop.ok(["sync"])
     desktop.ok(["sync"])
     result = laptop.ok(["sync"])
@@ -150,7 +150,7 @@ def test_concurrent_password_changes_end_with_the_newest_on_both(pair):
     # The desktop's change is the newer one: both vaults now have its header.
     assert header(laptop) == header(desktop)
     assert_failure(laptop.run(["find", "-s", "shared"]), "errSecAuthFailed", EXIT_AUTH_FAILED)
-    use_password(laptop, "the desktop's password")
+    use_password(laptop, "the desktop's password: velvet orbit")
     assert services(laptop) == services(desktop) == {"shared": "pw0"}
 
 
@@ -158,15 +158,15 @@ def test_concurrent_key_rotations_keep_every_item(pair):
     laptop, desktop = pair
     laptop.add_generic("laptop-only", "me", "pw-laptop")
     desktop.add_generic("desktop-only", "me", "pw-desktop")
-    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop, "the laptop's password")])
-    use_password(laptop, "the laptop's password")
-    desktop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(desktop, "the desktop's password")])
-    use_password(desktop, "the desktop's password")
+    laptop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(laptop, "the laptop's password: quartz ember")])
+    use_password(laptop, "the laptop's password: quartz ember")
+    desktop.ok(["passwd", "--rotate-key", "--new-password-file", new_password_file(desktop, "the desktop's password: velvet orbit")])
+    use_password(desktop, "the desktop's password: velvet orbit")
     laptop.ok(["sync"])
-    # The desktop needs the laptop's password for the laptop's key; its own change is newer.
-    desktop.ok(["sync", "--new-password-file", new_password_file(desktop, "the laptop's password")])
-    laptop.ok(["sync", "--new-password-file", new_password_file(laptop, "the desktop's password")])
-    use_password(laptop, "the desktop's password")
+    # The desktop needs the laptop's password: quartz ember for the laptop's key; its own change is newer.
+    desktop.ok(["sync", "--new-password-file", new_password_file(desktop, "the laptop's password: quartz ember")])
+    laptop.ok(["sync", "--new-password-file", new_password_file(laptop, "the desktop's password: velvet orbit")])
+    use_password(laptop, "the desktop's password: velvet orbit")
     expected = {"shared": "pw0", "laptop-only": "pw-laptop", "desktop-only": "pw-desktop"}
     assert services(laptop) == services(desktop) == expected
     assert header(laptop) == header(desktop)
@@ -271,7 +271,7 @@ def test_a_git_pull_by_hand_after_a_rotation_elsewhere_is_finished_by_sync_conti
                 "--password-stdin"], input="pw-copy")
     identity = ["-c", "user.name=t", "-c", "user.email=t@example.invalid"]
     git(folder, *identity, "commit", "-qam", "kc sync")
-    # The driver, given the desktop's password, cannot open the laptop's copy: git stops the merge.
+    # The driver, given the desktop's password: velvet orbit, cannot open the laptop's copy: git stops the merge.
     result = subprocess.run(["git", "-C", str(folder), *identity, "pull", "-q", "--no-rebase", "--no-edit"],
                             capture_output=True, text=True, timeout=60,
                             env={**desktop.environment(), "GIT_CONFIG_NOSYSTEM": "1", "GIT_TERMINAL_PROMPT": "0"})
@@ -303,8 +303,8 @@ def test_a_plain_passwd_under_the_retired_key_does_not_undo_a_rotation(pair):
     laptop, desktop = pair
     rotate_and_push(laptop, "after-rotation", "pw-after")
     # Later, the desktop (not synced: still under the rotated-out key) changes its password plainly.
-    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password")])
-    use_password(desktop, "the desktop's password")
+    desktop.ok(["passwd", "--new-password-file", new_password_file(desktop, "the desktop's password: velvet orbit")])
+    use_password(desktop, "the desktop's password: velvet orbit")
     result = desktop.ok(["sync", "--new-password-file", new_password_file(desktop)])
     assert "superseded by a key rotation on another machine" in result.stderr
     laptop.ok(["sync"])

@@ -18,10 +18,24 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
             return 0
         }
     }
-    // The password is asked before any lock is taken: no lock is held while a person types.
-    let password = try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
+    // The password is asked before any lock is taken: no lock is held while a person types. A
+    // wrong one typed at the terminal is asked again (the agent derives the key anew each time).
+    let tries = MasterPassword.tries(context)
+    var attempt = 1
+    let ask = { () throws(CLIError) -> SecureBytes in
+        try MasterPassword.obtain(context, prompt: MasterPassword.prompt("Master password for \(path): ", attempt: attempt, of: tries))
+    }
+    var password = try ask()
     let unlocked = { (client: AgentSession) throws(CLIError) -> Int32 in
-        try domain(client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)))
+        while true {
+            do throws(CLIError) {
+                try domain(client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)))
+                break
+            } catch where attempt < tries && error.keychainError.map(MasterPasswordSource.isWrongPassword) == true {
+                attempt += 1
+                password = try ask()
+            }
+        }
         for warning in client.warnings { context.warn(WarningWording.text(warning)) }
         context.notice("unlocked \(path): locks after \(DurationText.text(timeouts.idle)) idle, "
                        + "at most \(DurationText.text(timeouts.maxTTL)) from now")

@@ -70,7 +70,9 @@ public enum ManPage {
         the terminal (/dev/tty) without echo. Never from standard input, an environment variable's value or \
         the command line. One trailing newline of a file or descriptor is ignored; a descriptor that is a \
         terminal is read as one line without echo. With none of these: \
-        errSecInteractionNotAllowed.
+        errSecInteractionNotAllowed. A wrong password typed at the terminal is asked again, \
+        \(MasterPassword.terminalTries) tries in all (each derives the key anew); from a descriptor or a file it gets one \
+        try: errSecAuthFailed.
         """, escaped: true)
         t += ".SH EXIT STATUS\n"
         t += text("Every outcome is a Keychain Services result code. The exit status is its low byte, as macOS security(1) does, except that usage errors (errSecParam) exit 2. A failure prints one line, 'kc: error: DETAIL (errSecName)', and often a 'kc: hint:' line, on standard error.")
@@ -84,7 +86,7 @@ public enum ManPage {
         }
         t += ".SH FILES\n"
         t += ".TP\n.I $XDG_DATA_HOME/kc/NAME.kc\n"
-        t += escape("The keychain NAME (~/.local/share/kc/NAME.kc when XDG_DATA_HOME is not set); login.kc is the default vault. The folder has mode 0700, each file 0600. A deleted keychain is kept there as NAME.kc.deleted-DATE.") + "\n"
+        t += escape("The keychain NAME (~/.local/share/kc/NAME.kc when XDG_DATA_HOME is not set); login.kc is the default vault. The folder has mode 0700, each file 0600. A deleted keychain is kept there as NAME.kc.deleted-DATE. A vault is opened read-only: commands that only read it work on a read-only file (mode 0400) or file system (a mounted backup or snapshot); a command that must write to it fails with 'the vault PATH is read-only' (errSecIO) and changes nothing.") + "\n"
         t += ".TP\n.I $XDG_CONFIG_HOME/kc/default-keychain\n"
         t += escape("The default keychain's name, set by kc keychain default (~/.config/kc when XDG_CONFIG_HOME is not set; file 0600, folder 0700).") + "\n"
         t += ".TP\n.I $XDG_STATE_HOME/kc/\n"

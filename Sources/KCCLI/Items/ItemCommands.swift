@@ -31,8 +31,10 @@ let initCommand = CommandSpec(
     The master password is stretched with Argon2id. The default cost is libsodium's MODERATE preset \
     (3 passes, 256 MiB, about 0.6 s). --kdf-ops and --kdf-memory choose others; below the INTERACTIVE \
     preset (2 passes, 64 MiB) kc warns, as such a vault is cheap to attack.
+
+    \(masterPasswordStrengthText)
     """,
-    options: kdfOptions(defaultOps: "3", defaultMemory: "256M"),
+    options: kdfOptions(defaultOps: "3", defaultMemory: "256M") + [allowWeakPasswordOption],
     examples: ["kc init", "kc --vault ~/work.kc init"],
     handler: runInit)
 

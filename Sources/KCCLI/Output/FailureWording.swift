@@ -85,7 +85,7 @@ struct FailureWording: Equatable {
             self.init("a vault already exists at \(path); it was left untouched",
                       hint: "use it as it is, or choose another path with --vault PATH")
         case .wrongPassword:
-            self.init("wrong master password", hint: "the vault was not changed; try again")
+            self.init("wrong master password", hint: "nothing was opened or changed; run the command again with the vault's master password")
         case .corrupt(let formatError):
             self.init("the vault is corrupt or not a kc vault: \(FormatWording.text(formatError))", hint: "\(damaged) 'kc repair' recovers what it can")
         case .badRecordPayload(let sequence, let offset, let formatError):
@@ -114,6 +114,16 @@ struct FailureWording: Equatable {
                       hint: "try again, or wait longer with --lock-timeout SECONDS")
         case .io(let operation, let path, let errno):
             self.init("\(Self.describe(operation)) \(path): \(errno)")
+        case .readOnly(let path, let errno):
+            let copy = "or copy it to a writable place ('kc backup FILE') and name that with --vault FILE"
+            if errno == .readOnlyFileSystem {
+                self.init("the vault \(path) is read-only (its file system is mounted read-only); nothing was written",
+                          hint: "commands that only read it still work; to change it, remount it read-write, \(copy)")
+            } else {
+                self.init("the vault \(path) is read-only (you may not write to it or create files in its folder); nothing was written",
+                          hint: "commands that only read it still work; to change it, make the file and its folder writable "
+                              + "(chmod u+w), \(copy)")
+            }
         case .keyDerivationFailed:
             self.init("key derivation failed: not enough memory for the vault's Argon2id parameters")
         case .recordTooLarge(let bytes):

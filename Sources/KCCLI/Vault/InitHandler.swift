@@ -18,7 +18,10 @@ func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Con
     let keychain = try domain { () throws(KeychainError) in
         try Keychain.create(at: path, kdf: kdf, options: context.openOptions) { () throws(KeychainError) -> SecureBytes in
             try context.bridged { () throws(CLIError) in
-                try MasterPassword.obtainNew(context, prompt: "New master password for \(path): ", confirmPrompt: "Retype the new master password: ")
+                let password = try MasterPassword.obtainNew(context, prompt: "New master password for \(path): ",
+                                                            confirmPrompt: "Retype the new master password: ")
+                try MasterPasswordStrength.check(password, invocation, context)
+                return password
             }
         }
     }

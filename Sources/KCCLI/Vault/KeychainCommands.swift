@@ -19,12 +19,13 @@ let keychainCreateCommand = CommandSpec(
     Creates the vault $XDG_DATA_HOME/kc/NAME.kc as 'kc init' does (folder 0700, file 0600; the same \
     master password sources and the same --kdf-ops and --kdf-memory). An existing keychain of that name \
     is left untouched (errSecDuplicateKeychain, exit 48). It does not become the default: see \
-    'kc keychain default'.
+    'kc keychain default'. The new master password's strength is checked as 'kc init' checks it \
+    (below \(weakMasterPasswordBits) bits: a [y/N] on the terminal, else refused unless --allow-weak-password).
 
     \(nameRules)
     """,
     arguments: [ArgumentSpec("NAME", help: "The new keychain's name.")],
-    options: kdfOptions(defaultOps: "3", defaultMemory: "256M"),
+    options: kdfOptions(defaultOps: "3", defaultMemory: "256M") + [allowWeakPasswordOption],
     examples: ["kc keychain create work", "kc --keychain work add generic -s intranet -a me"],
     handler: runKeychainCreate)
 

@@ -8,6 +8,21 @@ import KCKeychain
 public enum MasterPassword {
     public static let fileVariable = "KC_MASTER_PASSWORD_FILE"
 
+    /// How many times a person at the terminal may type a wrong master password before the
+    /// command fails (sudo's and gpg-agent's three).
+    public static let terminalTries = 3
+
+    /// The tries of this command's master password: `terminalTries` when it comes from the
+    /// terminal, one from a descriptor or a file (reading it again gives the same password).
+    static func tries(_ context: Context) -> Int {
+        context.globals.masterPasswordFD == nil && context.environment(fileVariable) == nil ? terminalTries : 1
+    }
+
+    /// `prompt` for try `attempt` (from 1): after a wrong password, a line saying so first.
+    static func prompt(_ prompt: String, attempt: Int, of tries: Int) -> String {
+        attempt <= 1 ? prompt : "The master password was wrong; try again (\(attempt) of \(tries)).\n" + prompt
+    }
+
     static let noSourceHint = "run kc in a terminal, or give the master password with --master-password-fd N or \(fileVariable)=FILE (mode 0600)"
 
     /// The password of an existing vault: asked once.

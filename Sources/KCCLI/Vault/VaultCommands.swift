@@ -63,11 +63,14 @@ let passwdCommand = CommandSpec(
     read from --new-password-fd N or --new-password-file PATH (mode 0600). On a synced vault the change \
     reaches the other machines with their next 'kc sync' (see 'kc help sync'); old commits in git keep \
     opening with the old password.
+
+    \(masterPasswordStrengthText)
     """,
     options: [
         .flag("rotate-key", help: "Also replace the vault key and re-seal every record."),
         .value("new-password-fd", valueName: "N", help: "Read the new master password from descriptor N."),
         .value("new-password-file", valueName: "PATH", help: "Read the new master password from PATH (mode 0600).", completion: .file),
+        allowWeakPasswordOption,
     ] + kdfOptions(defaultOps: "the vault's", defaultMemory: "the vault's"),
     examples: ["kc passwd", "kc passwd --rotate-key"],
     handler: runPasswd)

@@ -97,6 +97,7 @@ func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
     if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
     let newPassword = try NewPassword.obtain(invocation, context)
+    try MasterPasswordStrength.check(newPassword, invocation, context)
     try domain(keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key")))
     context.notice(invocation.flag("rotate-key")
         ? "changed the master password and replaced the vault key"

@@ -290,9 +290,9 @@ def test_header_transplant_after_passwd(tmp_path):
     kc.put("alpha", "secret-alpha")
     old_header = kc.vault.read_bytes()[:HEADER_LENGTH]
     old_password = kc.master_password
-    new_file = kc.password_file_for("second password", "second")
+    new_file = kc.password_file_for("second password: quartz lantern", "second")
     kc.ok(["passwd", "--new-password-file", new_file])
-    kc.set_password("second password")
+    kc.set_password("second password: quartz lantern")
     kc.put("bravo", "secret-bravo")
     transplanted = old_header + kc.vault.read_bytes()[HEADER_LENGTH:]
     world = Kc(tmp_path / "attacker", password=old_password)
@@ -301,9 +301,9 @@ def test_header_transplant_after_passwd(tmp_path):
     r, items = world.try_items()
     assert items == {("generic", "alpha", "acct"): "secret-alpha", ("generic", "bravo", "acct"): "secret-bravo"}, \
         f"expected the old header and old password to open the re-wrapped file's records: {r}"
-    third = kc.password_file_for("third password", "third")
+    third = kc.password_file_for("third password: velvet oyster", "third")
     kc.ok(["passwd", "--rotate-key", "--new-password-file", third])
-    kc.set_password("third password")
+    kc.set_password("third password: velvet oyster")
     transplanted = old_header + kc.vault.read_bytes()[HEADER_LENGTH:]
     place(world, transplanted)
     r, items = world.try_items()

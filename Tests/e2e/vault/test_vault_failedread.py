@@ -43,7 +43,7 @@ def vault_with_items(kc: Kc) -> None:
 def run_all(kc: Kc, expect, what: str, env=None, skip=()) -> int:
     """Runs each command once (they are deterministic) and checks that none wrote anything: the
     vault, every file of the data and state folders (bytes compared) and no file beside the vault."""
-    newpw = str(kc.password_file_for("another password", "newpw"))
+    newpw = str(kc.password_file_for("another password: ember tundra velvet", "newpw"))
     state_before = kc.snapshot()
     runs = 0
     for args, stdin in COMMANDS:

@@ -68,10 +68,10 @@ def test_writer_fails_honestly_when_the_password_changed(tmp_path, rotate):
     kc = Kc(tmp_path)
     kc.create()
     kc.put("before.com", "before-secret")
-    new = kc.password_file_for("a brand new password", "new")
+    new = kc.password_file_for("a brand new password: maple ember", "new")
     rc, err = _add_across_passwd(kc, [*(["--rotate-key"] if rotate else []), "--new-password-file", new])
     assert rc == EXIT_AUTH_FAILED and "changed by another process" in err and "(errSecAuthFailed)" in err, (rc, err)
-    kc.set_password("a brand new password")
+    kc.set_password("a brand new password: maple ember")
     assert kc.items() == {("generic", "before.com", "acct"): "before-secret"}, "the refused writer wrote something"
     figure(f"[rotation] a kc add that opened the vault before passwd{' --rotate-key' if rotate else ''} changed the "
            f"password failed with errSecAuthFailed and wrote nothing")
