@@ -306,3 +306,15 @@ def test_zsh_completes_names_and_accounts(named, tmp_path):
 def test_fish_completes_names(named, tmp_path):
     assert {"github.com", "gitlab.com", "GitLab"} <= set(fish(named, tmp_path, "kc show "))
     assert fish(named, tmp_path, "kc find -s gitlab.com -a ") == ["ops"]
+
+
+def test_find_through_the_agent_reveals_only_the_first_of_several(akc):
+    """Counting the matches for the warning never reveals the others: a marked second match does
+    not make the agent ask for the master password again (no terminal, no password source here)."""
+    akc.add_generic("shared.example", "first", "first-pw")
+    akc.add_generic("shared.example", "second", "second-pw", "--require-password")
+    unlock(akc)
+    result = akc.run(["find", "-s", "shared.example", "-w"], unset=NO_SOURCE)
+    assert result.returncode == 0, result
+    assert result.stdout_bytes == b"first-pw\n"
+    assert "2 items match; printed the first" in result.stderr

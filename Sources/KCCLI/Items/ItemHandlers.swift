@@ -38,14 +38,17 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     // Every match is counted, so that picking the first of several is never silent.
     for index in queries.indices { queries[index].matchAll = true }
     let store = try domain(context.session(for: .matchingAny(queries)))
+    // The agent reveals only the secret printed: the matches are counted without their secrets (a
+    // marked other match never asks again). The vault opened here reads them in the same pass.
+    let countFirst = withSecrets && !all && store.isServedByAgent
     var items = try matches(json: json, context) { () throws(CLIError) in
-        try domain(store.find(anyOf: queries, revealing: withSecrets))
+        try domain(store.find(anyOf: queries, revealing: withSecrets && !countFirst))
     }
     if !all && items.count > 1 {
         context.warn("\(items.count) items match; \(clip != nil ? "copied" : "printed") the first (\(items[0].itemClass.rawValue) \(ItemPicker.describe(items[0]))); "
                      + "narrow with -a or use --all")
-        items = [items[0]]
     }
+    if !all { items = [countFirst ? try revealed(items[0], in: store) : items[0]] }
     if let clip {
         try clip.copy(items[0].secret, what: "the secret", context)
     } else if json {
