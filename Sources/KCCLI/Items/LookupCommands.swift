@@ -18,10 +18,10 @@ let nameMatchingHelp = """
 
 /// What get and show do with several matches.
 let ambiguityHelp = """
-    Several matches are never settled silently: at a terminal kc lists them, numbered, and asks \
-    which one (type its number, or some text to narrow the list; Esc or Ctrl-C cancels with \
-    errSecUserCanceled, exit 128); without a terminal it lists them on standard error and fails with \
-    errSecParam (exit 2). Nothing found: errSecItemNotFound (exit 44).
+    Several matches are never settled silently: at a terminal (standard input is one) kc lists them on \
+    it, numbered, and asks which one (type its number, or some text to narrow the list; Esc or Ctrl-C \
+    cancels with errSecUserCanceled, exit 128); without a terminal it lists them on standard error and \
+    fails with errSecParam (exit 2), printing nothing. Nothing found: errSecItemNotFound (exit 44).
     """
 
 /// What find does with several matches, and with -w and no attribute.
@@ -67,7 +67,7 @@ let getCommand = CommandSpec(
     Prints only the secret of one item: its raw bytes and a newline, as 'kc find -w' does (as 'pass show' \
     and 'rbw get' do). --field prints one attribute instead: account, label, service, server, description, \
     comment, generic, protocol, port, path, securityDomain, authenticationType, url (an internet item's \
-    protocol://server:port/path), id, class, created or modified; an item without it is errSecItemNotFound. \
+    protocol://server:port/path), id, class, created, modified or password (the default); an item without it is errSecItemNotFound. \
     -c/--clip copies the secret (or the field) to the clipboard instead of printing it.
 
     \(nameMatchingHelp)
