@@ -167,7 +167,7 @@ enum LookupField: String, CaseIterable {
     /// The field a name names (the flag spellings security-domain and auth-type too).
     static func parse(_ name: String) throws(CLIError) -> LookupField {
         let spelled = ["security-domain": "securityDomain", "auth-type": "authenticationType", "user": "account",
-                       "username": "account", "notes": "comment", "secret": "password"][name] ?? name
+                       "username": "account", "secret": "password"][name] ?? name
         guard let field = LookupField(rawValue: spelled) else {
             throw usageError("unknown field '\(Printable.text(name))' for --field", hint: "choose one of \(names.joined(separator: ", "))")
         }
