@@ -12,7 +12,7 @@ function __kc_path --description 'The kc command words typed so far'
             continue
         end
         set -l next (string trim -- "$path $word")
-        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'restore' 'restore generic' 'restore internet' 'list' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import pass' 'import chrome-csv' 'import firefox-csv' 'unlock' 'lock' 'status' 'sync' 'sync init' 'sync clone' 'sync status' 'sync reset-device' 'conflicts' 'conflicts resolve' 'conflicts resolve generic' 'conflicts resolve internet' 'git-credential' 'security' 'completions' 'help'; or break
+        contains -- $next 'init' 'add' 'add generic' 'add internet' 'find' 'find generic' 'find internet' 'search' 'update' 'update generic' 'update internet' 'delete' 'delete generic' 'delete internet' 'restore' 'restore generic' 'restore internet' 'list' 'get' 'show' 'ls' 'generate' 'keychain' 'keychain create' 'keychain list' 'keychain default' 'keychain delete' 'check' 'repair' 'compact' 'passwd' 'backup' 'history' 'history generic' 'history internet' 'ftp' 'ftp login' 'netrc' 'import' 'import netrc' 'export' 'import json' 'import csv' 'import keepassxc-csv' 'import bitwarden-csv' 'import bitwarden-json' 'import pass' 'import chrome-csv' 'import firefox-csv' 'unlock' 'lock' 'status' 'sync' 'sync init' 'sync clone' 'sync status' 'sync reset-device' 'conflicts' 'conflicts resolve' 'conflicts resolve generic' 'conflicts resolve internet' 'git-credential' 'security' 'completions' 'help'; or break
         set path $next
     end
     echo $path
@@ -57,6 +57,12 @@ function __kc_valued --argument-names path
         case 'restore internet'
             printf '%s\n' '-s' '--server' '-a' '--account' '-r' '--protocol' '-P' '--port' '-p' '--path' '-d' '--security-domain' '-t' '--auth-type' '-l' '--label' '-D' '--description' '-j' '--comment' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'list'
+            printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'get'
+            printf '%s\n' '--class' '-s' '--service' '-a' '--account' '-l' '--label' '-D' '--description' '-j' '--comment' '-G' '--generic' '--server' '-r' '--protocol' '-P' '--port' '-p' '--path' '-d' '--security-domain' '-t' '--auth-type' '--field' '--clip-timeout' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'show'
+            printf '%s\n' '--class' '-s' '--service' '-a' '--account' '-l' '--label' '-D' '--description' '-j' '--comment' '-G' '--generic' '--server' '-r' '--protocol' '-P' '--port' '-p' '--path' '-d' '--security-domain' '-t' '--auth-type' '--clip-timeout' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
+        case 'ls'
             printf '%s\n' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
         case 'generate'
             printf '%s\n' '--length' '--charset' '--words' '--separator' '--clip-timeout' '--vault' '--keychain' '--master-password-fd' '--lock-timeout'
@@ -153,16 +159,20 @@ function __kc_items --description 'Item names from the unlocked agent only (neve
     set -l tokens (commandline -opc)
     set -l vault
     set -l take 0
+    set -l named
     for word in $tokens[2..-1]
         if test $take = 1; set -a vault (string replace -r '^~/' "$HOME/" -- $word); set take 0; continue; end
+        if test $take = 2; set named --named $word; set take 0; continue; end
         switch $word
             case --vault --keychain
                 set -a vault $word; set take 1
             case '--vault=*' '--keychain=*'
                 set -a vault $word
+            case -s --service --server
+                set take 2
         end
     end
-    command kc $vault __complete-items $argv 2>/dev/null </dev/null
+    command kc $vault __complete-items $argv $named 2>/dev/null </dev/null
 end
 
 function __kc_at --argument-names wanted
@@ -178,6 +188,9 @@ complete -c kc -n '__kc_at '\'''\''' -a 'update' -d 'Change items of either clas
 complete -c kc -n '__kc_at '\'''\''' -a 'delete' -d 'Delete items of either class (SecItemDelete).'
 complete -c kc -n '__kc_at '\'''\''' -a 'restore' -d 'Bring back a deleted item.'
 complete -c kc -n '__kc_at '\'''\''' -a 'list' -d 'List every item (never the secrets).'
+complete -c kc -n '__kc_at '\'''\''' -a 'get' -d 'Print the secret (or one attribute) of the item NAME names.'
+complete -c kc -n '__kc_at '\'''\''' -a 'show' -d 'Print the attributes of the item NAME names (the secret only with -w).'
+complete -c kc -n '__kc_at '\'''\''' -a 'ls' -d 'Show the items as a tree, as '\''pass ls'\'' does (never the secrets).'
 complete -c kc -n '__kc_at '\'''\''' -a 'generate' -d 'Generate a random password or passphrase.'
 complete -c kc -n '__kc_at '\'''\''' -a 'keychain' -d 'keychain commands'
 complete -c kc -n '__kc_at '\'''\''' -a 'check' -d 'Verify every record of the vault.'
@@ -288,7 +301,7 @@ complete -c kc -n '__kc_at '\''find'\''' -s i -l ignore-case -d 'Match attribute
 complete -c kc -n '__kc_at '\''find'\''' -l all -d 'Show every match (match limit all), not just the first.'
 complete -c kc -n '__kc_at '\''find'\''' -s w -l password -d 'Print only the secret: its raw bytes and a newline (with --json: add it to each object).'
 complete -c kc -n '__kc_at '\''find'\''' -l json -d 'Print a JSON array of items ([] and exit 44 when nothing matches).'
-complete -c kc -n '__kc_at '\''find'\''' -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
+complete -c kc -n '__kc_at '\''find'\''' -s c -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
 complete -c kc -n '__kc_at '\''find'\''' -l clip-timeout -x -d 'With --clip: clear the clipboard after SECONDS if it still holds the secret (default 45; 0: never).'
 complete -c kc -n '__kc_at '\''find'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''find'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
@@ -308,7 +321,7 @@ complete -c kc -n '__kc_at '\''find generic'\''' -s i -l ignore-case -d 'Match a
 complete -c kc -n '__kc_at '\''find generic'\''' -l all -d 'Show every match (match limit all), not just the first.'
 complete -c kc -n '__kc_at '\''find generic'\''' -s w -l password -d 'Print only the secret: its raw bytes and a newline (with --json: add it to each object).'
 complete -c kc -n '__kc_at '\''find generic'\''' -l json -d 'Print a JSON array of items ([] and exit 44 when nothing matches).'
-complete -c kc -n '__kc_at '\''find generic'\''' -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
+complete -c kc -n '__kc_at '\''find generic'\''' -s c -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
 complete -c kc -n '__kc_at '\''find generic'\''' -l clip-timeout -x -d 'With --clip: clear the clipboard after SECONDS if it still holds the secret (default 45; 0: never).'
 complete -c kc -n '__kc_at '\''find generic'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''find generic'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
@@ -332,7 +345,7 @@ complete -c kc -n '__kc_at '\''find internet'\''' -s i -l ignore-case -d 'Match 
 complete -c kc -n '__kc_at '\''find internet'\''' -l all -d 'Show every match (match limit all), not just the first.'
 complete -c kc -n '__kc_at '\''find internet'\''' -s w -l password -d 'Print only the secret: its raw bytes and a newline (with --json: add it to each object).'
 complete -c kc -n '__kc_at '\''find internet'\''' -l json -d 'Print a JSON array of items ([] and exit 44 when nothing matches).'
-complete -c kc -n '__kc_at '\''find internet'\''' -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
+complete -c kc -n '__kc_at '\''find internet'\''' -s c -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
 complete -c kc -n '__kc_at '\''find internet'\''' -l clip-timeout -x -d 'With --clip: clear the clipboard after SECONDS if it still holds the secret (default 45; 0: never).'
 complete -c kc -n '__kc_at '\''find internet'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
 complete -c kc -n '__kc_at '\''find internet'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
@@ -570,6 +583,68 @@ complete -c kc -n '__kc_at '\''list'\''' -l accept-rollback -d 'Allow writes to 
 complete -c kc -n '__kc_at '\''list'\''' -s q -l quiet -d 'Print no status line (kc: added 1 item, ...); warnings and errors are still printed.'
 complete -c kc -n '__kc_at '\''list'\''' -l version -d 'Print the version and exit.'
 complete -c kc -n '__kc_at '\''list'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''get'\''' -l class -x -a 'generic internet' -d 'Only generic or only internet items.'
+complete -c kc -n '__kc_at '\''get'\''' -s s -l service -x -a '(__kc_items --attribute service)' -d 'Service (generic) or server (internet).'
+complete -c kc -n '__kc_at '\''get'\''' -s a -l account -x -a '(__kc_items --attribute account)' -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''get'\''' -s l -l label -x -d 'Label: the name people see.'
+complete -c kc -n '__kc_at '\''get'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
+complete -c kc -n '__kc_at '\''get'\''' -s j -l comment -x -d 'Comment.'
+complete -c kc -n '__kc_at '\''get'\''' -s G -l generic -x -d 'Generic attribute: free text for your own use.'
+complete -c kc -n '__kc_at '\''get'\''' -l server -x -a '(__kc_items --attribute service)' -d 'Server (internet items only).'
+complete -c kc -n '__kc_at '\''get'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
+complete -c kc -n '__kc_at '\''get'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
+complete -c kc -n '__kc_at '\''get'\''' -s p -l path -x -d 'Path on the server.'
+complete -c kc -n '__kc_at '\''get'\''' -s d -l security-domain -x -d 'Security domain (realm).'
+complete -c kc -n '__kc_at '\''get'\''' -s t -l auth-type -x -a 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -d 'Authentication type: default, ntlm, msn, dpa, rpa, httpbasic, httpdigest, htmlform (add stores '\''default'\'' when not given).'
+complete -c kc -n '__kc_at '\''get'\''' -s i -l ignore-case -d 'Match attribute values case-insensitively.'
+complete -c kc -n '__kc_at '\''get'\''' -l field -x -a 'password account label service server description comment generic protocol port path securityDomain authenticationType url id class created modified' -d 'Print this attribute instead of the secret (account, url, comment, ...).'
+complete -c kc -n '__kc_at '\''get'\''' -s c -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
+complete -c kc -n '__kc_at '\''get'\''' -l clip-timeout -x -d 'With --clip: clear the clipboard after SECONDS if it still holds the secret (default 45; 0: never).'
+complete -c kc -n '__kc_at '\''get'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''get'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''get'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''get'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''get'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''get'\''' -s q -l quiet -d 'Print no status line (kc: added 1 item, ...); warnings and errors are still printed.'
+complete -c kc -n '__kc_at '\''get'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''get'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''get'\''' -a '(__kc_items --attribute name)'
+complete -c kc -n '__kc_at '\''show'\''' -l class -x -a 'generic internet' -d 'Only generic or only internet items.'
+complete -c kc -n '__kc_at '\''show'\''' -s s -l service -x -a '(__kc_items --attribute service)' -d 'Service (generic) or server (internet).'
+complete -c kc -n '__kc_at '\''show'\''' -s a -l account -x -a '(__kc_items --attribute account)' -d 'Account name (primary key, with the service).'
+complete -c kc -n '__kc_at '\''show'\''' -s l -l label -x -d 'Label: the name people see.'
+complete -c kc -n '__kc_at '\''show'\''' -s D -l description -x -d 'Description (kind), e.g. "deploy key".'
+complete -c kc -n '__kc_at '\''show'\''' -s j -l comment -x -d 'Comment.'
+complete -c kc -n '__kc_at '\''show'\''' -s G -l generic -x -d 'Generic attribute: free text for your own use.'
+complete -c kc -n '__kc_at '\''show'\''' -l server -x -a '(__kc_items --attribute service)' -d 'Server (internet items only).'
+complete -c kc -n '__kc_at '\''show'\''' -s r -l protocol -x -a 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -d 'Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...'
+complete -c kc -n '__kc_at '\''show'\''' -s P -l port -x -d 'Port number, 1 to 65535.'
+complete -c kc -n '__kc_at '\''show'\''' -s p -l path -x -d 'Path on the server.'
+complete -c kc -n '__kc_at '\''show'\''' -s d -l security-domain -x -d 'Security domain (realm).'
+complete -c kc -n '__kc_at '\''show'\''' -s t -l auth-type -x -a 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -d 'Authentication type: default, ntlm, msn, dpa, rpa, httpbasic, httpdigest, htmlform (add stores '\''default'\'' when not given).'
+complete -c kc -n '__kc_at '\''show'\''' -s i -l ignore-case -d 'Match attribute values case-insensitively.'
+complete -c kc -n '__kc_at '\''show'\''' -s w -l password -d 'Show the secret too.'
+complete -c kc -n '__kc_at '\''show'\''' -l json -d 'Print a JSON array holding the item, as find --json.'
+complete -c kc -n '__kc_at '\''show'\''' -s c -l clip -d 'Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty.'
+complete -c kc -n '__kc_at '\''show'\''' -l clip-timeout -x -d 'With --clip: clear the clipboard after SECONDS if it still holds the secret (default 45; 0: never).'
+complete -c kc -n '__kc_at '\''show'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''show'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''show'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''show'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''show'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''show'\''' -s q -l quiet -d 'Print no status line (kc: added 1 item, ...); warnings and errors are still printed.'
+complete -c kc -n '__kc_at '\''show'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''show'\''' -s h -l help -d 'Show help for kc or for the command.'
+complete -c kc -n '__kc_at '\''show'\''' -a '(__kc_items --attribute name)'
+complete -c kc -n '__kc_at '\''ls'\''' -l flat -d 'Print the table of '\''kc list'\'' instead of a tree.'
+complete -c kc -n '__kc_at '\''ls'\''' -l vault -r -F -d 'Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).'
+complete -c kc -n '__kc_at '\''ls'\''' -l keychain -x -a '(command kc keychain list --names 2>/dev/null)' -d 'Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else '\''kc keychain default'\'', else login).'
+complete -c kc -n '__kc_at '\''ls'\''' -l master-password-fd -x -d 'Read the master password from file descriptor N (never standard input).'
+complete -c kc -n '__kc_at '\''ls'\''' -l lock-timeout -x -d 'Wait at most SECONDS for the vault lock (default 10).'
+complete -c kc -n '__kc_at '\''ls'\''' -l accept-rollback -d 'Allow writes to a vault older than a copy this machine has seen (a restored backup).'
+complete -c kc -n '__kc_at '\''ls'\''' -s q -l quiet -d 'Print no status line (kc: added 1 item, ...); warnings and errors are still printed.'
+complete -c kc -n '__kc_at '\''ls'\''' -l version -d 'Print the version and exit.'
+complete -c kc -n '__kc_at '\''ls'\''' -s h -l help -d 'Show help for kc or for the command.'
 complete -c kc -n '__kc_at '\''generate'\''' -l length -x -d 'Number of characters (default 20).'
 complete -c kc -n '__kc_at '\''generate'\''' -l charset -x -d 'Characters to draw from, e.g. '\''a-zA-Z0-9'\'' or '\''[:alnum:]_-'\'' (default '\''[:print:]'\'').'
 complete -c kc -n '__kc_at '\''generate'\''' -l no-symbols -d 'Letters and digits only: drop punctuation from the set.'

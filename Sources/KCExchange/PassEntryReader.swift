@@ -7,7 +7,9 @@ import KCCrypto
 /// Every other line is a secret too, as pass keeps the whole file encrypted: they become one other
 /// secret named "notes", their bytes in order, joined by "\n" (a line break written "\r\n" is one
 /// line break), with the empty lines at the end dropped; none is ever put in a Swift string. The
-/// entry's path in the store (without `.gpg`) is its title.
+/// entry's path in the store (without `.gpg`) is its title, which `ForeignEntry` makes the item's
+/// label whether or not the entry has a URL: a lookup by name (`NameLookup`) finds every entry by
+/// its path, its other secrets by "PATH (notes)" and "PATH (TOTP)".
 public enum PassEntryReader {
     public static func entry(path: String, contents: SecureBytes) -> ForeignEntry {
         var entry = ForeignEntry()

@@ -15,7 +15,6 @@ final class OptionRuleTests: XCTestCase {
                        "--password-stdin and --generate exclude each other (each gives the secret)")
         XCTAssertEqual(refusal("update generic -s x --binary -w")?.detail, "--binary only applies to --password-stdin")
         XCTAssertEqual(refusal("add internet -s x --print")?.hint, "use 'kc find ... -w' to print a stored secret")
-        XCTAssertEqual(refusal("find -s x --clip")?.detail, "--clip copies the secret, which only -w selects")
         XCTAssertEqual(refusal("find generic -s x -w --clip --json")?.detail, "--clip and --json exclude each other")
         XCTAssertEqual(refusal("find internet -w --clip --all")?.detail, "--clip copies one secret, and --all asks for every match")
         XCTAssertEqual(refusal("generate --clip-timeout 5")?.detail, "--clip-timeout only applies to --clip")
@@ -25,7 +24,8 @@ final class OptionRuleTests: XCTestCase {
 
     func testLinesThatKeepTheRulesParse() {
         for line in ["add generic -s x --password-stdin --binary", "add generic -s x --generate --print",
-                     "find -s x -w --clip --clip-timeout 5", "find generic --all --json", "generate --words 5 --separator _"] {
+                     "find -s x -w --clip --clip-timeout 5", "find generic --all --json",
+                     "find -s x --clip", "find generic -s x -c", "get x -c", "show x ME -c --clip-timeout 3", "get x --field url", "generate --words 5 --separator _"] {
             XCTAssertNil(refusal(line), line)
         }
     }

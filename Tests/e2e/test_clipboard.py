@@ -227,8 +227,29 @@ def test_a_display_without_a_server_is_an_io_error(clip):
     wait_until(lambda: not clearers(clip.home), "the clearer to leave at once, as nothing was copied")
 
 
+@pytest.mark.parametrize("args, what", [
+    (["find", "generic", "-s", "clip.example", "--clip"], "the secret"),   # --clip implies -w
+    (["find", "-s", "clip.example", "-c"], "the secret"),
+    (["get", "clip.example", "-c"], "the secret"),
+    (["get", "clip.example", "me", "--clip"], "the secret"),
+    (["show", "clip.example", "-c"], "the secret"),
+])
+def test_clip_alone_copies_the_secret(clip, args, what):
+    xclip_in(clip.display, b"before")
+    result = clip.ok([*args, "--clip-timeout", "600"])
+    assert f"kc: copied {what} to the clipboard" in result.stderr
+    assert clip.secret not in result.stdout_bytes
+    assert xclip_out(clip.display) == clip.secret
+
+
+def test_get_field_clip_copies_the_field(clip):
+    result = clip.ok(["get", "clip.example", "--field", "account", "-c", "--clip-timeout", "0"])
+    assert result.stdout_bytes == b""
+    assert "kc: copied the account to the clipboard" in result.stderr
+    assert xclip_out(clip.display) == b"me"
+
+
 @pytest.mark.parametrize("args, message", [
-    (["find", "generic", "-s", "clip.example", "--clip"], "which only -w selects"),
     ([*FIND, "--all"], "--all asks for every match"),
     ([*FIND, "--json"], "--clip and --json exclude each other"),
     (["generate", "--clip-timeout", "5"], "--clip-timeout only applies to --clip"),

@@ -65,6 +65,15 @@ public enum Completions {
     /// come from the vault the command line names.
     static let vaultOptions = ["--vault", "--keychain"]
 
+    /// The options whose value names the item whose accounts `-a` completes (`__complete-items --named`).
+    static let namingOptions = ["-s", "--service", "--server"]
+
+    /// True when the command's first argument is an item's NAME (get, show): completed from the
+    /// agent, then its second (ACCOUNT) with the accounts of the items that NAME names.
+    static func takesItemName(_ command: CommandSpec) -> Bool {
+        command.arguments.first?.completion == .items(nil, .name)
+    }
+
     private static func shellQuoted(_ text: String) -> String {
         "'" + text.replacingAll("'", with: "'\\''") + "'"
     }
@@ -92,12 +101,12 @@ public enum Completions {
         s += "# Item names from the chosen vault's unlocked agent only (never a prompt). Uses _kc's vault.\n"
         s += "_kc_items() {\n"
         s += "    COMPREPLY=()\n"
-        s += "    _kc_reply_lines command kc \"${vault[@]}\" __complete-items \"$@\"\n"
+        s += "    _kc_reply_lines command kc \"${vault[@]}\" __complete-items \"$@\" \"${named[@]}\"\n"
         s += "}\n\n"
         s += "_kc() {\n"
         s += "    local cur=\"${COMP_WORDS[COMP_CWORD]}\" prev=\"${COMP_WORDS[COMP_CWORD-1]}\"\n"
         s += "    local path=\"\" word value i skip=0 step next\n"
-        s += "    local -a vault=()\n"
+        s += "    local -a vault=() named=() positional=()\n"
         // bash splits `--vault=PATH` into `--vault`, `=` and `PATH` (`=` is in COMP_WORDBREAKS).
         s += "    [[ \"$cur\" == = ]] && cur=\"\"\n"
         s += "    [[ \"$prev\" == = ]] && prev=\"${COMP_WORDS[COMP_CWORD-2]}\"\n"
@@ -110,14 +119,16 @@ public enum Completions {
         s += "            case \"$word\" in\n"
         s += "                \(vaultOptions.joined(separator: "|"))) vault+=(\"$word\" \"${value/#\\~\\//$HOME/}\") ;;\n"
         s += "                \(vaultOptions.map { "\($0)=*" }.joined(separator: "|"))) value=\"${word#*=}\"; vault+=(\"${word%%=*}\" \"${value/#\\~\\//$HOME/}\") ;;\n"
+        s += "                \(namingOptions.joined(separator: "|"))) named=(--named \"$value\") ;;\n"
         s += "            esac\n"
         s += "            [[ \" $(_kc_value_options \"$path\") \" == *\" $word \"* ]] && skip=$step\n"
         s += "            continue\n"
         s += "        fi\n"
+        s += "        ((${#positional[@]})) && { positional+=(\"$word\"); continue; }\n"
         s += "        next=\"${path:+$path }$word\"\n"
         s += "        case \"$next\" in\n"
         s += "            " + paths(commands).dropFirst().map(shellQuoted).joined(separator: "|") + ") path=\"$next\" ;;\n"
-        s += "            *) break ;;\n"
+        s += "            *) positional+=(\"$word\") ;;\n"
         s += "        esac\n"
         s += "    done\n"
         s += "    case \"$path:$prev\" in\n"
@@ -138,7 +149,7 @@ public enum Completions {
             }
         }
         s += "    esac\n"
-        s += "    local candidates keychains=0\n"
+        s += "    local candidates keychains=0 items=0\n"
         s += "    case \"$path\" in\n"
         for path in paths(commands) {
             var words = nextWords(path, commands)
@@ -150,12 +161,21 @@ public enum Completions {
             if let command = commands.first(where: { $0.name == path }), command.arguments.first?.completion == .keychains {
                 dynamic = "; keychains=1"
             }
+            if let command = commands.first(where: { $0.name == path }), takesItemName(command) { dynamic = "; items=1" }
             s += "        \(shellQuoted(path))) candidates=\(shellQuoted((words + optionWords).joined(separator: " ")))\(dynamic) ;;\n"
         }
         s += "    esac\n"
         // compgen -W expands its words: only kc's own fixed words go through it, never a name.
         s += "    COMPREPLY=($(compgen -W \"$candidates\" -- \"$cur\"))\n"
         s += "    ((keychains)) && _kc_reply_lines \(keychainLister)\n"
+        // NAME, then the accounts of the items NAME names.
+        s += "    if ((items)) && [[ \"$cur\" != -* ]]; then\n"
+        s += "        COMPREPLY=()\n"
+        s += "        case ${#positional[@]} in\n"
+        s += "            0) _kc_reply_lines command kc \"${vault[@]}\" __complete-items --attribute name ;;\n"
+        s += "            1) _kc_reply_lines command kc \"${vault[@]}\" __complete-items --attribute account --named \"${positional[0]}\" ;;\n"
+        s += "        esac\n"
+        s += "    fi\n"
         s += "}\n"
         s += "complete -F _kc kc\n"
         return s
@@ -168,12 +188,12 @@ public enum Completions {
         s += "# Item names from the chosen vault's unlocked agent only (never a prompt). Uses _kc's kc_vault.\n"
         s += "_kc_items() {\n"
         s += "    local -a values\n"
-        s += "    values=(${(f)\"$(command kc $kc_vault __complete-items \"$@\" 2>/dev/null </dev/null)\"})\n"
+        s += "    values=(${(f)\"$(command kc $kc_vault __complete-items \"$@\" $kc_named 2>/dev/null </dev/null)\"})\n"
         s += "    compadd -a values\n"
         s += "}\n\n"
         s += "_kc() {\n"
         s += "    local -A kc_paths kc_valued\n"
-        s += "    local -a kc_vault\n"
+        s += "    local -a kc_vault kc_named\n"
         s += "    kc_paths=(\n"
         for path in paths(commands).dropFirst() { s += "        \(shellQuoted(path)) 1\n" }
         s += "    )\n"
@@ -190,6 +210,7 @@ public enum Completions {
         s += "        if [[ $word == -* ]]; then\n"
         s += "            [[ $word == (\(vaultOptions.joined(separator: "|"))) ]] && kc_vault+=($word ${${(Q)words[i+1]}/#\\~\\//$HOME/})\n"
         s += "            [[ $word == (\(vaultOptions.joined(separator: "|")))=* ]] && kc_vault+=(${(Q)word})\n"
+        s += "            (( i + 1 < CURRENT )) && [[ $word == (\(namingOptions.joined(separator: "|"))) ]] && kc_named=(--named \"${(Q)words[i+1]}\")\n"
         s += "            if [[ ${kc_valued[${words_path:--}]} == *\" $word \"* ]]; then\n"
         s += "                # The word being completed is this option's value: _arguments completes it.\n"
         s += "                (( i + 1 < CURRENT )) || { at_value=1; break; }\n"
@@ -216,7 +237,12 @@ public enum Completions {
             for option in options(path, commands) {
                 s += "                \(zshSpec(option))\n"
             }
-            if let command = commands.first(where: { $0.name == path }), let argument = command.arguments.first {
+            if let command = commands.first(where: { $0.name == path }), takesItemName(command) {
+                s += "                \(shellQuoted("1:\(command.arguments[0].name):{_kc_items --attribute name}"))\n"
+                if command.arguments.count > 1 {
+                    s += "                \(shellQuoted("2:\(command.arguments[1].name):{kc_named=(--named \"${(Q)line[1]}\"); _kc_items --attribute account}"))\n"
+                }
+            } else if let command = commands.first(where: { $0.name == path }), let argument = command.arguments.first {
                 s += "                \(shellQuoted("*:\(argument.name):\(zshAction(argument.completion))"))\n"
             }
             s += "            ) ;;\n"
@@ -287,16 +313,20 @@ public enum Completions {
         s += "    set -l tokens (commandline -opc)\n"
         s += "    set -l vault\n"
         s += "    set -l take 0\n"
+        s += "    set -l named\n"
         s += "    for word in $tokens[2..-1]\n"
         s += "        if test $take = 1; set -a vault (string replace -r '^~/' \"$HOME/\" -- $word); set take 0; continue; end\n"
+        s += "        if test $take = 2; set named --named $word; set take 0; continue; end\n"
         s += "        switch $word\n"
         s += "            case \(vaultOptions.joined(separator: " "))\n"
         s += "                set -a vault $word; set take 1\n"
         s += "            case \(vaultOptions.map { shellQuoted($0 + "=*") }.joined(separator: " "))\n"
         s += "                set -a vault $word\n"
+        s += "            case \(namingOptions.joined(separator: " "))\n"
+        s += "                set take 2\n"
         s += "        end\n"
         s += "    end\n"
-        s += "    command kc $vault __complete-items $argv 2>/dev/null </dev/null\n"
+        s += "    command kc $vault __complete-items $argv $named 2>/dev/null </dev/null\n"
         s += "end\n\n"
         s += "function __kc_at --argument-names wanted\n    test (__kc_path) = \"$wanted\"\nend\n\n"
         s += "complete -c kc -f\n"
@@ -326,6 +356,9 @@ public enum Completions {
             }
             if let command = commands.first(where: { $0.name == path }), case .choices(let choices)? = command.arguments.first?.completion {
                 s += "complete -c kc \(condition) -a \(shellQuoted(choices.joined(separator: " ")))\n"
+            }
+            if let command = commands.first(where: { $0.name == path }), takesItemName(command) {
+                s += "complete -c kc \(condition) -a \(shellQuoted("(__kc_items --attribute name)"))\n"
             }
             if commands.first(where: { $0.name == path })?.arguments.first?.completion == .keychains {
                 s += "complete -c kc \(condition) -a \(shellQuoted("(\(keychainNames))"))\n"

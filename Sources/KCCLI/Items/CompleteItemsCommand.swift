@@ -8,6 +8,8 @@ public enum CompletedAttribute: String, CaseIterable, Sendable {
     case service
     case server
     case account
+    /// What `kc get NAME` takes: a label, a service or a server.
+    case name
 }
 
 /// `kc __complete-items`: for the shell completions, the values of one attribute of the chosen
@@ -19,8 +21,9 @@ let completeItemsCommand = CommandSpec(
     options: [
         .value("class", valueName: "CLASS", help: "Only generic or only internet items.",
                completion: .choices(ItemClass.allCases.map(\.rawValue))),
-        .value("attribute", valueName: "ATTRIBUTE", help: "service, server or account.",
+        .value("attribute", valueName: "ATTRIBUTE", help: "service, server, account or name.",
                completion: .choices(CompletedAttribute.allCases.map(\.rawValue))),
+        .value("named", valueName: "NAME", help: "With --attribute account: only the accounts of the items NAME names (as kc get NAME)."),
     ],
     hidden: true,
     handler: runCompleteItems)
@@ -33,27 +36,38 @@ func completeItemsArguments(_ itemClass: ItemClass?, _ attribute: CompletedAttri
 func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let itemClass = invocation.value("class").flatMap(ItemClass.init(rawValue:))
     let attribute = invocation.value("attribute").flatMap(CompletedAttribute.init(rawValue:)) ?? .service
-    for value in agentItemValues(context, itemClass, attribute) { context.output.writeLine(value) }
+    let named = attribute == .account ? invocation.value("named").flatMap { $0.isEmpty ? nil : $0 } : nil
+    for value in agentItemValues(context, itemClass, attribute, named: named) { context.output.writeLine(value) }
     return 0
 }
 
 /// The distinct values, sorted; empty unless the vault's agent is unlocked and answers.
-private func agentItemValues(_ context: Context, _ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> [String] {
+/// With `named`, only the accounts of the items that name names (`NameLookup`, as `kc get`).
+private func agentItemValues(_ context: Context, _ itemClass: ItemClass?, _ attribute: CompletedAttribute, named: String? = nil) -> [String] {
     guard let endpoint = try? context.agentEndpoint(),
           let agent = try? AgentSession.running(endpoint, password: MasterPasswordSource { _ throws(KeychainError) -> SecureBytes in
               throw KeychainError(.interactionNotAllowed)   // completions never prompt
-          }),
-          let items = try? agent.allItems(revealing: false) else { return [] }
+          }) else { return [] }
+    let items: [Item]
+    if let named {
+        let filters = itemClass.map { [Query(itemClass: $0)] } ?? []
+        guard let match = try? agent.items(named: NameLookup(name: named, filters: filters)) else { return [] }
+        items = match.items
+    } else {
+        guard let all = try? agent.allItems(revealing: false) else { return [] }
+        items = all
+    }
     var values = Set<String>()
     for item in items where itemClass == nil || item.itemClass == itemClass {
-        let value: String?
+        var found: [String?]
         switch attribute {
-        case .service: value = item.attributes[Attribute.service] ?? (itemClass == nil ? item.attributes[Attribute.server] : nil)
-        case .server: value = item.attributes[Attribute.server]
-        case .account: value = item.attributes[Attribute.account]
+        case .service: found = [item.attributes[Attribute.service] ?? (itemClass == nil ? item.attributes[Attribute.server] : nil)]
+        case .server: found = [item.attributes[Attribute.server]]
+        case .account: found = [item.attributes[Attribute.account]]
+        case .name: found = [item.attributes[Attribute.label], item.attributes[NameLookup.nameAttribute(of: item.itemClass)]]
         }
         // One value a line: a value with a control character (a line break) is left out.
-        if let value, !value.isEmpty, !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        for case let value? in found where !value.isEmpty && !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
             values.insert(value)
         }
     }

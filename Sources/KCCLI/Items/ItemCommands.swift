@@ -79,6 +79,8 @@ let findAnyCommand = CommandSpec(
     Like 'kc find generic' and 'kc find internet' together: -s matches a generic item's service or an internet \
     item's server. Matches come in creation order; without --all only the first is shown.
 
+    \(findMatchLimitHelp)
+
     \(clipHelp)
     """,
     options: eitherClassOptions + findFlags,
@@ -91,12 +93,10 @@ private let findFlags: [OptionSpec] = [
     .flag("all", help: "Show every match (match limit all), not just the first."),
     .flag("password", short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
     .flag("json", help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
-] + clipOptions
+] + shortClipOptions
 
-/// --clip copies the one secret -w selects.
+/// --clip copies the one secret it selects (as -w would print it).
 private let findRules: [OptionRule] = [
-    .requires("clip", anyOf: ["password"], message: "--clip copies the secret, which only -w selects",
-              hint: "write 'kc find ... -w --clip'"),
     .exclusive(["clip", "json"]),
     .exclusive(["clip", "all"], reason: "--clip copies one secret",
                message: "--clip copies one secret, and --all asks for every match",
@@ -118,6 +118,8 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         without --all only the first is shown. Prints the attributes as 'name: value' lines (and \
         'requirePassword: yes' for an item with the require-password mark), never the secret \
         unless asked with -w. Nothing found: errSecItemNotFound (exit 44).
+
+        \(findMatchLimitHelp)
 
         \(clipHelp)
         """,

@@ -32,16 +32,30 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
 }
 
 func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
-    let json = invocation.flag("json")
-    let withSecrets = invocation.flag("password")
-    let queries = try findQueries(invocation, itemClass)
+    let json = invocation.flag("json"), all = invocation.flag("all")
     let clip = try findClipRequest(invocation, context)
+    let withSecrets = invocation.flag("password") || clip != nil
+    var queries = try findQueries(invocation, itemClass)
+    if withSecrets && !all && queries.allSatisfy(\.filters.isEmpty) {
+        throw usageError("\(clip != nil ? "--clip" : "-w") with no attribute would give the first item's secret",
+                         hint: "name the item (kc get NAME, or -s SERVICE -a ACCOUNT), or give --all for every item")
+    }
+    // Every match is counted, so that picking the first of several is never silent.
+    for index in queries.indices { queries[index].matchAll = true }
     let store = try domain(context.session(for: .matchingAny(queries)))
-    let items = try matches(json: json, context) { () throws(CLIError) in
-        do throws(CLIError) { return try domain(store.find(anyOf: queries, revealing: withSecrets)) } catch {
+    // The agent reveals only the secret printed: the matches are counted without their secrets (a
+    // marked other match never asks again). The vault opened here reads them in the same pass.
+    let countFirst = withSecrets && !all && store.isServedByAgent
+    var items = try matches(json: json, context) { () throws(CLIError) in
+        do throws(CLIError) { return try domain(store.find(anyOf: queries, revealing: withSecrets && !countFirst)) } catch {
             throw withNotFoundHint(error, queries: queries, store: store, context)
         }
     }
+    if !all && items.count > 1 {
+        context.warn("\(items.count) items match; \(clip != nil ? "copied" : "printed") the first (\(items[0].itemClass.rawValue) \(ItemPicker.describe(items[0]))); "
+                     + "narrow with -a or use --all")
+    }
+    if !all { items = [countFirst ? try revealed(items[0], in: store) : items[0]] }
     if let clip {
         try clip.copy(items[0].secret, what: "the secret", context)
     } else if json {

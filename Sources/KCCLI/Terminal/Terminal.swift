@@ -57,11 +57,12 @@ public final class Terminal {
         return buffer.slice(0..<count)
     }
 
-    /// Asks for a line with echo. Enter alone gives `default` (or ""); Ctrl-C or Ctrl-D cancels.
+    /// Asks for a line with echo. Enter alone gives `default` (or ""); Ctrl-C or Ctrl-D cancels,
+    /// and Esc alone too when `escapeCancels` (an arrow key's escape sequence is ignored).
     /// The caller writes the default into the prompt itself, e.g. "User name [deploy]: ".
-    public func readLine(prompt: String, default defaultValue: String? = nil) throws(CLIError) -> String {
+    public func readLine(prompt: String, default defaultValue: String? = nil, escapeCancels: Bool = false) throws(CLIError) -> String {
         let buffer = SecureBytes(count: Self.maximumLength)
-        let count = try readAnswer(prompt: prompt, echo: true, into: buffer)
+        let count = try readAnswer(prompt: prompt, echo: true, escapeCancels: escapeCancels, into: buffer)
         if count == 0 { return defaultValue ?? "" }
         return buffer.withUnsafeBytes { String(decoding: $0[0..<count], as: UTF8.self) }
     }
@@ -75,10 +76,10 @@ public final class Terminal {
     // MARK: - Reading
 
     /// Reads one answer into `buffer`; returns its length. Restores the terminal in every case.
-    private func readAnswer(prompt: String, echo: Bool, into buffer: SecureBytes) throws(CLIError) -> Int {
+    private func readAnswer(prompt: String, echo: Bool, escapeCancels: Bool = false, into buffer: SecureBytes) throws(CLIError) -> Int {
         var failure: CLIError?
         let count = buffer.withUnsafeMutableBytes { raw -> Int in
-            do throws(CLIError) { return try readAnswer(prompt: prompt, echo: echo, into: raw) } catch {
+            do throws(CLIError) { return try readAnswer(prompt: prompt, echo: echo, escapeCancels: escapeCancels, into: raw) } catch {
                 failure = error
                 return 0
             }
@@ -87,7 +88,8 @@ public final class Terminal {
         return count
     }
 
-    private func readAnswer(prompt: String, echo: Bool, into raw: UnsafeMutableRawBufferPointer) throws(CLIError) -> Int {
+    private func readAnswer(prompt: String, echo: Bool, escapeCancels: Bool,
+                            into raw: UnsafeMutableRawBufferPointer) throws(CLIError) -> Int {
         let fd = descriptor.rawValue
         var saved = termios()
         guard tcgetattr(fd, &saved) == 0 else {
@@ -147,6 +149,8 @@ public final class Terminal {
                 while count > 0 && bytes[count - 1] == 0x20 { count -= 1; bytes[count] = 0; erased += 1 }
                 while count > 0 && bytes[count - 1] != 0x20 { count -= 1; bytes[count] = 0; erased += 1 }
                 if echo { write(String(repeating: "\u{8} \u{8}", count: erased)) }
+            case 0x1B where escapeCancels:
+                if !skipEscapeSequence() { throw CLIError(.userCanceled, "canceled with Esc") }
             case 0..<0x20:
                 continue   // other control characters (Ctrl-Z, Esc, ...) are not part of an answer
             default:
@@ -156,6 +160,24 @@ public final class Terminal {
                 if echo { try? descriptor.write(all: [byte]) }
             }
         }
+    }
+}
+
+extension Terminal {
+    /// After an Esc: reads the rest of an escape sequence (an arrow key's `ESC [ A`) when one
+    /// follows at once, and returns true; false for an Esc alone.
+    fileprivate func skipEscapeSequence() -> Bool {
+        func next(within milliseconds: Int32) -> UInt8? {
+            var poller = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, milliseconds) == 1 else { return nil }
+            var byte: UInt8 = 0
+            let n = withUnsafeMutableBytes(of: &byte) { raw in (try? descriptor.read(into: raw)) ?? 0 }
+            return n == 1 ? byte : nil
+        }
+        guard let introducer = next(within: 30) else { return false }
+        guard introducer == UInt8(ascii: "[") || introducer == UInt8(ascii: "O") else { return true }
+        while let byte = next(within: 30), !(0x40...0x7E).contains(byte) {}
+        return true
     }
 }
 
