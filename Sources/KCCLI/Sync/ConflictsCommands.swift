@@ -1,4 +1,5 @@
 import KCCrypto
+import KCCommandSession
 import KCSession
 import KCFormat
 import KCSystem
