@@ -17,6 +17,8 @@ final class SessionDriftTests: XCTestCase {
     var folder = ""
     let password = SecureBytes(copying: Array("correct horse".utf8))
     var path: String { folder + "/login.kc" }
+    /// The bytes of a record cut short, at the end of the vault.
+    let tornTail: [UInt8] = [0x4b, 0x43, 0x01, 0x02, 0x03]
 
     override func setUp() { folder = TemporaryFolder.make("kc-session-drift") }
     override func tearDown() { TemporaryFolder.remove(folder) }
@@ -47,7 +49,7 @@ final class SessionDriftTests: XCTestCase {
         try Data(merged.bytes).write(to: URL(fileURLWithPath: path))
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
-        handle.write(Data([0x4b, 0x43, 0x01, 0x02, 0x03]))
+        handle.write(Data(tornTail))
         handle.closeFile()
     }
 
@@ -64,7 +66,7 @@ final class SessionDriftTests: XCTestCase {
         }
     }
 
-    private func failure(_ body: () throws -> CopySummary) -> String {
+    private func failure<T>(_ body: () throws -> T) -> String {
         do {
             _ = try body()
             return "no failure"
@@ -99,9 +101,15 @@ final class SessionDriftTests: XCTestCase {
         let copy = try Array(Data(contentsOf: URL(fileURLWithPath: folder + "/desktop.kc")))
         XCTAssertEqual(try agent.summary(of: copy), try local.summary(of: copy))
 
+        let live = try Array(Data(contentsOf: URL(fileURLWithPath: path)).dropLast(tornTail.count))
+        let byAgent = try agent.merge(ours: copy, theirs: live), here = try local.merge(ours: copy, theirs: live)
+        XCTAssertEqual([byAgent.conflicts, byAgent.unmarked], [here.conflicts, here.unmarked])
+        XCTAssertEqual(try local.summary(of: byAgent.bytes), try local.summary(of: here.bytes))
+
         // A copy of another vault is refused alike.
         _ = try Keychain.create(at: folder + "/other.kc", password: password, kdf: .fastTest, options: options("other"))
         let other = try Array(Data(contentsOf: URL(fileURLWithPath: folder + "/other.kc")))
         XCTAssertEqual(failure { try agent.summary(of: other) }, failure { try local.summary(of: other) })
+        XCTAssertEqual(failure { try agent.merge(ours: other, theirs: live) }, failure { try local.merge(ours: other, theirs: live) })
     }
 }
