@@ -34,15 +34,20 @@ let package = Package(
         .target(name: "KCKeychain", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCSync", dependencies: ["KCVault", "KCCrypto", "KCFormat", "KCSystem"], swiftSettings: strict),
         .target(name: "KCFTP", dependencies: ["CCurl", "KCKeychain", "KCCrypto"], swiftSettings: strict),
-        .target(name: "KCAgent", dependencies: ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCSync"],
+        // The session layer: every request a front end makes of one vault (`KeychainSession`) and its
+        // answer by the vault opened in this process (`LocalSession`), which the agent's server runs too.
+        .target(name: "KCSession", dependencies: ["KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
+                swiftSettings: strict),
+        .target(name: "KCAgent", dependencies: ["KCSession", "KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCSync"],
                 swiftSettings: strict + faultSeam),
+        // The session a command gets: the vault's agent while it answers (`AgentSession`, the client's
+        // side), then the vault opened here (`FallbackSession`, the one owner of that rule).
+        .target(name: "KCCommandSession", dependencies: ["KCAgent", "KCSession", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
+                swiftSettings: strict),
         // The importers: other managers' files (Bitwarden JSON, CSV exports), kc's own JSON and CSV,
         // and a pass store (each entry decrypted by the user's own gpg), read into items.
         .target(name: "KCExchange", dependencies: ["KCKeychain", "KCCrypto", "KCSystem", "KCFormat"], swiftSettings: strict),
-        // The session layer: every front-end request, answered by the agent or by the vault opened here.
-        .target(name: "KCSession", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
-                swiftSettings: strict),
-        .target(name: "KCCLI", dependencies: ["KCSession", "KCKeychain", "KCSync", "KCFTP", "KCAgent", "KCExchange", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
+        .target(name: "KCCLI", dependencies: ["KCCommandSession", "KCSession", "KCKeychain", "KCSync", "KCFTP", "KCAgent", "KCExchange", "KCVault", "KCCrypto", "KCSystem", "KCFormat", "KCGenerator"],
                 swiftSettings: strict),
         // The Swift runtime and libstdc++ linked statically (Sources/kc/link/libstdc++.so points the
         // runtime's -lstdc++ at libstdc++.a): a kc process starts without relocating libstdc++.so.
@@ -67,9 +72,10 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCFTPTests", dependencies: ["KCFTP", "CCurl", "KCKeychain", "KCCrypto", "KCFormat", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSync", "KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
+        .testTarget(name: "KCAgentTests", dependencies: ["KCAgent", "KCSession", "KCSync", "KCKeychain", "KCVault", "KCCrypto", "KCFormat", "KCSystem", "KCTestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "KCSessionTests", dependencies: ["KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCTestSupport"], swiftSettings: strict),
+        .testTarget(name: "KCCommandSessionTests", dependencies: ["KCCommandSession", "KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault",
+                                                          "KCFormat", "KCCrypto", "KCSystem", "KCTestSupport"], swiftSettings: strict),
         .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

@@ -32,10 +32,6 @@ extension WireWriter {
         case .unexpected(let text):
             u8(6)
             string(text)
-        case .worded(let message, _):
-            // A front end's own message, never raised inside the agent: told as what it is.
-            u8(6)
-            string("worded: " + message)
         case .relayed(let failure):
             // The session layer's carrier of a client-side failure, never raised inside the agent.
             u8(6)

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KCCrypto
+import KCCommandSession
 import KCSession
 import KCSystem
 import KCKeychain

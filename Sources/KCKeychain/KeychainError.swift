@@ -94,8 +94,6 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         /// agent's own failures (locked, gone, busy), put in by the session layer's `AgentSession`
         /// and read back only there, for the front end to word.
         case relayed(any Error & Sendable)
-        /// A failure its front end worded itself: a message and a hint.
-        case worded(message: String, hint: String?)
     }
 
     /// For debugging; front ends word the reason themselves.

@@ -5,7 +5,8 @@ import KCKeychain
 import KCVault
 
 /// Everything a front end asks of one vault, whoever answers: the vault opened in this process
-/// (`LocalSession`), its unlocked agent (`AgentSession`), or the agent until it ends and then the
+/// (`LocalSession`, which is also what the agent's server runs with the key it holds), its
+/// unlocked agent (`AgentSession`, KCCommandSession), or the agent until it ends and then the
 /// vault opened here (`FallbackSession`, what a command gets from its context). A command asks
 /// for its session once and sends every request through it, so the rule "agent or vault" is
 /// decided in one place.
@@ -44,17 +45,6 @@ public protocol KeychainSession: ItemStore {
     /// `unlock` gives the key of a copy rotated elsewhere (`SyncRound.run(_:unlock:)`).
     func sync(_ round: (SecureBytes?) throws -> SyncRound,
               unlock: @escaping (VaultHeader, SecureBytes) -> SecureBytes?) throws -> SyncRound.Report
-}
-
-/// What a session tells its front end while it goes on (the front end words it).
-public enum SessionNotice: Sendable {
-    /// The vault's agent was of another build of kc and was stopped; the command goes on without it.
-    case otherBuildStopped
-    /// The remote's copy is sealed under a key the agent does not have (a rotation elsewhere):
-    /// the sync goes on with the master password.
-    case agentLacksRotatedKey
-    /// The agent could not be used at all (`reason`, worded); the vault is opened here.
-    case agentUnusable(KeychainError)
 }
 
 /// The master password of one command: asked once, and the one already given (typed for an item

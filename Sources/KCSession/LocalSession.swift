@@ -8,7 +8,9 @@ import KCKeychain
 /// The session of a vault opened in this process with the master password: Keychain and KCSync
 /// here. The vault is opened on the first request that needs it (a check walks the file without
 /// opening it; a merge of two copies needs only the key), with the password of `password`.
-/// These methods are also what the agent's server does with the keychain it holds.
+/// These methods are also what the agent's server does with the keychain it holds (its dispatch
+/// adds only what the agent must: asking for the master password again, the idle deadline), so
+/// the two paths cannot drift.
 public final class LocalSession: KeychainSession {
     public let path: String
     public let options: OpenOptions
@@ -47,6 +49,9 @@ public final class LocalSession: KeychainSession {
         vault = keychain
     }
 
+    /// The vault if it is open already (nothing is opened).
+    var openKeychain: Keychain? { vault }
+
     /// The vault, opened now if it is not yet (`VaultError.noSuchVault` when there is none).
     public func keychain() throws(KeychainError) -> Keychain {
         if let vault { return vault }
@@ -84,7 +89,13 @@ public final class LocalSession: KeychainSession {
 
     public func search(_ query: SearchQuery) throws(KeychainError) -> [Item] { try keychain().search(query) }
 
-    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] { try keychain().allItems(revealing: revealing) }
+    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] { Array(try liveItems(revealing: revealing)) }
+
+    /// `allItems`, each item built only when it is reached (`Keychain.liveItems`): a caller that
+    /// sends them one at a time never holds all of them at once.
+    public func liveItems(revealing: Bool) throws(KeychainError) -> some RandomAccessCollection<Item> {
+        try keychain().liveItems(revealing: revealing)
+    }
 
     @discardableResult
     public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
@@ -167,8 +178,9 @@ public final class LocalSession: KeychainSession {
                                     written: HybridLogicalClock.milliseconds(of: record.payload.timestamp), item: item)
     }
 
+    /// The master password is needed (asked) only for a version-1 vault, which is converted first.
     public func nameDevice(_ name: String) throws(KeychainError) {
         let keychain = try keychain()
-        try keychain.nameDevice(name, password: try password.password())
+        try keychain.nameDevice(name, password: keychain.allowsVersion2Content ? nil : try password.password())
     }
 }

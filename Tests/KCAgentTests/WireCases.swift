@@ -21,7 +21,7 @@ enum ReasonCase: CaseIterable {
         case .notAnItem: self = .notAnItem
         case .changedSinceSalvageConfirmed: self = .changedSinceSalvageConfirmed
         case .unexpected: self = .unexpected
-        case .worded, .relayed: fatalError("a front end's own message, or the session's carrier of a client failure, never crosses the wire")
+        case .relayed: fatalError("the session's carrier of a client failure never crosses the wire")
         }
     }
 }

@@ -11,7 +11,7 @@ final class CLIErrorTests: XCTestCase {
         for file in FileManager.default.enumerator(atPath: folder)?.compactMap({ $0 as? String }) ?? [] where file.hasSuffix(".swift") {
             let text = try String(contentsOfFile: folder + "/" + file, encoding: .utf8)
             for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where line.contains(".worded(message:") || line.contains("KeychainError(.") && line.contains(", \"") {
+            where line.contains("KeychainError(.") && line.contains(", \"") {
                 offences.append("\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
             }
         }

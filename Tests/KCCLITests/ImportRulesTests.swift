@@ -7,7 +7,7 @@ import XCTest
 final class ImportRulesTests: XCTestCase {
     /// KCCLI's files that may import KCAgent: kc unlock, lock, status and the agent's own command
     /// need its endpoint, launcher, status and errors, `__agent-wire` its message table (the client
-    /// itself only through KCSession).
+    /// itself only through KCCommandSession's `AgentSession`).
     static let agentFiles: Set<String> = [
         "Agent/AgentHandlers.swift", "Agent/AgentServeCommand.swift", "Agent/AgentStatusWording.swift",
         "Agent/AgentWording.swift", "Agent/Context+Agent.swift", "Agent/AgentWireCommand.swift",
@@ -68,17 +68,24 @@ final class ImportRulesTests: XCTestCase {
         XCTAssertEqual(stale.sorted(), [], "listed files that no longer import the module")
     }
 
-    func testOnlyAgentSessionUsesTheAgentInTheSessionLayer() throws {
-        let files = try Self.imports(of: "KCSession")
+    func testOnlyAgentSessionUsesTheAgentInTheCommandSession() throws {
+        let files = try Self.imports(of: "KCCommandSession")
         XCTAssertFalse(files.isEmpty, "the sources were not found")
         XCTAssertEqual(files.filter { $0.value.contains("KCAgent") }.keys.sorted(), ["AgentSession.swift"])
     }
 
-    func testNoLowerLayerImportsTheSessionLayerOrTheFrontEnd() throws {
-        for module in ["KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCExchange", "KCSync", "KCAgent"] {
+    /// KCSession sits below KCAgent (the agent's server answers with `LocalSession`); the command's
+    /// session (KCCommandSession, the agent's client side) and the front end sit above both.
+    func testNoLowerLayerImportsTheLayersAboveIt() throws {
+        let above: [String: Set<String>] = [
+            "KCSystem": ["KCSession", "KCAgent"], "KCCrypto": ["KCSession", "KCAgent"], "KCFormat": ["KCSession", "KCAgent"],
+            "KCVault": ["KCSession", "KCAgent"], "KCKeychain": ["KCSession", "KCAgent"], "KCExchange": ["KCSession", "KCAgent"],
+            "KCSync": ["KCSession", "KCAgent"], "KCSession": ["KCAgent"], "KCAgent": [],
+        ]
+        for (module, forbidden) in above {
             let files = try Self.imports(of: module)
             XCTAssertFalse(files.isEmpty, "no sources for \(module)")
-            let offences = files.filter { !$0.value.isDisjoint(with: ["KCSession", "KCCLI"]) }.keys.sorted()
+            let offences = files.filter { !$0.value.isDisjoint(with: forbidden.union(["KCCommandSession", "KCCLI"])) }.keys.sorted()
             XCTAssertEqual(offences, [], "\(module) imports a layer above it")
         }
     }

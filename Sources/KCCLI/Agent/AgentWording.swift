@@ -1,4 +1,5 @@
 import KCAgent
+import KCCommandSession
 import KCSession
 import KCSystem
 import KCKeychain

@@ -5,6 +5,7 @@ import KCCrypto
 import KCSystem
 import KCExchange
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.

@@ -5,6 +5,7 @@ import KCCrypto
 import KCFTP
 import KCSystem
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 /// `kc netrc`: internet items as netrc lines on standard output, for curl, ftp and others.

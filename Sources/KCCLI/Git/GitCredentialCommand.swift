@@ -1,6 +1,7 @@
 import KCCrypto
 import KCSystem
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 /// `kc git-credential get|store|erase`: git's credential helper (also run as `git-credential-kc`,

@@ -1,3 +1,4 @@
+import KCCommandSession
 import KCSession
 import KCCrypto
 import KCKeychain

@@ -2,6 +2,7 @@ import KCCrypto
 import KCGenerator
 import KCSystem
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 // Handlers of add, find, search, update, delete and list.

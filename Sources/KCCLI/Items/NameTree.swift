@@ -1,3 +1,4 @@
+import KCCommandSession
 import KCKeychain
 import KCSession
 

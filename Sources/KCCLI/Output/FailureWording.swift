@@ -48,7 +48,6 @@ struct FailureWording: Equatable {
         case .changedSinceSalvageConfirmed:
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
         case .unexpected(let description): self.init("unexpected failure: \(description)")
-        case .worded(let message, let hint): self.init(message, hint: hint)
         case .relayed(let failure):
             self = AgentWording.wording(relayed: error) ?? FailureWording("unexpected failure: \(failure)")
         }

@@ -1,5 +1,6 @@
 import KCCrypto
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 /// What the `security` subcommands do, through the same item store operations as kc's find, add

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCCommandSession
 import KCSession
 import KCSync
 import KCFormat

@@ -5,6 +5,7 @@ import KCCrypto
 import KCSync
 import KCSystem
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 /// git's merge driver for vault files (Docs/SYNC.md): merges THEIRS into OURS in place.

@@ -5,6 +5,7 @@ import KCCrypto
 import KCSync
 import KCFormat
 import KCSystem
+import KCCommandSession
 import KCSession
 import KCVault
 import KCKeychain

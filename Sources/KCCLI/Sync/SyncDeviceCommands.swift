@@ -1,6 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCSystem
+import KCCommandSession
 import KCSession
 import KCSync
 import KCKeychain

@@ -2,6 +2,7 @@ import KCCrypto
 import KCFormat
 import KCSystem
 import KCKeychain
+import KCCommandSession
 import KCSession
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.

@@ -5,6 +5,7 @@ import KCSync
 import KCSystem
 import KCVault
 import KCKeychain
+import KCSession
 
 /// The session of a vault's running agent: every request answered by the agent with the key it
 /// holds (`AgentClient`, which throws `AgentError`). The only file of the front ends that talks to

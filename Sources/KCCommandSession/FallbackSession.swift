@@ -3,6 +3,7 @@ import KCFormat
 import KCSync
 import KCSystem
 import KCKeychain
+import KCSession
 
 /// The session a command gets: its vault's agent while that answers, then the vault opened here.
 /// The one owner of the rule "the agent ended or is locked: go on with the master password, asked

@@ -1,4 +1,5 @@
 import KCAgent
+import KCCommandSession
 import KCCrypto
 import KCFormat
 import KCSession

@@ -1,32 +1,4 @@
-import KCCrypto
-import KCFormat
-import KCSync
-import KCVault
 import KCKeychain
-
-/// The conflicts of the agent's open vault. The same join as `LocalSession.conflicts` (KCSession),
-/// kept here until the server dispatches into LocalSession (KCSession sits above this module).
-public enum ItemConflicts {
-    /// The items of `keychain` in conflict, sorted by item id (only `itemID`'s when given), their
-    /// versions' secrets included when `revealing`.
-    public static func list(in keychain: Keychain, itemID: [UInt8]? = nil, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
-        try ItemStates(records: try keychain.records).conflicts.filter { itemID == nil || $0.itemID == itemID }.map { (conflict) throws(KeychainError) in
-            ItemConflict(itemID: conflict.itemID, winner: try version(conflict.winner, revealing: revealing),
-                         others: try conflict.others.map { (record) throws(KeychainError) in try version(record, revealing: revealing) })
-        }
-    }
-
-    private static func version(_ record: VaultRecord, revealing: Bool) throws(KeychainError) -> ItemConflict.Version {
-        var item: Item?
-        if record.payload.kind == .put {
-            var stored = try Keychain.item(stored: record)
-            if !revealing { stored.secret = SecureBytes(count: 0) }
-            item = stored
-        }
-        return ItemConflict.Version(device: record.payload.recordID.device,
-                                    written: HybridLogicalClock.milliseconds(of: record.payload.timestamp), item: item)
-    }
-}
 
 /// Conflicts on the wire: one list element per version (item id, winner or not, the version), so
 /// that an element holds at most one secret and always fits a frame; a conflict is its winner
