@@ -82,7 +82,7 @@ private func createExportFile(_ path: String) throws(CLIError) -> FileDescriptor
 /// `kc import json FILE`.
 func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
-    let contents = try readImportFile(path)
+    let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
     return try importRows(parsed, from: path, entryName: "item", invocation, context)
 }
@@ -90,21 +90,14 @@ func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CL
 /// `kc import csv FILE`.
 func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
-    let contents = try readImportFile(path)
+    let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemCSVReader.read($0) }
     return try importRows(parsed, from: path, entryName: "row", invocation, context)
 }
 
-/// The whole of a file to import, in secure memory.
-func readImportFile(_ path: String) throws(CLIError) -> SecureBytes {
-    let descriptor: FileDescriptor
-    do throws(Errno) {
-        descriptor = try FileDescriptor.open(path, O_RDONLY)
-    } catch {
-        throw CLIError(.io, "cannot open \(path): \(error)")
-    }
-    defer { descriptor.close() }
-    return try SecretSource.readAll(descriptor, what: path)
+/// The whole of a file to import, in secure memory (`ImportFile`).
+func readImportFile(_ path: String, _ context: Context) throws(CLIError) -> SecureBytes {
+    try ImportFile.read(path, notice: context.notice)
 }
 
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail

@@ -77,7 +77,7 @@ private func foreignImportCommand(_ name: String, _ abstract: String, from sourc
         examples: ["kc import \(name) --dry-run export.\(suffix)", "kc import \(name) export.\(suffix)"],
         handler: { invocation, context throws(CLIError) in
             let path = invocation.arguments[0]
-            let contents = try readImportFile(path)
+            let contents = try readImportFile(path, context)
             let parsed = contents.withUnsafeBytes { read($0) }
             return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", invocation, context)
         })
