@@ -124,14 +124,15 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     }
     /// FILE:LINE, or the entry's own file (a pass store's).
     func place(_ row: ExchangeRow) -> String { row.file.map { Printable.text(path + "/" + $0) } ?? "\(path):\(row.line)" }
-    if let first = rejected.first, !invocation.flag("partial") {
+    let dryRun = invocation.flag("dry-run")
+    // A dry run reports every entry, the rejected ones too, before it fails as the import would.
+    if let first = rejected.first, !invocation.flag("partial"), !dryRun {
         for other in rejected.dropFirst() {
             context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
         throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
                             hint: "nothing was imported; --partial imports the rest")
     }
-    let dryRun = invocation.flag("dry-run")
     context.showProgress("import")
     let outcomes = try domain(context.session().addAll(good.map(\.item), dryRun: dryRun))
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
@@ -142,6 +143,11 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     context.output.flush()
     context.notice("import: \(added) \(dryRun ? "would be added (dry run, nothing written)" : "added"), "
                    + "\(duplicates) skipped as duplicate, \(rejected.count) rejected")
+    if let first = rejected.first, !invocation.flag("partial") {
+        let count = "\(rejected.count) \(rejected.count == 1 ? entryName : entryName == "entry" ? "entries" : entryName + "s")"
+        throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
+                       hint: "\(count) rejected; nothing would be imported; --partial imports the rest")
+    }
     return 0
 }
 
