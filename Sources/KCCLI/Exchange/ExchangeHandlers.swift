@@ -101,7 +101,7 @@ func readImportFile(_ path: String, _ context: Context) throws(CLIError) -> Secu
 }
 
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
-/// the whole import unless --partial.
+/// the whole import unless --partial (a dry run reports every row first, then fails the same way).
 func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
                         _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let rows: [ExchangeRow]
