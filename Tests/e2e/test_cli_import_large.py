@@ -62,3 +62,20 @@ def test_a_file_beyond_the_bound_is_refused_before_it_is_read(kc_ready, tmp_path
     assert "is larger than 1 GiB" in result.stderr, result
     assert kc_ready.vault_path.read_bytes() == before
     os.unlink(path)
+
+
+def test_a_large_import_through_the_unlocked_agent(kc_ready, tmp_path):
+    """The agent takes the batch in frames of its own size, so a file of several MiB goes through it
+    too, with no master password source."""
+    from agentsupport import NO_SOURCE, stop_agents, with_runtime_folder
+    kc = with_runtime_folder(kc_ready)
+    source = tmp_path / "source.json"
+    source.write_text(json.dumps(big_export(COUNT)))
+    kc.ok(["unlock"])
+    try:
+        result = kc.run(["import", "json", source], unset=NO_SOURCE)
+        assert result.returncode == 0 and f"{COUNT} added, 0 skipped as duplicate, 0 rejected" in result.stderr, result
+        found = kc.run(["find", "internet", "-s", f"host-{COUNT - 1:06d}.example.com", "-w"], unset=NO_SOURCE)
+        assert found.stdout == f"secret-{COUNT - 1:06d}-{'p' * 20}\n", found
+    finally:
+        stop_agents(kc)
