@@ -114,7 +114,7 @@ struct EditorSession {
         closedir(directory)
         for name in names {
             let path = folder + "/" + name
-            if let descriptor = try? FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW), let status = try? descriptor.status(),
+            if let descriptor = try? FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK), let status = try? descriptor.status(),
                status.isRegularFile {
                 let zeros = [UInt8](repeating: 0, count: 64 << 10)
                 var done = 0
