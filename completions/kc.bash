@@ -24,6 +24,9 @@ _kc_value_options() {
         'show') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
         'ls') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'generate') echo '--length --charset --words --separator --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
+        'edit') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --vault --keychain --master-password-fd --lock-timeout' ;;
+        'edit generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
+        'edit internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain create') echo '--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout' ;;
         'keychain list') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
@@ -109,7 +112,7 @@ _kc() {
         ((${#positional[@]})) && { positional+=("$word"); continue; }
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'restore'|'restore generic'|'restore internet'|'list'|'get'|'show'|'ls'|'generate'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'sync reset-device'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'restore'|'restore generic'|'restore internet'|'list'|'get'|'show'|'ls'|'generate'|'edit'|'edit generic'|'edit internet'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'sync reset-device'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) positional+=("$word") ;;
         esac
     done
@@ -376,6 +379,47 @@ _kc() {
         'generate:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'generate:--master-password-fd') return ;;
         'generate:--lock-timeout') return ;;
+        'edit:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
+        'edit:-s'|'edit:--service') _kc_items --attribute service; return ;;
+        'edit:-a'|'edit:--account') _kc_items --attribute account; return ;;
+        'edit:-l'|'edit:--label') return ;;
+        'edit:-D'|'edit:--description') return ;;
+        'edit:-j'|'edit:--comment') return ;;
+        'edit:-G'|'edit:--generic') return ;;
+        'edit:--server') _kc_items --attribute service; return ;;
+        'edit:-r'|'edit:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
+        'edit:-P'|'edit:--port') return ;;
+        'edit:-p'|'edit:--path') return ;;
+        'edit:-d'|'edit:--security-domain') return ;;
+        'edit:-t'|'edit:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
+        'edit:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'edit:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'edit:--master-password-fd') return ;;
+        'edit:--lock-timeout') return ;;
+        'edit generic:-s'|'edit generic:--service') _kc_items --class generic --attribute service; return ;;
+        'edit generic:-a'|'edit generic:--account') _kc_items --class generic --attribute account; return ;;
+        'edit generic:-l'|'edit generic:--label') return ;;
+        'edit generic:-D'|'edit generic:--description') return ;;
+        'edit generic:-j'|'edit generic:--comment') return ;;
+        'edit generic:-G'|'edit generic:--generic') return ;;
+        'edit generic:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'edit generic:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'edit generic:--master-password-fd') return ;;
+        'edit generic:--lock-timeout') return ;;
+        'edit internet:-s'|'edit internet:--server') _kc_items --class internet --attribute server; return ;;
+        'edit internet:-a'|'edit internet:--account') _kc_items --class internet --attribute account; return ;;
+        'edit internet:-r'|'edit internet:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
+        'edit internet:-P'|'edit internet:--port') return ;;
+        'edit internet:-p'|'edit internet:--path') return ;;
+        'edit internet:-d'|'edit internet:--security-domain') return ;;
+        'edit internet:-t'|'edit internet:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
+        'edit internet:-l'|'edit internet:--label') return ;;
+        'edit internet:-D'|'edit internet:--description') return ;;
+        'edit internet:-j'|'edit internet:--comment') return ;;
+        'edit internet:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'edit internet:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'edit internet:--master-password-fd') return ;;
+        'edit internet:--lock-timeout') return ;;
         'keychain:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
         'keychain:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'keychain:--master-password-fd') return ;;
@@ -617,7 +661,7 @@ _kc() {
     esac
     local candidates keychains=0 items=0
     case "$path" in
-        '') candidates='init add find search update delete restore list get show ls generate keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        '') candidates='init add find search update delete restore list get show ls generate edit keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --allow-weak-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
@@ -640,6 +684,9 @@ _kc() {
         'show') candidates='--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case -w --password --json -c --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
         'ls') candidates='--flat --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'generate') candidates='--length --charset --no-symbols --words --separator --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'edit') candidates='generic internet --class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
+        'edit generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'edit internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain') candidates='create list default delete --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain create') candidates='--kdf-ops --kdf-memory --allow-weak-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'keychain list') candidates='--json --names --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <sys/file.h>
 #include <sys/syscall.h>
 #include <errno.h>
@@ -37,6 +38,13 @@ static inline int kc_disable_core_files(void) {
 }
 
 /* The soft RLIMIT_MEMLOCK in bytes; -1 when unlimited or unknown. */
+/* The f_type of the file system holding `path` (statfs), or -1. */
+static inline long long kc_file_system_type(const char *path) {
+    struct statfs info;
+    if (statfs(path, &info) != 0) return -1;
+    return (long long)info.f_type;
+}
+
 static inline long long kc_locked_memory_limit(void) {
     struct rlimit limit;
     if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return -1;

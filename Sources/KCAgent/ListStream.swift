@@ -58,6 +58,11 @@ extension WireWriter {
         if let created = value.created { i64(created) }
         bool(value.modified != nil)
         if let modified = value.modified { i64(modified) }
+        u32(UInt32(value.earlierVersions.count))
+        for version in value.earlierVersions {
+            secret(version.secret)
+            i64(version.modified)
+        }
     }
 }
 
@@ -68,6 +73,12 @@ extension WireReader {
         let id = try bool() ? try bytes() : nil
         let created = try bool() ? try i64() : nil
         let modified = try bool() ? try i64() : nil
-        return ExchangeItem(attributes: attributes, secret: secret, id: id, created: created, modified: modified)
+        var earlier: [ExchangeItem.EarlierVersion] = []
+        for _ in 0..<(try count(minimumSize: 12)) {
+            let earlierSecret = try self.secret()
+            earlier.append(ExchangeItem.EarlierVersion(secret: earlierSecret, modified: try i64()))
+        }
+        return ExchangeItem(attributes: attributes, secret: secret, id: id, created: created, modified: modified,
+                            earlierVersions: earlier)
     }
 }

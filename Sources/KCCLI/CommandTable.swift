@@ -2,8 +2,9 @@
 ///
 /// KCCLI is folded by feature; each feature folder holds its commands (specs), their handlers and
 /// their wording. The map below is checked against the tree by CommandTableMapTests.
-/// - `Items/`: init, add, find, search, update, delete, restore, list, generate (`coreCommands`, `generateCommand`),
-///   get, show, ls (`lookupCommands`) and the clipboard and item-name completion helpers.
+/// - `Items/`: init, add, find, search, update, delete, restore, list, generate, edit (`coreCommands`,
+///   `generateCommand`, `editCommands`), get, show, ls (`lookupCommands`) and the clipboard and
+///   item-name completion helpers.
 /// - `Vault/`: check, repair, compact, history, backup, passwd, the Argon2id options, which vault
 ///   (`--vault`, `--keychain`) and the master password (`vaultCommands`, `keychainCommands`).
 /// - `Agent/`: unlock, lock, status and the hidden `kc agent` (`agentCommands`).
@@ -22,7 +23,7 @@ public enum CommandTable {
     /// Every command, in the order help lists them.
     /// Every kc process builds it, so in one pass: a chain of `+` would copy the first groups' specs again at every step.
     public static let all: [CommandSpec] = {
-        let groups = [coreCommands, lookupCommands, [generateCommand], keychainCommands, vaultCommands, ftpCommands, exchangeCommands,
+        let groups = [coreCommands, lookupCommands, [generateCommand], editCommands, keychainCommands, vaultCommands, ftpCommands, exchangeCommands,
                       foreignImportCommands, agentCommands, syncCommands, conflictsCommands,
                       [gitCredentialCommand, securityCommand, completionsCommand, helpCommand], hiddenCommands]
         var all: [CommandSpec] = []

@@ -6,7 +6,9 @@ import KCSystem
 /// "name"}], "items": [...]}`, each item with `type` (1 login, 2 secure note, 3 card, 4 identity,
 /// 5 SSH key), `name`, `notes`, `folderId`, `fields` ([{"name", "value", "type"}]), `creationDate`
 /// and `revisionDate` (ISO 8601) and, for a login, `login` {`username`, `password`, `uris`
-/// ([{"uri"}]), `totp`}, and `reprompt` (0, or 1: ask for the master password again). An encrypted export (`"encrypted": true`) is refused as a whole. Secrets
+/// ([{"uri"}]), `totp`}, `passwordHistory` ([{"lastUsedDate", "password"}]: earlier versions), and
+/// `reprompt` (0, or 1: ask for the master password again). A field of type 2 (boolean) is no
+/// secret and goes to the comment; the others (text, hidden) are secrets. An encrypted export (`"encrypted": true`) is refused as a whole. Secrets
 /// (passwords, TOTP seeds, field values, secure notes) are unescaped straight into secure memory.
 public enum BitwardenJSONReader {
     public static func read(_ file: UnsafeRawBufferPointer) -> Result<[ExchangeRow], ExchangeFileError> {
@@ -61,6 +63,13 @@ public enum BitwardenJSONReader {
                 if let text = try text(uri["uri"], scanner) { entry.urls.append(text) }
             }
             if let totp = try secret(login?["totp"], scanner) { entry.otherSecrets.append(("TOTP", totp)) }
+            for earlier in item["passwordHistory"]?.elements ?? [] {
+                guard let password = try secret(earlier["password"], scanner) else { continue }
+                guard let written = try text(earlier["lastUsedDate"], scanner), let lastUsed = ISO8601.milliseconds(written) else {
+                    return ForeignEntry(problem: .invalidDate(try text(earlier["lastUsedDate"], scanner) ?? "(none)"))
+                }
+                entry.earlierPasswords.append((password, lastUsed))
+            }
         case 2:
             entry.password = try secret(item["notes"], scanner)
         default:
@@ -68,7 +77,10 @@ public enum BitwardenJSONReader {
             return ForeignEntry(problem: .unsupportedEntry(kinds[type] ?? "type \(type)"))
         }
         for field in item["fields"]?.elements ?? [] {
-            if let name = try text(field["name"], scanner), let value = try secret(field["value"], scanner) {
+            guard let name = try text(field["name"], scanner) else { continue }
+            if case .integer(2) = field["type"] {   // a boolean: "true" or "false", no secret
+                if let value = try text(field["value"], scanner) { entry.plainFields.append((name, value)) }
+            } else if let value = try secret(field["value"], scanner) {
                 entry.otherSecrets.append((name, value))
             }
         }

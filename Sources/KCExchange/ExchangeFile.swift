@@ -115,7 +115,7 @@ struct ExchangeFields {
         guard let name = itemClass else { return reject(.missingClass) }
         guard let itemClass = ItemClass(rawValue: name) else { return reject(.unknownClass(name)) }
         var attributes = ItemAttributes(itemClass, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly)
-        let allowed = Set(Attribute.all(for: itemClass))
+        let allowed = itemClass == .generic ? Self.genericAttributes : Self.internetAttributes
         for (attribute, value) in self.attributes.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
             guard allowed.contains(attribute) else { return reject(.unknownField(attribute.rawValue)) }
             guard let checked = attribute.checked(value) else { return reject(.invalidAttribute(attribute, value)) }
@@ -139,6 +139,10 @@ struct ExchangeFields {
         }
         return .success(ExchangeItem(attributes: attributes, secret: secret, id: idBytes, created: createdMs, modified: modifiedMs ?? createdMs))
     }
+
+    /// The attributes of each class, made once (not once per entry of a large file).
+    private static let genericAttributes = Set(Attribute.all(for: .generic))
+    private static let internetAttributes = Set(Attribute.all(for: .internet))
 
     /// A millisecond count written as decimal digits (CSV).
     static func milliseconds(_ text: String) -> Int64? {

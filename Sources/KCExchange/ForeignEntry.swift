@@ -10,6 +10,11 @@ import KCCrypto
 /// - Otherwise a generic item (service the title, else the URL, else the user name; account the
 ///   user name; label the title; comment the notes, then a URL kc could not read after "URL:").
 /// - The folder or group becomes the description, the realm of an HTTP login the security domain.
+/// - Fields that are no secret (Bitwarden's boolean fields) go to the comment, one `NAME: VALUE` a line
+///   after "Fields:", after the notes and the URLs.
+/// - Earlier passwords (Bitwarden's password history) become the item's earlier versions, oldest
+///   first, each dated when it became the password: the entry's creation for the oldest, then the
+///   day the one before it was last used.
 /// - Other secrets of the entry (a TOTP seed, a hidden field, a pass entry's other lines) are never
 ///   put in an attribute, which `find` prints: each becomes a generic item of its own, service
 ///   "TITLE (NAME)", the same account, description `name`, its value the secret.
@@ -28,6 +33,10 @@ public struct ForeignEntry: Sendable {
     public var modified: Int64?
     /// Secrets besides the password, each kept as a generic item.
     public var otherSecrets: [(name: String, value: SecureBytes)] = []
+    /// Fields that are no secret (a yes-or-no setting), kept in the comment.
+    public var plainFields: [(name: String, value: String)] = []
+    /// Passwords the entry had before, each with the last time it was used (milliseconds since 1970).
+    public var earlierPasswords: [(password: SecureBytes, lastUsed: Int64)] = []
     /// The entry asks for the master password again before its secrets are shown.
     public var requirePassword = false
     /// A problem found while reading the entry: it becomes a rejected row.
@@ -59,12 +68,16 @@ public struct ForeignEntry: Sendable {
             attributes[.label] = title
             if let url = urls.first { comment.append("URL: " + url + urls.dropFirst().map { "\n" + $0 }.joined()) }
         }
+        if !plainFields.isEmpty {
+            comment.append("Fields:\n" + plainFields.map { "\($0.name): \($0.value)" }.joined(separator: "\n"))
+        }
         attributes[.account] = username
         attributes[.description] = Self.nonEmpty(folder)
         attributes[.comment] = comment.isEmpty ? nil : comment.joined(separator: "\n\n")
         attributes.requirePassword = requirePassword
         var results: [Result<ExchangeItem, ExchangeRejection>] = [.success(ExchangeItem(
-            attributes: attributes, secret: password, created: created, modified: modified ?? created))]
+            attributes: attributes, secret: password, created: created, modified: modified ?? created,
+            earlierVersions: earlierVersions()))]
         let owner = title ?? attributes[.server] ?? attributes[.service]!
         for (name, value) in otherSecrets where value.count > 0 {
             var other = ItemAttributes(.generic, [.service: "\(owner) (\(name))", .label: "\(owner) (\(name))", .description: name],
@@ -73,6 +86,16 @@ public struct ForeignEntry: Sendable {
             results.append(.success(ExchangeItem(attributes: other, secret: value, created: created, modified: modified ?? created)))
         }
         return results
+    }
+
+    /// `earlierPasswords` oldest first, each dated when it became the password.
+    func earlierVersions() -> [ExchangeItem.EarlierVersion] {
+        let sorted = earlierPasswords.filter { $0.password.count > 0 }.enumerated()
+            .sorted { ($0.element.lastUsed, $0.offset) < ($1.element.lastUsed, $1.offset) }.map(\.element)
+        return sorted.enumerated().map { index, earlier in
+            ExchangeItem.EarlierVersion(secret: earlier.password,
+                                        modified: index == 0 ? min(created ?? earlier.lastUsed, earlier.lastUsed) : sorted[index - 1].lastUsed)
+        }
     }
 
     static func nonEmpty(_ text: String?) -> String? {

@@ -266,7 +266,17 @@ public final class Keychain {
             let item = Item(id: id, attributes: entry.attributes, created: created,
                             modified: entry.modified ?? created, secret: entry.secret)
             outcomes.append(.added(item))
-            records.append(put(item, base: nil))
+            // Earlier versions first, each the base of the next (`history` lists them in order).
+            for (index, version) in entry.earlierVersions.enumerated() {
+                let earlier = Item(id: id, attributes: entry.attributes, created: created, modified: version.modified,
+                                   secret: version.secret)
+                var record = put(earlier, base: nil)
+                record.basedOnPrevious = index > 0
+                records.append(record)
+            }
+            var record = put(item, base: nil)
+            record.basedOnPrevious = !entry.earlierVersions.isEmpty
+            records.append(record)
         }
         return (outcomes, records)
     }

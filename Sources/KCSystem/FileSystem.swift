@@ -28,6 +28,12 @@ public enum FileSystem {
         return String(cString: resolved)
     }
 
+    /// True when `path` is on a file system held in memory (tmpfs or ramfs), never written to a disk.
+    public static func isMemoryBacked(_ path: String) -> Bool {
+        let type = kc_file_system_type(path)
+        return type == 0x0102_1994 || type == 0x8584_58F6   // TMPFS_MAGIC, RAMFS_MAGIC
+    }
+
     public static func exists(_ path: String) -> Bool {
         (try? linkStatus(path)) != nil
     }

@@ -27,7 +27,8 @@ enum WireFixtures {
     static let exchangeItems = [
         ExchangeItem(attributes: ItemAttributes(.generic, [.service: "s"]), secret: secret),
         ExchangeItem(attributes: ItemAttributes(.internet, [.server: "x"], requirePassword: true), secret: secret, id: [9, 9],
-                     created: 1, modified: 2),
+                     created: 1, modified: 2,
+                     earlierVersions: [.init(secret: SecureBytes(copying: Array("old".utf8)), modified: -1), .init(secret: secret, modified: 1)]),
     ]
 
     static func request(_ kind: AgentRequest.Kind) -> AgentRequest {

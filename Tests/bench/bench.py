@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """make bench: kc's speed and peak memory beside pass and secret-tool, with the same items, in one run.
 
-For each vault size (BENCH_SIZES, default 1000,10000,100000) it builds a kc vault (`kc import netrc`,
-one batched append; the cheap KDF, 1 pass of 8 MiB, so that kc's own cost shows), a pass store and a
+For each vault size (BENCH_SIZES, default 1000,10000,100000) it builds a kc vault (`kc import netrc` of one
+file, one batched append; the cheap KDF, 1 pass of 8 MiB, so that kc's own cost shows), a pass store and a
 gnome-keyring with the same items, and measures with hyperfine (warm-up, repeated runs, medians) every
 row of ROWS, and the peak memory (max RSS, /usr/bin/time) of each command once. It also measures the
 KDF alone and one fsync alone (in this process) to print kc's cost beyond them, and a cold `kc find -w`
-with the default MODERATE KDF at one size. The unlocked rows run with an agent started by `kc unlock`
+with the default MODERATE KDF at one size, and kc's round trip (`kc export --with-secrets` of the whole
+vault, then `kc import json` of that file into a new vault; no peer has one to compare). The unlocked rows run with an agent started by `kc unlock`
 and without the master-password file, so only the agent can answer them; the agent's own peak memory
 (VmHWM) is read from /proc once they ran.
 
@@ -46,7 +47,6 @@ REPO = HERE.parent.parent
 CHEAP_KDF = ("1", "8M")
 MODERATE_SIZE = 10_000        # the size at which the default KDF is measured (or the largest below)
 PASSWORD = "bench master password"
-IMPORT_BATCH = 8_000          # items per `kc import netrc` (about 0.9 MB of netrc)
 
 
 @dataclass
@@ -188,13 +188,38 @@ def make_kc_vault(kc: str, home: Path, items, kdf: tuple[str, str] | None) -> tu
     run([kc, "init"] + (["--kdf-ops", kdf[0], "--kdf-memory", kdf[1]] if kdf else []), env=env)
     if not (home / "data/kc/login.kc").is_file():
         raise SystemExit(f"bench: kc did not create its vault under {home}")
-    netrc, start = home / "netrc", time.perf_counter()
-    for first in range(0, len(items), IMPORT_BATCH):   # kc reads netrc files of up to 1 MiB
-        netrc.write_text("".join(f"machine {h} login {a} password {p}\n" for h, a, p in items[first:first + IMPORT_BATCH]))
-        run([kc, "import", "netrc", "-r", "https", str(netrc)], env=env)
+    netrc = home / "netrc"
+    netrc.write_text("".join(f"machine {h} login {a} password {p}\n" for h, a, p in items))
+    start = time.perf_counter()
+    run([kc, "import", "netrc", "-r", "https", str(netrc)], env=env)   # one file, one append
     elapsed = (time.perf_counter() - start) * 1000
     netrc.unlink()
     return env, elapsed
+
+
+def round_trip(kc: str, work: Path, size: int, env: dict) -> dict:
+    """kc's own round trip at one size: `kc export --with-secrets` of the vault to a file, then `kc import
+    json` of that file into a new vault (the cheap KDF), one run each, its time and peak memory from
+    /usr/bin/time; the file's size. The two vaults' items are compared, so a lossy round trip fails."""
+    export = work / f"export-{size}.json"
+    target = kc_env(work / f"kc-import-{size}")
+    run([kc, "init", "--kdf-ops", CHEAP_KDF[0], "--kdf-memory", CHEAP_KDF[1]], env=target)
+    result = {}
+    for key, argv, where in (("export", [kc, "export", "--with-secrets", "--yes", "-o", str(export)], env),
+                             ("import-back", [kc, "import", "json", str(export)], target)):
+        out = work / "time"
+        run(["/usr/bin/time", "-f", "%e %M", "-o", str(out)] + argv, env=where)
+        seconds, rss = out.read_text().split()[-2:]
+        result[key] = {"median_ms": float(seconds) * 1000, "runs": 1, "max_rss_kib": int(rss)}
+        if not export.is_file():
+            raise SystemExit(f"bench: `kc export --with-secrets -o {export}` wrote no file")
+    result["export-size"] = {"bytes": export.stat().st_size}
+    if run([kc, "export"], env=env).stdout != run([kc, "export"], env=target).stdout:
+        raise SystemExit(f"bench: the round trip of {size:,} items changed them")
+    export.unlink()
+    shutil.rmtree(work / f"kc-import-{size}")
+    shutil.rmtree(target["XDG_RUNTIME_DIR"], ignore_errors=True)
+    return result
 
 
 # -- what kc's rows are measured against ----------------------------------------------------------------
@@ -291,6 +316,9 @@ def measure_size(bench: Bench, size: int, results: dict, peers: dict) -> None:
     finally:
         subprocess.run([kc, "lock"], env=env, capture_output=True)   # never leave an agent behind
         shutil.rmtree(env["XDG_RUNTIME_DIR"], ignore_errors=True)
+    say("export and import back")
+    for key, stats in round_trip(kc, work, size, env).items():
+        rows.setdefault(key, {})[size] = stats
     shutil.rmtree(work / f"kc-{size}")
     rows.setdefault("unlocked-find-beyond", {})[size] = {
         "median_ms": rows["unlocked-find"][size]["median_ms"] - rows["version"][size]["median_ms"]}
@@ -359,6 +387,9 @@ def peer_measurers(bench: Bench, results: dict, pass_max: int, secret_max: int) 
             shutil.rmtree(work / f"keyring-{size}")
             return stats
         measurers["secret-tool"] = measure_secret_tool
+    notes["round-trip"] = ("The round trip (`kc export --with-secrets`, then `kc import json` into a new vault) has no "
+                           "peer row: pass has no export or import of its own (each entry is a gpg file), nor has "
+                           "secret-tool (gnome-keyring).")
     return measurers, closers
 
 

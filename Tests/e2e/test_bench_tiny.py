@@ -42,6 +42,9 @@ def test_bench_tiny_measures_every_row(tmp_path):
         stats = rows[key]["10"]
         assert stats["median_ms"] > 0 and stats["runs"] >= 2 and stats["max_rss_kib"] > 0, (key, stats)
     assert rows["agent"]["10"]["max_rss_kib"] > 0
+    for key in ("export", "import-back"):       # the round trip, one run each
+        assert rows[key]["10"]["median_ms"] > 0 and rows[key]["10"]["max_rss_kib"] > 0, (key, rows[key])
+    assert rows["export-size"]["10"]["bytes"] > 0
     assert rows["unlocked-find-beyond"]["10"]["median_ms"] == \
         rows["unlocked-find"]["10"]["median_ms"] - rows["version"]["10"]["median_ms"]
     assert rows["keyring-daemon"]["10"]["max_rss_kib"] > 0
@@ -62,6 +65,8 @@ def test_bench_tiny_measures_every_row(tmp_path):
     assert "| `pass show` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `secret-tool lookup` ÷ cold `kc find -w` (above 1: kc is faster) | " in table
     assert "| `pass show` ÷ unlocked `kc find -w` (above 1: kc is faster) | " in table
+    assert "| `kc import json` of that export into a new vault (one run) | " in table
+    assert "no peer row: pass has no export or import" in table
     assert "n/a" not in table
     assert "<svg" in (out / "latest.svg").read_text()
     assert not (out / "work").exists(), "the vaults, stores and keyrings are removed"

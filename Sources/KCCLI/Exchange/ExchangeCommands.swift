@@ -55,7 +55,10 @@ let importJSONCommand = CommandSpec(
     A file that is not such JSON (invalid JSON or UTF-8, a truncated file) fails with errSecDecode and its \
     line, and nothing is written. An item kc cannot take (no password, an unknown key or class, an invalid \
     attribute) also fails the import with errSecDecode unless --partial, which imports the other items. \
-    --dry-run reports what would happen and writes nothing.
+    --dry-run reports every item (would add, skipped, rejected) and writes nothing; with a rejected item \
+    and no --partial it then fails as the import would.
+
+    \(importSizeHelp)
     """,
     arguments: [ArgumentSpec("FILE", help: "The JSON file to read.", completion: .file)],
     options: importOptions,
@@ -74,14 +77,24 @@ let importCSVCommand = CommandSpec(
 
     A file that is not such CSV (another header, a row of another width, a broken quote, invalid UTF-8, a \
     truncated file) fails with errSecDecode and its line, and nothing is written; so does a row kc cannot \
-    take (no password, an invalid attribute or date) unless --partial. --dry-run writes nothing.
+    take (no password, an invalid attribute or date) unless --partial. --dry-run reports every row and \
+    writes nothing.
+
+    \(importSizeHelp)
     """,
     arguments: [ArgumentSpec("FILE", help: "The CSV file to read.", completion: .file)],
     options: importOptions,
     examples: ["kc import csv backup.csv"],
     handler: runImportCSV)
 
+/// How large a file every import reads, for their help.
+let importSizeHelp = """
+    FILE may be as large as 1 GiB (about 1,000,000 items); a larger one is refused with errSecParam before \
+    it is read. It is read into secure memory (locked against swapping up to half of ulimit -l; a larger \
+    file is held in memory that is not locked, which kc says). All the items are added in one write.
+    """
+
 let importOptions: [OptionSpec] = [
-    .flag("dry-run", help: "Report what would be imported; write nothing."),
+    .flag("dry-run", help: "Report every entry, rejected ones too; write nothing."),
     .flag("partial", help: "Import the good items even when others are rejected."),
 ]

@@ -83,7 +83,7 @@ private func createExportFile(_ path: String) throws(CLIError) -> FileDescriptor
 /// `kc import json FILE`.
 func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
-    let contents = try readImportFile(path)
+    let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
     return try importRows(parsed, from: path, entryName: "item", invocation, context)
 }
@@ -91,25 +91,18 @@ func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CL
 /// `kc import csv FILE`.
 func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
-    let contents = try readImportFile(path)
+    let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemCSVReader.read($0) }
     return try importRows(parsed, from: path, entryName: "row", invocation, context)
 }
 
-/// The whole of a file to import, in secure memory.
-func readImportFile(_ path: String) throws(CLIError) -> SecureBytes {
-    let descriptor: FileDescriptor
-    do throws(Errno) {
-        descriptor = try FileDescriptor.open(path, O_RDONLY)
-    } catch {
-        throw CLIError(.io, "cannot open \(path): \(error)")
-    }
-    defer { descriptor.close() }
-    return try SecretSource.readAll(descriptor, what: path)
+/// The whole of a file to import, in secure memory (`ImportFile`).
+func readImportFile(_ path: String, _ context: Context) throws(CLIError) -> SecureBytes {
+    try ImportFile.read(path, notice: context.notice)
 }
 
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
-/// the whole import unless --partial.
+/// the whole import unless --partial (a dry run reports every row first, then fails the same way).
 func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
                         _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let rows: [ExchangeRow]
@@ -132,14 +125,15 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     }
     /// FILE:LINE, or the entry's own file (a pass store's).
     func place(_ row: ExchangeRow) -> String { row.file.map { Printable.text(path + "/" + $0) } ?? "\(path):\(row.line)" }
-    if let first = rejected.first, !invocation.flag("partial") {
+    let dryRun = invocation.flag("dry-run")
+    // A dry run reports every entry, the rejected ones too, before it fails as the import would.
+    if let first = rejected.first, !invocation.flag("partial"), !dryRun {
         for other in rejected.dropFirst() {
             context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
         throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
                             hint: "nothing was imported; --partial imports the rest")
     }
-    let dryRun = invocation.flag("dry-run")
     context.showProgress("import")
     let outcomes = try domain(context.session().addAll(good.map(\.item), dryRun: dryRun))
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
@@ -150,6 +144,11 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     context.output.flush()
     context.notice("import: \(added) \(dryRun ? "would be added (dry run, nothing written)" : "added"), "
                    + "\(duplicates) skipped as duplicate, \(rejected.count) rejected")
+    if let first = rejected.first, !invocation.flag("partial") {
+        let count = "\(rejected.count) \(rejected.count == 1 ? entryName : entryName == "entry" ? "entries" : entryName + "s")"
+        throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
+                       hint: "\(count) rejected; nothing would be imported; --partial imports the rest")
+    }
     return 0
 }
 

@@ -40,7 +40,10 @@ enum ExchangeWording {
         case .invalidID(let id): return "invalid id '\(Printable.text(id))' (32 hexadecimal digits)"
         case .invalidDate(let date): return "invalid date '\(Printable.text(date))'"
         case .wrongType(let name): return "'\(Printable.text(name))' has the wrong type (a string or a number)"
-        case .unsupportedEntry(let kind): return "a \(Printable.text(kind.isEmpty ? "(no type)" : kind)) entry, which kc does not store (logins and notes only)"
+        case .unsupportedEntry(let kind):
+            let name = kind.isEmpty ? "(no type)" : kind
+            let article = name.first.map { "aeiouAEIOU".contains($0) } == true ? "an" : "a"
+            return "\(article) \(Printable.text(name)) entry, which kc does not store (logins and notes only)"
         case .decryptionFailed(let status, let message):
             return "gpg could not decrypt it (exit status \(status))" + (message.isEmpty ? "" : ": " + Printable.text(message))
         case .decryptedTooLarge(let limit):

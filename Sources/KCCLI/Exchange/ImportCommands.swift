@@ -25,8 +25,13 @@ let foreignImportCommands: [CommandSpec] = [
                          An object with "encrypted": false, "folders" and "items". A login (type 1) becomes an item as \
                          below, from its first URI; a secure note (type 2) a generic item, service its name, the note \
                          its secret; cards, identities and SSH keys are rejected. The folder becomes the description, \
-                         creationDate and revisionDate the dates. Each custom field and the TOTP seed become items of \
-                         their own. "reprompt": 1 marks the entry's items require-password (0 or absent: not; \
+                         creationDate and revisionDate the dates. Each text or hidden custom field and the TOTP seed \
+                         become items of their own; a boolean field (type 2: a setting, no secret) goes to the comment, \
+                         one "NAME: true" or "NAME: false" line after a "Fields:" line. A login's passwordHistory \
+                         becomes the item's history (kc history ... -w lists it): each earlier password a version, \
+                         oldest first, dated when it became the password (the creationDate for the oldest, then the \
+                         lastUsedDate of the one before); Bitwarden also keeps a changed hidden field there as \
+                         "NAME: VALUE", which then reads as an earlier password. "reprompt": 1 marks the entry's items require-password (0 or absent: not; \
                          other values are rejected). An encrypted export ("encrypted": true) is refused with errSecDecode: export again \
                          choosing the unencrypted JSON format.
                          """, read: BitwardenJSONReader.read),
@@ -47,7 +52,8 @@ let foreignImportMapping = """
     (the scheme), port (when the URL names one) and path from the first URL, account the user name, label the \
     title (else the server), comment the notes and any other URLs. Any other entry becomes a generic item: \
     service the title (else the URL, else the user name), account the user name, label the title, comment the \
-    notes and the URL kc could not read. A TOTP seed or custom field is a secret, so it is never put in an \
+    notes and the URL kc could not read. A TOTP seed or custom field is a secret (but for a boolean field of \
+    Bitwarden's JSON, a setting kept in the comment), so it is never put in an \
     attribute (which kc find prints): each becomes a generic item of its own, service "TITLE (NAME)", the same \
     account, description NAME, its value the secret (kc find -w shows it).
 
@@ -56,7 +62,8 @@ let foreignImportMapping = """
     index (from 0) and line, then a summary on standard error. A file kc cannot read (invalid UTF-8, a missing \
     column, a row of another width, a broken quote) fails with errSecDecode and its line, and nothing is \
     written; so does an entry kc cannot take (no password, an invalid date) unless --partial. --dry-run \
-    writes nothing. The file is not changed: delete it (shred) once imported.
+    reports every entry, the rejected ones too, and writes nothing. The file is not changed: delete it \
+    (shred) once imported.
     """
 
 private func foreignCSVCommand(_ name: String, _ format: ForeignCSVFormat, _ abstract: String, from source: String,
@@ -71,13 +78,13 @@ private func foreignImportCommand(_ name: String, _ abstract: String, from sourc
     let suffix = fileKind.lowercased()
     return CommandSpec(
         "import \(name)", abstract: "Import \(abstract).",
-        discussion: "Reads FILE, \(source). \(discussion)\n\n\(foreignImportMapping)",
+        discussion: "Reads FILE, \(source). \(discussion)\n\n\(foreignImportMapping)\n\n\(importSizeHelp)",
         arguments: [ArgumentSpec("FILE", help: "The \(fileKind) file to read.", completion: .file)],
         options: importOptions,
         examples: ["kc import \(name) --dry-run export.\(suffix)", "kc import \(name) export.\(suffix)"],
         handler: { invocation, context throws(CLIError) in
             let path = invocation.arguments[0]
-            let contents = try readImportFile(path)
+            let contents = try readImportFile(path, context)
             let parsed = contents.withUnsafeBytes { read($0) }
             return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", invocation, context)
         })

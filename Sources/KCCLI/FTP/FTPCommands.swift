@@ -137,6 +137,8 @@ let importNetrcCommand = CommandSpec(
     each it skipped because an item with the same primary key exists, and each it could not read (default \
     entries, entries without a password, unknown keywords), then a summary on standard error. macdef \
     bodies are skipped. The file is not changed: delete it yourself once imported.
+
+    \(importSizeHelp)
     """,
     arguments: [ArgumentSpec("FILE", help: "The netrc file to read.", completion: .file)],
     options: [

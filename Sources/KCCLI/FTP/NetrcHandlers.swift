@@ -94,7 +94,7 @@ private func netrcRefusalText(_ refusal: NetrcRefusal) -> String {
 func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let proto = try ItemOptions.checked(invocation.value("protocol") ?? "ftp", .protocol, written: "--protocol")
-    let contents = try readImportFile(path)
+    let contents = try readImportFile(path, context)
     let (entries, problems) = Netrc.parse(contents)
 
     let store = try domain(context.session())

@@ -47,8 +47,8 @@ let lookupAttributeOptions: [OptionSpec] = {
     return ItemOptions.completingItemNames(options, nil) + [ignoreCaseOption]
 }()
 
-/// NAME and ACCOUNT of get and show, completed from the unlocked agent.
-private let nameArguments = [
+/// NAME and ACCOUNT of get, show and edit, completed from the unlocked agent.
+let nameArguments = [
     ArgumentSpec("NAME", help: "The item's label, service or server (or a part of one).", optional: true,
                  completion: .items(nil, .name)),
     ArgumentSpec("ACCOUNT", help: "Only the item with this account.", optional: true, completion: .items(nil, .account)),

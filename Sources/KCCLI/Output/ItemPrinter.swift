@@ -21,9 +21,22 @@ enum ItemPrinter {
     static func writeHuman(_ items: [Item], to out: Output) {
         for (index, item) in items.enumerated() {
             if index > 0 { out.writeLine() }
-            for (name, value) in fields(item) { out.writeLine("\(name): \(Printable.text(value))") }
+            for (name, value) in fields(item) { writeField(name, value, to: out) }
             for mark in marks(item.attributes) { out.writeLine("\(mark): yes") }
         }
+    }
+
+    /// `name: value`; a value of several lines (a comment) goes on, a line at a time, on lines
+    /// indented by two spaces (an empty line of the value is the indent alone, so a blank line
+    /// still only separates items). A CR LF line break is a line break; every other control
+    /// character is escaped as `Printable` does, so no value can move the cursor or fake a field.
+    static func writeField(_ name: String, _ value: String, to out: Output) {
+        var lines = value.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for index in lines.indices.dropLast() where lines[index].unicodeScalars.last == "\r" {
+            lines[index] = String(lines[index].unicodeScalars.dropLast())
+        }
+        out.writeLine("\(name): \(Printable.text(lines[0]))")
+        for line in lines.dropFirst() { out.writeLine("  " + Printable.text(line)) }
     }
 
     /// The names of the marks `attributes` has, in human and JSON output (shown only when set).

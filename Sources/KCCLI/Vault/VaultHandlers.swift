@@ -117,7 +117,7 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
         context.output.writeLine("written: \(ISO8601.string(millisecondsSince1970: version.written))")
         for (name, value) in ItemPrinter.fields(version.item) where name != "id" && name != "class" {
-            context.output.writeLine("\(name): \(Printable.text(value))")
+            ItemPrinter.writeField(name, value, to: context.output)
         }
         if invocation.flag("password") {
             context.output.write("password: ")
