@@ -15,10 +15,10 @@ public enum ExitStatusTable {
     public static func meaning(_ status: KeychainStatus) -> String {
         switch status {
         case .success: return "Success."
-        case .param: return "Usage error: unknown command or option, missing or bad value; several matches where one is required (update or delete without --all)."
-        case .io: return "I/O error: reading or writing failed, a network failure (FTP), or the clipboard program failed (--clip)."
-        case .userCanceled: return "Canceled: an empty answer, Ctrl-D or Ctrl-C at a prompt."
-        case .notAvailable: return "The vault's lock was not free within --lock-timeout; a program or library kc runs is not installed (gpg for import pass, git for sync, xclip, xsel or wl-clipboard for --clip, libcurl for ftp login); the hint names the Debian package."
+        case .param: return "Usage error: unknown command or option, missing or bad value; several matches where one is required (get, show or edit without a terminal; update, delete or restore without --all); a weak new master password without a terminal or --allow-weak-password."
+        case .io: return "I/O error: reading or writing failed (a write to a read-only vault among them), a network failure (FTP), or the clipboard program failed (--clip)."
+        case .userCanceled: return "Canceled: an empty answer, Ctrl-D or Ctrl-C at a prompt, no to a [y/N] question, Esc at the picker, an editor that exited with a failure (kc edit)."
+        case .notAvailable: return "The vault's lock was not free within --lock-timeout; a program or library kc runs is not installed (gpg for import pass, git for sync, xclip, xsel or wl-clipboard for --clip, libcurl for ftp login); no memory-backed folder for kc edit; the hint names the Debian package."
         case .noSuchKeychain: return "No vault at that path (create one with kc init)."
         case .authFailed: return "Wrong master password (or a tampered key block); a server rejected the login (FTP)."
         case .duplicateKeychain: return "A vault already exists at that path (kc init never overwrites one)."
