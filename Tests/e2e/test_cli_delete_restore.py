@@ -2,6 +2,7 @@
 27-34): the [y/N] question through a real pseudo-terminal, --all needing an attribute, the class
 taken from the matches, `kc history --deleted` and `kc restore` with and without the agent, the
 status line of every write and -q."""
+import re
 import json
 
 import pexpect
@@ -175,3 +176,12 @@ def test_list_and_search_sort_the_same_way(kc_ready):
     by_list = [item.get("label") for item in json.loads(kc.ok(["list", "--json"]).stdout)]
     by_search = [item.get("label") for item in json.loads(kc.ok(["search", "example", "--json"]).stdout)]
     assert by_list == by_search == ["Alpha", "mid", "zeta", None]
+
+
+def test_history_deleted_names_the_device_that_deleted(kc_ready):
+    kc = kc_ready
+    kc.ok(["sync", "reset-device", "--device-name", "laptop"])
+    kc.add_generic("named.example", "me", "x")
+    kc.ok(["delete", "-s", "named.example"])
+    listed = kc.ok(["history", "--deleted"]).stdout
+    assert re.search(r'^deleted by: "laptop" \(device [0-9a-f]{32}\)$', listed, re.M), listed

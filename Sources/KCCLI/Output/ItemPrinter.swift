@@ -91,16 +91,21 @@ enum ItemPrinter {
 }
 
 extension ItemPrinter {
+    /// A device as kc names it: `"laptop" (device HEX)` when it has a name, else `device HEX`.
+    static func device(_ id: [UInt8], named name: String?) -> String {
+        name.map { "\"\(Printable.text($0))\" (device \(id.hexString))" } ?? "device \(id.hexString)"
+    }
+
     /// The deleted items of `kc history --deleted`: each as history shows an item, then when it was
     /// deleted and by which device; a blank line between two.
-    static func writeDeleted(_ items: [DeletedItem], to out: Output) {
+    static func writeDeleted(_ items: [DeletedItem], names: [[UInt8]: String], to out: Output) {
         for (index, deleted) in items.enumerated() {
             if index > 0 { out.writeLine() }
             for (name, value) in ItemPrinter.fields(deleted.item) where name != "id" {
                 out.writeLine("\(name): \(Printable.text(value))")
             }
             out.writeLine("deleted: \(ISO8601.string(millisecondsSince1970: deleted.deleted))")
-            out.writeLine("deleted by: device \(deleted.device.hexString)")
+            out.writeLine("deleted by: \(device(deleted.device, named: names[deleted.device]))")
         }
     }
 }

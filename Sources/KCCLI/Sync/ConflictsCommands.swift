@@ -79,7 +79,7 @@ private func writeVersion(_ label: String, _ version: ItemConflict.Version, name
                           _ context: Context) {
     let written = ISO8601.string(millisecondsSince1970: version.written)
     let what = version.item == nil ? ", deleted" : ""
-    let device = name.map { "\"\(Printable.text($0))\" (device \(version.device.hexString))" } ?? "device \(version.device.hexString)"
+    let device = ItemPrinter.device(version.device, named: name)
     context.output.writeLine("\(label): written \(written) by \(device)\(what)")
     guard showingSecret, let item = version.item else { return }
     context.output.write("\(label) password: ")

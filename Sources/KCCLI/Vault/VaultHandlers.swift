@@ -4,6 +4,7 @@ import KCSystem
 import KCKeychain
 import KCCommandSession
 import KCSession
+import KCSync
 
 // Handlers of check, repair (without --salvage: RepairSalvage.swift), compact, passwd and history.
 // Check, history, compact and the torn-tail repair go through the unlocked agent when one answers.
@@ -132,13 +133,15 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
 /// none of those the flags name errSecItemNotFound.
 private func runDeletedHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     let queries = try findQueries(invocation, itemClass)
-    let items = try domain(context.session().deletedItems(matchingAny: queries))
+    let session = try domain(context.session())
+    let items = try domain(session.deletedItems(matchingAny: queries))
     if items.isEmpty {
         if queries.contains(where: { !$0.filters.isEmpty }) { throw CLIError(.itemNotFound, "no deleted item matches") }
         context.notice("no deleted item can be restored")
         return 0
     }
-    ItemPrinter.writeDeleted(items, to: context.output)
+    // The devices' names, when the vault has them (as kc conflicts shows them); else the ids alone.
+    ItemPrinter.writeDeleted(items, names: (try? session.liveSummary().names) ?? [:], to: context.output)
     return 0
 }
 
