@@ -167,11 +167,12 @@ def loader_list(kc: RootKC, path: str) -> str:
 
 
 def check_kc_runs(kc: RootKC, bindir: str, version: str):
-    """kc --version, init, add and find -w; git-credential-kc; all inside the root."""
+    """kc --version, init, add, find -w and get; git-credential-kc; all inside the root."""
     assert kc.ok(["--version"]).stdout == f"kc {version}\n"
     kc.init()
     kc.add_generic("svc", "me", "s3cret")
     assert kc.ok(["find", "generic", "-s", "svc", "-w"]).stdout == "s3cret\n"
+    assert kc.ok(["get", "svc"]).stdout == "s3cret\n"
     kc.add_internet("git.example.com", "deploy", "pushed secret", "-r", "https")
     credential = RootKC(kc.root, f"{bindir}/git-credential-kc", kc.home)
     answer = credential.ok(["get"], input="protocol=https\nhost=git.example.com\n\n").stdout
