@@ -129,11 +129,12 @@ public final class AgentClient {
         } else {
             // No agent listens any more, or it went away during the hello: it ended between two
             // requests of this command (a timer, `kc lock`) and this one was never sent, so the
-            // caller may go on as with an agent that answered `locked` (without it).
+            // caller may go on as with an agent that answered `locked` (without it). A busy agent
+            // is thrown as busy: nothing was asked of it either, and the caller says so.
             let opened: (channel: Channel, pid: Int32)?
             do { opened = try AgentConnection.open(endpoint) } catch {
                 switch error {
-                case .noHello, .busy: throw AgentError.locked
+                case .noHello: throw AgentError.locked
                 default: throw error
                 }
             }

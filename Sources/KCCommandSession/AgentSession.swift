@@ -72,6 +72,13 @@ public final class AgentSession: KeychainSession {
         }
     }
 
+    /// True when `error` says the agent was too busy to take a later request of the command
+    /// (nothing was asked of it): `FallbackSession` says so and goes on with the vault opened here.
+    public static func wasBusy(_ error: any Error) -> Bool {
+        guard let error = error as? KeychainError, case .busy? = agentFailure(in: error) else { return false }
+        return true
+    }
+
     /// The agent's own failure inside `error` (relayed by the client), if it is one.
     public static func agentFailure(in error: KeychainError) -> AgentError? {
         guard case .relayed(let failure) = error.reason else { return nil }

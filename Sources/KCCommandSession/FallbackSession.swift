@@ -81,6 +81,10 @@ public final class FallbackSession: KeychainSession {
         if let agent {
             do { return try request(agent) } catch where hasEnded(error) || fallsBack(error) {
                 self.agent = nil
+            } catch let busy as KeychainError where AgentSession.wasBusy(busy) {
+                // Too busy for a later request: told as at the start, then the vault opened here.
+                try notice(.agentUnusable(busy))
+                self.agent = nil
             }
         }
         return try request(try opened())

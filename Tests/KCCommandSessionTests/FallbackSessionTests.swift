@@ -96,6 +96,25 @@ final class FallbackSessionTests: XCTestCase {
         XCTAssertEqual(given.asked, 0)
     }
 
+    func testAnAgentTooBusyForALaterRequestIsToldThenTheVaultOpenedHere() throws {
+        var agentAnswers = 0
+        let busy = AgentSession.relayed(AgentError.busy(seconds: 10), status: .io)
+        let agent = FakeSession { _ in
+            agentAnswers += 1
+            if agentAnswers > 1 { throw busy }
+            return [item("agent")]
+        }
+        var notices: [SessionNotice] = []
+        let session = FallbackSession(agent: agent, password: passwords().0, notice: { notices.append($0) }) {
+            () throws(KeychainError) -> any KeychainSession in FakeSession { _ in [item("local")] }
+        }
+        XCTAssertEqual(try session.find(anyOf: [Query()], revealing: false).first?.attributes[.service], "agent")
+        XCTAssertEqual(try session.find(anyOf: [Query()], revealing: true).first?.attributes[.service], "local")
+        XCTAssertFalse(session.isServedByAgent)
+        guard case .agentUnusable(let reason)? = notices.first, notices.count == 1,
+              case .busy? = AgentSession.agentFailure(in: reason) else { return XCTFail("\(notices)") }
+    }
+
     func testOtherAgentFailuresAreNotAFallback() {
         let agent = FakeSession { _ in throw KeychainError(.duplicateItem) }
         let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession in
