@@ -45,7 +45,7 @@ enum ReplyJSON {
                 case .added(let added): return item(added)
                 }
             })))
-        case .failure(let error): fields += [("status", quoted("\(error.status)")), ("error", quoted("\(error)"))]
+        case .failure(let error): fields += [("status", quoted(error.status.name)), ("error", quoted("\(error)"))]
         case .warnings(let warnings): fields.append(("warnings", list(warnings.map { quoted("\($0)") })))
         case .merged(let summary):
             fields += [("size", "\(summary.bytes.count)"), ("conflicts", "\(summary.conflicts)"), ("unmarked", "\(summary.unmarked)"),
