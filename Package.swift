@@ -38,7 +38,7 @@ let package = Package(
         // answer by the vault opened in this process (`LocalSession`), which the agent's server runs too.
         .target(name: "KCSession", dependencies: ["KCSync", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"],
                 swiftSettings: strict),
-        .target(name: "KCAgent", dependencies: ["KCSession", "KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCSync"],
+        .target(name: "KCAgent", dependencies: ["KCSession", "KCSystem", "KCCrypto", "KCFormat", "KCVault", "KCKeychain", "KCSync", "KCExchange"],
                 swiftSettings: strict + faultSeam),
         // The session a command gets: the vault's agent while it answers (`AgentSession`, the client's
         // side), then the vault opened here (`FallbackSession`, the one owner of that rule).

@@ -28,9 +28,9 @@ public enum ItemJSONReader {
 }
 
 /// Offsets and lines in file text.
-enum ExchangeText {
+package enum ExchangeText {
     /// The error for the first byte of `bytes` that is not UTF-8, with its line; nil when all are.
-    static func invalidUTF8(_ bytes: UnsafeRawBufferPointer) -> ExchangeFileError? {
+    package static func invalidUTF8(_ bytes: UnsafeRawBufferPointer) -> ExchangeFileError? {
         firstInvalidUTF8(bytes).map { ExchangeFileError(line: line(of: $0, in: bytes), .invalidUTF8) }
     }
 

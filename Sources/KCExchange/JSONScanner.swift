@@ -3,14 +3,14 @@ import KCCrypto
 
 /// JSON text of a file's bytes (no I/O), shared by every JSON reader: strings are checked and kept
 /// as ranges of the file, unescaped on demand into a String (`text`) or into secure memory (`secret`).
-struct JSONScanner {
+package struct JSONScanner {
     let bytes: UnsafeRawBufferPointer
     var position = 0
     var line = 1
     /// How many arrays and objects enclose `position` (see `enter`).
     var depth = 0
 
-    init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    package init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
 
     func fail(_ problem: ExchangeFileError.Problem) -> ExchangeFileError { ExchangeFileError(line: line, problem) }
 
@@ -104,7 +104,7 @@ struct JSONScanner {
         }
     }
 
-    func text(_ range: Range<Int>) throws(ExchangeFileError) -> String {
+    package func text(_ range: Range<Int>) throws(ExchangeFileError) -> String {
         var out = [UInt8](repeating: 0, count: range.count)
         var failure: ExchangeFileError?
         let count = out.withUnsafeMutableBytes { target -> Int in
@@ -114,7 +114,7 @@ struct JSONScanner {
         return String(decoding: out.prefix(count), as: UTF8.self)
     }
 
-    func secret(_ range: Range<Int>) throws(ExchangeFileError) -> SecureBytes {
+    package func secret(_ range: Range<Int>) throws(ExchangeFileError) -> SecureBytes {
         let buffer = SecureBytes(count: range.count)
         var failure: ExchangeFileError?
         let count = buffer.withUnsafeMutableBytes { target -> Int in

@@ -1,6 +1,6 @@
 /// A JSON value of a file whose strings stay ranges of the file (see `JSONScanner.text` and
 /// `secret`): for readers of nested exports (Bitwarden's), which take secrets into secure memory.
-indirect enum JSONValue {
+package indirect enum JSONValue {
     case string(Range<Int>)
     case integer(Int64)
     case bool(Bool)
@@ -9,12 +9,12 @@ indirect enum JSONValue {
     /// The members in order, and the line the object starts on.
     case object([(key: String, value: JSONValue)], line: Int)
 
-    subscript(_ key: String) -> JSONValue? {
+    package subscript(_ key: String) -> JSONValue? {
         guard case .object(let members, _) = self else { return nil }
         return members.first { $0.key == key }?.value
     }
 
-    var elements: [JSONValue] {
+    package var elements: [JSONValue] {
         if case .array(let values) = self { return values }
         return []
     }
@@ -22,7 +22,7 @@ indirect enum JSONValue {
 
 extension JSONScanner {
     /// The whole file as one value (nothing but space after it).
-    mutating func document() throws(ExchangeFileError) -> JSONValue {
+    package mutating func document() throws(ExchangeFileError) -> JSONValue {
         skipSpace()
         if position == bytes.count { throw fail(.empty) }
         let root = try value()

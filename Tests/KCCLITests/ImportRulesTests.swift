@@ -6,7 +6,7 @@ import XCTest
 /// where it words them.
 final class ImportRulesTests: XCTestCase {
     /// KCCLI's files that may import KCAgent: kc unlock, lock, status and the agent's own command
-    /// need its endpoint, launcher, status and errors, `__agent-wire` its message table (the client
+    /// need its endpoint, launcher, status and errors, `__agent-wire` its message table and codec (the client
     /// itself only through KCCommandSession's `AgentSession`).
     static let agentFiles: Set<String> = [
         "Agent/AgentHandlers.swift", "Agent/AgentServeCommand.swift", "Agent/AgentStatusWording.swift",

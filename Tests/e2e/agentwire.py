@@ -1,8 +1,9 @@
 """A small client of the kc agent's wire protocol (Docs/AGENT.md), for tests that talk to the
-agent process directly: the frozen hello and Shutdown, frames, and a few requests (status, unlock,
-find, add, update, delete, lock). The numbers of this build (protocol, message kinds, attribute
-and class codes) are read from `kc __agent-wire`, which generates them from kc's own types; only
-the fields of those few requests are written here, as the tests need them."""
+agent process directly. Only what AGENT.md freezes is written here: the hello, the framing and
+Shutdown. The numbers of this build come from `kc __agent-wire`; a request's fields are written by
+kc's own AgentRequest (`kc __agent-wire encode`, from a JSON description: `*_body` below build
+them) and replies are read by kc's own AgentReply (`kc __agent-wire decode`). Raw bytes can still
+be framed and sent, for tests of malformed input."""
 from __future__ import annotations
 
 import base64
@@ -18,12 +19,10 @@ MAGIC = b"kc-agent"   # frozen, as the hello's layout and Shutdown's kind are
 SHUTDOWN = 0x7F
 VAULT_NAME_LENGTH = 32   # after the agent's hello, from protocol 3 on
 TEST_BUILD = "e2e-test-build"
-_TABLE = json.loads(subprocess.run([os.environ.get("KC_BIN", "kc"), "__agent-wire"], check=True,
-                                   capture_output=True, text=True).stdout)
+KC_BIN = os.environ.get("KC_BIN", "kc")
+_TABLE = json.loads(subprocess.run([KC_BIN, "__agent-wire"], check=True, capture_output=True, text=True).stdout)
 assert _TABLE["magic"] == MAGIC.decode() and _TABLE["shutdown"] == SHUTDOWN, _TABLE
 PROTOCOL = _TABLE["protocol"]
-ATTRIBUTES = _TABLE["attributes"]
-CLASSES = _TABLE["classes"]
 REQUEST = _TABLE["requests"]
 REPLY = {number: name for name, number in _TABLE["replies"].items()}
 
@@ -54,30 +53,51 @@ def hello(build: str = TEST_BUILD, protocol: int = PROTOCOL) -> bytes:
     return MAGIC + struct.pack(">IB", protocol, len(raw)) + raw
 
 
-def frame(kind: int, body: bytes = b"", more: bool = False) -> bytes:
+def frame(kind: int, body: bytes | dict = b"", more: bool = False) -> bytes:
+    """A frame of `kind`: of raw `body` bytes (framing is frozen; a malformed body is the test's
+    choice), or, for a description (dict), the frames kc encodes for it."""
+    if isinstance(body, dict):
+        encoded = encode(body)
+        assert encoded[4] == kind, (body, encoded[4], kind)
+        return encoded
     return struct.pack(">IBB", len(body) + 2, kind, 1 if more else 0) + body
 
 
-def u32(n: int) -> bytes:
-    return struct.pack(">I", n)
+def _wire(mode: str, data: bytes) -> bytes:
+    result = subprocess.run([KC_BIN, "__agent-wire", mode], input=data, capture_output=True)
+    assert result.returncode == 0, f"kc __agent-wire {mode}: {result.stderr.decode()}"
+    return result.stdout
 
 
-def blob(data: bytes | str) -> bytes:
-    if isinstance(data, str):
-        data = data.encode()
-    return u32(len(data)) + data
+_ENCODED: dict[str, bytes] = {}
 
 
-def query(item_class: str | None = None, **filters: str) -> bytes:
-    out = bytes([0 if item_class is None else CLASSES.index(item_class) + 1]) + u32(len(filters))
-    for name, value in sorted(filters.items()):
-        out += bytes([ATTRIBUTES.index(name)]) + blob(value)
-    return out + b"\x00\x00\x00"   # ignoreCase, matchAll, no item id
+def encode(description: dict) -> bytes:
+    """The frames kc's own AgentRequest writes for `description` (a JSON object: `kind` and the
+    case's fields, Docs/AGENT.md "Test clients"), given to kc on standard input only. Cached: a
+    test polls some requests (status) many times."""
+    text = json.dumps(description, sort_keys=True)
+    if text not in _ENCODED:
+        _ENCODED[text] = _wire("encode", text.encode())
+    return _ENCODED[text]
+
+
+def decode(message: bytes) -> dict:
+    """One reply message (its frames as received) as kc's own AgentReply reads it, in JSON."""
+    return json.loads(_wire("decode", message))
+
+
+def _secret(value: bytes | str | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def query(item_class: str | None = None, **filters: str) -> dict:
+    return {"class": item_class, "filters": filters}
 
 
 class Connection:
-    """One connection: the hellos are exchanged on opening; `request` sends one frame and
-    returns (reply kind name, body bytes) of the first reply frame."""
+    """One connection: the hellos are exchanged on opening; `request` sends one request and
+    returns the kind name of the first reply message and that message's frames (for `decode`)."""
 
     def __init__(self, path: Path, build: str = TEST_BUILD, timeout: float = 10):
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -107,16 +127,26 @@ class Connection:
         body = self.receive(length)
         return REPLY.get(body[0], str(body[0])), body[1] == 1, body[2:]
 
-    def request(self, kind: str, body: bytes = b"") -> tuple[str, bytes]:
-        self.sock.sendall(frame(REQUEST[kind], body))
-        name, _, rest = self.read_frame()
-        return name, rest
+    def read_message(self) -> tuple[str, bytes]:
+        """The frames of one message (up to one without the more flag) and its kind's name."""
+        message, more = b"", True
+        while more:
+            header = self.receive(4)
+            body = self.receive(struct.unpack(">I", header)[0])
+            message += header + body
+            more = body[1] == 1
+        return REPLY.get(message[4], str(message[4])), message
+
+    def request(self, kind: str, body: bytes | dict | None = None) -> tuple[str, bytes]:
+        """Sends `body` (a description, raw bytes, or None: the request of `kind` without fields)."""
+        self.sock.sendall(frame(REQUEST[kind], {"kind": kind} if body is None else body))
+        return self.read_message()
 
     def close(self):
         self.sock.close()
 
 
-def request(path: Path, kind: str, body: bytes = b"", build: str = TEST_BUILD) -> tuple[str, bytes]:
+def request(path: Path, kind: str, body: bytes | dict | None = None, build: str = TEST_BUILD) -> tuple[str, bytes]:
     connection = Connection(path, build)
     try:
         return connection.request(kind, body)
@@ -124,70 +154,53 @@ def request(path: Path, kind: str, body: bytes = b"", build: str = TEST_BUILD) -
         connection.close()
 
 
-def unlock_body(password: str, idle: float = 900, max_ttl: float = 28800) -> bytes:
-    return blob(password) + struct.pack(">dd", idle, max_ttl)
+# Descriptions of the requests the tests send (AgentRequest's cases, fields by their labels).
+
+def unlock_body(password: str, idle: float = 900, max_ttl: float = 28800) -> dict:
+    return {"kind": "unlock", "password": password, "idleMilliseconds": round(idle * 1000),
+            "maxTTLMilliseconds": round(max_ttl * 1000)}
 
 
-def find_body(q: bytes, revealing: bool = True, password: str | None = None) -> bytes:
-    return u32(1) + q + bytes([1 if revealing else 0]) + optional_secret(password)
+def find_body(q: dict, revealing: bool = True, password: str | None = None) -> dict:
+    return {"kind": "find", "queries": [q], "revealing": revealing, "password": password}
 
 
-def first_secret(items_body: bytes) -> bytes:
-    """The secret of the first item of an `items` reply body."""
-    count, pos = struct.unpack(">I", items_body[:4])[0], 4
-    assert count >= 1
-    id_len = struct.unpack(">I", items_body[pos:pos + 4])[0]
-    pos += 4 + id_len + 1
-    attrs = struct.unpack(">I", items_body[pos:pos + 4])[0]
-    pos += 4
-    for _ in range(attrs):
-        pos += 1
-        pos += 4 + struct.unpack(">I", items_body[pos:pos + 4])[0]
-    pos += 2   # the require-password and this-device-only marks
-    pos += 16
-    length = struct.unpack(">I", items_body[pos:pos + 4])[0]
-    return items_body[pos + 4:pos + 4 + length]
+def all_items_body(revealing: bool = True, password: str | None = None) -> dict:
+    return {"kind": "allItems", "revealing": revealing, "password": password}
 
 
-def status(path: Path) -> dict:
-    name, body = request(path, "status")
-    assert name == "status", name
-    unlocked = body[0] == 1
-    pos = 1
-    n = struct.unpack(">I", body[pos:pos + 4])[0]
-    vault = body[pos + 4:pos + 4 + n].decode()
-    pos += 4 + n
-    pid = struct.unpack(">I", body[pos:pos + 4])[0]
-    idle, absolute = struct.unpack(">dd", body[pos + 4:pos + 20])
-    return {"unlocked": unlocked, "vault": vault, "pid": pid, "idle": idle, "absolute": absolute}
-
-
-def attributes(item_class: str, require_password: bool = False, this_device_only: bool = False, **values: str) -> bytes:
-    out = bytes([CLASSES.index(item_class) + 1]) + u32(len(values))
-    for name, value in sorted(values.items()):
-        out += bytes([ATTRIBUTES.index(name)]) + blob(value)
-    return out + bytes([1 if require_password else 0, 1 if this_device_only else 0])
+def attributes(item_class: str, require_password: bool = False, this_device_only: bool = False, **values: str) -> dict:
+    return {"class": item_class, "values": values, "requirePassword": require_password, "thisDeviceOnly": this_device_only}
 
 
 def add_body(item_class: str, secret: bytes | str, update_existing: bool = False, require_password: bool = False,
-             password: str | None = None, **values: str) -> bytes:
-    return (attributes(item_class, require_password, **values) + blob(secret) + bytes([1 if update_existing else 0])
-            + optional_secret(password))
+             password: str | None = None, **values: str) -> dict:
+    return {"kind": "add", "attributes": attributes(item_class, require_password, **values), "secret": _secret(secret),
+            "updateExisting": update_existing, "password": password}
 
 
-def delete_body(q: bytes, password: str | None = None) -> bytes:
-    return q + optional_secret(password)
+def delete_body(q: dict, password: str | None = None) -> dict:
+    return {"kind": "delete", "query": q, "password": password}
 
 
-def optional_secret(password: str | None) -> bytes:
-    return b"\x00" if password is None else b"\x01" + blob(password)
-
-
-def update_body(q: bytes, require_password: bool | None = None, password: str | None = None,
-                this_device_only: bool | None = None, secret: bytes | None = None) -> bytes:
+def update_body(q: dict, require_password: bool | None = None, password: str | None = None,
+                this_device_only: bool | None = None, secret: bytes | None = None) -> dict:
     """An update that changes no attribute, only (maybe) the secret and the marks."""
-    def optional_bool(flag: bool | None) -> int:
-        return 0 if flag is None else (2 if flag else 1)
-    new_secret = b"\x00" if secret is None else b"\x01" + blob(secret)
-    return (q + u32(0) + new_secret + bytes([optional_bool(require_password), optional_bool(this_device_only)])
-            + optional_secret(password))
+    return {"kind": "update", "query": q, "secret": _secret(secret), "requirePassword": require_password,
+            "thisDeviceOnly": this_device_only, "password": password}
+
+
+# Replies, read by kc.
+
+def first_secret(message: bytes) -> bytes:
+    """The secret of the first item of an `items` reply message."""
+    items = decode(message)["items"]
+    assert items, "no items"
+    return bytes.fromhex(items[0]["secretHex"])
+
+
+def status(path: Path) -> dict:
+    """The agent's status reply: unlocked, vault, pid, idle and absolute (None when locked), build."""
+    name, message = request(path, "status")
+    assert name == "status", name
+    return decode(message)

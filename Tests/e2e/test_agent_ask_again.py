@@ -24,7 +24,7 @@ def test_a_marked_secret_needs_the_master_password_again(kc_ready, marked):
     assert name == "items"
     assert agentwire.request(path, "find", agentwire.find_body(MARKED))[0] == "passwordRequired"
     name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password="wrong"))
-    assert name == "failure" and body[:4] == (-25293).to_bytes(4, "big", signed=True)   # errSecAuthFailed
+    assert name == "failure" and agentwire.decode(body)["status"] == "errSecAuthFailed"
     name, body = agentwire.request(path, "find", agentwire.find_body(MARKED, password=kc_ready.master_password))
     assert name == "items" and agentwire.first_secret(body) == b"pin"
     # Without its secret, or for another item, no password is needed.
@@ -33,8 +33,8 @@ def test_a_marked_secret_needs_the_master_password_again(kc_ready, marked):
     name, body = agentwire.request(path, "find", agentwire.find_body(agentwire.query("generic", service="news")))
     assert name == "items" and agentwire.first_secret(body) == b"plain"
     # Every item with secrets includes the marked one.
-    assert agentwire.request(path, "allItems", b"\x01\x00")[0] == "passwordRequired"
-    assert agentwire.request(path, "allItems", b"\x00\x00")[0] == "items"
+    assert agentwire.request(path, "allItems", agentwire.all_items_body(revealing=True))[0] == "passwordRequired"
+    assert agentwire.request(path, "allItems", agentwire.all_items_body(revealing=False))[0] == "items"
 
 
 def test_changing_the_mark_needs_the_master_password(kc_ready, marked):
