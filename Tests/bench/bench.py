@@ -46,7 +46,7 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 CHEAP_KDF = ("1", "8M")
 MODERATE_SIZE = 10_000        # the size at which the default KDF is measured (or the largest below)
-PASSWORD = "bench master password"
+PASSWORD = "bench-Master-password-on-a-quiet-Machine-7"   # strong: kc init refuses a weak one without a terminal
 
 
 @dataclass

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from kcharness import EXIT_BY_NAME, assert_failure, only_item
+from kcharness import EXIT_BY_NAME, EXIT_PARAM, assert_failure, only_item
 
 SEPARATOR = "--- kc: the secret is above this line, the comment below; keep this line ---"
 
@@ -206,7 +206,7 @@ def test_edit_by_an_ambiguous_name_without_a_terminal_edits_nothing(kc_ready, tm
     before = kc_ready.vault_path.read_bytes()
     script = editor(tmp_path, REWRITE)
     result = kc_ready.run(["edit", "github.com"], env={"EDITOR": str(script)})
-    assert_failure(result, "errSecParam", 2)
+    assert_failure(result, "errSecParam", EXIT_PARAM)
     assert "me" in result.stderr and "work" in result.stderr
     assert not (tmp_path / "editor.log").exists(), "the editor never ran"
     assert kc_ready.vault_path.read_bytes() == before

@@ -30,7 +30,7 @@ struct EditorSession {
         let folder = try makePrivateFolder(candidateFolders(environment))
         defer { wipe(folder) }
         let path = folder + "/kc-edit.txt"
-        try write(text, to: path)
+        try writeNew(text, to: path)
         let command = editorCommand(environment)
         let termination = try run(command, on: path, environment: environment)
         guard termination == .exited(0) else {
@@ -59,7 +59,7 @@ struct EditorSession {
                        hint: "set XDG_RUNTIME_DIR to a tmpfs folder of yours (systemd makes /run/user/$UID), or mount /dev/shm")
     }
 
-    private static func write(_ text: SecureBytes, to path: String) throws(CLIError) {
+    private static func writeNew(_ text: SecureBytes, to path: String) throws(CLIError) {
         let descriptor: FileDescriptor
         do throws(Errno) {
             descriptor = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
@@ -105,14 +105,7 @@ struct EditorSession {
     /// Every entry of `folder` overwritten with zeros (its length), synced, and removed; then the
     /// folder. Best effort: this runs on the way out of every path.
     static func wipe(_ folder: String) {
-        guard let directory = opendir(folder) else { return }
-        var names: [String] = []
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { names.append(name) }
-        }
-        closedir(directory)
-        for name in names {
+        for name in FileSystem.names(in: folder) {
             let path = folder + "/" + name
             if let descriptor = try? FileDescriptor.open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK), let status = try? descriptor.status(),
                status.isRegularFile {
@@ -126,8 +119,7 @@ struct EditorSession {
                 try? descriptor.sync()
                 descriptor.close()
             }
-            unlink(path)
         }
-        rmdir(folder)
+        try? FileSystem.removeTree(folder)   // never follows a link the editor left
     }
 }

@@ -25,7 +25,7 @@ def the_anchor(kc: Kc):
 
 
 def add(kc: Kc, service: str, *flags, env=None):
-    return kc.run([*flags, "add", "generic", "-s", service, "-a", "acct", "--password-stdin"], input="x", env=env)
+    return kc.run([*flags, "-q", "add", "generic", "-s", service, "-a", "acct", "--password-stdin"], input="x", env=env)
 
 
 def synced_vault(kc: Kc, tmp_path) -> None:

@@ -31,7 +31,7 @@ def test_concurrent_adds_with_readers(tmp_path):
         # The lock timeout is not what this test checks (test_lock_timeout_and_release does): a
         # generous one, so only a lost or refused write fails it.
         for i in range(ADDS):
-            r = kc.run(["--lock-timeout", "120", "add", "generic", "-s", f"writer-{w:02d}", "-a", f"item-{i:03d}",
+            r = kc.run(["--lock-timeout", "120", "-q", "add", "generic", "-s", f"writer-{w:02d}", "-a", f"item-{i:03d}",
                         "--password-stdin"], input=f"secret-{w}-{i}")
             longest[w] = max(longest[w], r.seconds)
             if r.returncode != 0 or r.stderr:
