@@ -76,6 +76,6 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "KCCommandSessionTests", dependencies: ["KCCommandSession", "KCSession", "KCAgent", "KCSync", "KCKeychain", "KCVault",
                                                           "KCFormat", "KCCrypto", "KCSystem", "KCTestSupport"], swiftSettings: strict),
-        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
+        .testTarget(name: "KCCLITests", dependencies: ["KCCLI", "KCCommandSession", "KCSession", "KCExchange", "KCAgent", "KCFTP", "KCKeychain", "KCSync", "KCVault", "KCFormat", "KCCrypto", "KCSystem"], swiftSettings: strict),
     ]
 )

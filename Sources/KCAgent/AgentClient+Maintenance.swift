@@ -1,4 +1,5 @@
 import KCKeychain
+import KCSession
 
 // The requests beyond `ItemStore` of `kc conflicts`, `kc history`, `kc compact`, `kc repair`
 // (without salvage), `kc check` and the device name: done by the agent with the key it holds.

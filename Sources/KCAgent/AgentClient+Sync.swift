@@ -1,5 +1,6 @@
 import KCCrypto
 import KCFormat
+import KCSession
 import KCSync
 import KCVault
 import KCKeychain

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSession
 import KCSystem
 import KCKeychain
 

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KCSession
 import KCSystem
 
 /// Opening a checked connection to the agent: the folder is this user's and private, the agent

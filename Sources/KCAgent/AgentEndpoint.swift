@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSession
 import KCSystem
 
 /// Where the agent of one vault listens: a private per-user folder, and in it the socket, the

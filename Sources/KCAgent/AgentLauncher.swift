@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import KCSession
 import KCSystem
 
 /// Starts the agent of a vault (only `unlock` does): from this very executable, detached.

@@ -1,3 +1,4 @@
+import KCSession
 import KCSystem
 
 /// One protocol the agent speaks, on one listening socket: the seam for serving a second protocol

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSession
 import KCSync
 import KCSystem
 import KCVault

@@ -1,3 +1,5 @@
+import KCSession
+
 /// What `AgentClient.status()` reports.
 public struct AgentStatus: Sendable, Equatable {
     public enum State: Sendable, Equatable {

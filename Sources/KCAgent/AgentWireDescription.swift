@@ -1,3 +1,4 @@
+import KCSession
 import KCCrypto
 import KCExchange
 import KCFormat

@@ -1,4 +1,5 @@
 #if canImport(Glibc)
+import KCSession
 import Glibc
 #endif
 import KCCrypto

@@ -1,4 +1,5 @@
 import KCCrypto
+import KCSession
 import KCSync
 import KCSystem
 

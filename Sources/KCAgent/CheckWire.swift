@@ -1,4 +1,5 @@
 import KCFormat
+import KCSession
 import KCVault
 import KCKeychain
 

@@ -1,4 +1,5 @@
 import KCKeychain
+import KCSession
 
 /// Conflicts on the wire: one list element per version (item id, winner or not, the version), so
 /// that an element holds at most one secret and always fits a frame; a conflict is its winner

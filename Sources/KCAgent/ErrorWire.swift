@@ -1,3 +1,4 @@
+import KCSession
 import KCSystem
 import KCVault
 import KCKeychain
@@ -32,10 +33,6 @@ extension WireWriter {
         case .unexpected(let text):
             u8(6)
             string(text)
-        case .relayed(let failure):
-            // The session layer's carrier of a client-side failure, never raised inside the agent.
-            u8(6)
-            string("relayed: \(failure)")
         case .notAnItem(let bad):
             u8(8)
             notAnItem(bad)

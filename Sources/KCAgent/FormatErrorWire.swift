@@ -1,4 +1,5 @@
 import KCFormat
+import KCSession
 import KCSystem
 import KCVault
 import KCKeychain

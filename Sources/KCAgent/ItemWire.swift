@@ -1,5 +1,6 @@
 import KCCrypto
 import KCKeychain
+import KCSession
 
 // How the keychain's types travel in frames. Both ends are the same build (the hello makes
 // sure), so these layouts may change with any build; only the hello and Shutdown are frozen.

@@ -1,5 +1,6 @@
 import KCCrypto
 import KCKeychain
+import KCSession
 
 /// Lists (items, batch outcomes, import entries) over as many frames as they need: each frame
 /// holds a count and that many elements, and all but the last have the more flag.

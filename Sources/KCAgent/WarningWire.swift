@@ -1,4 +1,5 @@
 import KCKeychain
+import KCSession
 
 // The keychain's non-fatal findings travel in a `warnings` frame sent before a reply, so the
 // front end words them as it does for a keychain of its own.

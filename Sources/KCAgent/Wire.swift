@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KCCrypto
+import KCSession
 
 /// Builds one frame's body: plain fields and secrets, assembled in secure memory only
 /// (`frame(kind:more:)`), so a secret never passes through a Swift array or string.

@@ -93,7 +93,7 @@ public enum CLI {
                 warnIfSecretsAreSwappable(context)
                 return status == 0 ? reportFailedOutput(output, to: errors) : status
             } catch {
-                let error = AgentWording.withStatus(context.failure(error))
+                let error = context.failure(error)
                 output.flush()
                 warnIfSecretsAreSwappable(context)
                 report(error, to: errors)

@@ -22,17 +22,22 @@ extension Context {
     /// vault opened here then reads its records for that question alone (see `ItemScan`).
     /// No request is spent asking whether the agent is unlocked: its answer to the command's own
     /// request says so.
-    func session(for question: ItemScan.Wanted? = nil, use: SessionUse = .items) throws(KeychainError) -> FallbackSession {
+    func session(for question: ItemScan.Wanted? = nil, use: SessionUse = .items) throws(SessionError) -> FallbackSession {
         if let chosenSession { return chosenSession }
         let path = try? vaultPath
         let agentVault = use == .mergeDriver ? path : path.flatMap { FileSystem.exists($0) ? $0 : nil }
-        let session = try FallbackSession.open(agentOf: agentVault, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
-                                               temporaryDirectory: environment("TMPDIR"), stateDirectory: stateDirectory,
-                                               password: masterPassword,
-                                               notice: { [unowned self] (notice) throws(KeychainError) in try self.bridged { () throws(CLIError) in try self.tell(notice, use) } },
-                                               local: { [unowned self] () throws(KeychainError) -> any KeychainSession in
-            try self.localSession(for: question)
-        })
+        let session: FallbackSession
+        do throws(KeychainError) {
+            session = try FallbackSession.open(agentOf: agentVault, runtimeDirectory: environment("XDG_RUNTIME_DIR"),
+                                           temporaryDirectory: environment("TMPDIR"), stateDirectory: stateDirectory,
+                                           password: masterPassword,
+                                           notice: { [unowned self] (notice) throws(KeychainError) in try self.bridged { () throws(CLIError) in try self.tell(notice, use) } },
+                                           local: { [unowned self] () throws(KeychainError) -> any KeychainSession<KeychainError> in
+                try self.localSession(for: question)
+            })
+        } catch {
+            throw .keychain(error)
+        }
         reportWarnings(of: session)   // the agent's findings arrive with its answers, printed as the command ends
         chosenSession = session
         return session
@@ -51,7 +56,7 @@ extension Context {
             }
         case .agentUnusable(let reason):
             guard use == .items else { return }
-            warn("did not use the agent: " + FailureWording(reason).message + "; opening the vault with the master password")
+            warn("did not use the agent: " + FailureWording(CLIError(reason)).message + "; opening the vault with the master password")
         case .agentLacksRotatedKey:
             self.notice("the remote's copy is sealed under a vault key the agent does not have (rotated on another machine): syncing without the agent")
         }

@@ -8,9 +8,9 @@ import KCKeychain
 import KCSession
 
 /// The session of a vault's running agent: every request answered by the agent with the key it
-/// holds (`AgentClient`, which throws `AgentError`). The only file of the front ends that talks to
-/// the agent's client, and the only one that puts the agent's own failures into a `KeychainError`
-/// (`relayed`) or looks inside one.
+/// holds (`AgentClient`, which throws `AgentError`), its failures thrown as `SessionError` (the
+/// keychain's the agent reported as `.keychain`, the agent's own as `.agent`). The only file of
+/// the front ends that talks to the agent's client.
 /// A locked agent answers each request with "locked" (`hasEnded`): `FallbackSession` then goes on
 /// with the vault opened here.
 public final class AgentSession: KeychainSession {
@@ -42,7 +42,7 @@ public final class AgentSession: KeychainSession {
         /// An agent of another build ran; it was asked to stop and has exited.
         case otherBuildStopped
         /// An agent runs but cannot be used (an unsafe folder, another user, a broken hello).
-        case unusable(KeychainError)
+        case unusable(AgentError)
     }
 
     /// The running agent of the vault at `vaultPath` (see `running`), as `Found`.
@@ -56,57 +56,39 @@ public final class AgentSession: KeychainSession {
         } catch .otherBuildStopped {
             return .otherBuildStopped
         } catch {
-            return .unusable(relayed(error, status: .notAvailable))
+            return .unusable(error)
         }
     }
 
     /// True for the failures that mean the agent holds no key (any more) and did nothing: it is
     /// locked, it ended between two requests, or the vault's key or file changed under it.
-    public static func hasEnded(_ error: any Error) -> Bool {
-        if case .locked? = error as? AgentError { return true }
-        guard let error = error as? KeychainError else { return false }
-        switch error.reason {
-        case .relayed(let failure): if case .locked? = failure as? AgentError { return true } else { return false }
-        case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
-        default: return false
+    public static func hasEnded(_ error: SessionError) -> Bool {
+        switch error {
+        case .agent(let failure):
+            if case .locked = failure { return true }
+            return false
+        case .keychain(let failure):
+            switch failure.reason {
+            case .vault(.replacedByAnotherVault), .vault(.passwordChanged): return true
+            default: return false
+            }
         }
     }
 
-    /// True when `error` says the agent was too busy to take a later request of the command
-    /// (nothing was asked of it): `FallbackSession` says so and goes on with the vault opened here.
-    public static func wasBusy(_ error: any Error) -> Bool {
-        guard let error = error as? KeychainError, case .busy? = agentFailure(in: error) else { return false }
-        return true
-    }
-
-    /// The agent's own failure inside `error` (relayed by the client), if it is one.
-    public static func agentFailure(in error: KeychainError) -> AgentError? {
-        guard case .relayed(let failure) = error.reason else { return nil }
-        return failure as? AgentError
-    }
-
-    /// `error` as a `KeychainError` with result code `status`, for a front end to word: a keychain
-    /// failure the agent reported is itself; the agent's own (locked, gone, busy...) is relayed.
-    public static func relayed(_ error: AgentError, status: KeychainStatus) -> KeychainError {
-        if case .keychain(let failure) = error { return failure }
-        return KeychainError(status, .relayed(error))
-    }
-
-    /// `body`'s failure as the item store's (`relayed`; the front end gives the agent's own failures
-    /// their result code).
-    private static func call<T>(_ body: () throws(AgentError) -> T) throws(KeychainError) -> T {
-        do throws(AgentError) { return try body() } catch { throw relayed(error, status: .notAvailable) }
+    /// `body`'s failure as the session's.
+    private static func call<T>(_ body: () throws(AgentError) -> T) throws(SessionError) -> T {
+        do throws(AgentError) { return try body() } catch { throw SessionError(error) }
     }
 
     /// `body`'s failure for the sync paths (untyped): a merge failure as the `MergeError` (so a
     /// round can go on with the password for a key the agent does not know), a keychain failure as
-    /// itself, the agent's own relayed (as for the item store).
+    /// itself, the agent's own as `SessionError.agent`.
     private static func untyped<T>(_ body: () throws(AgentError) -> T) throws -> T {
         do throws(AgentError) { return try body() } catch {
             switch error {
             case .merge(let failure): throw failure
             case .keychain(let failure): throw failure
-            default: throw relayed(error, status: .notAvailable)
+            default: throw SessionError.agent(error)
             }
         }
     }
@@ -118,7 +100,7 @@ public final class AgentSession: KeychainSession {
     /// Which vault, locked or not, and its timers; pushes no deadline back.
     public func status() throws(AgentError) -> AgentStatus { try client.status() }
     /// Gives the agent the master password with new timeouts (see `AgentClient.unlock`).
-    public func unlock(password: SecureBytes, idleTimeout: Double, maxTTL: Double) throws(KeychainError) {
+    public func unlock(password: SecureBytes, idleTimeout: Double, maxTTL: Double) throws(SessionError) {
         try Self.call { () throws(AgentError) in try client.unlock(password: password, idleTimeout: idleTimeout, maxTTL: maxTTL) }
     }
     /// Locks the agent: returns once it has wiped the key and exited.
@@ -126,46 +108,46 @@ public final class AgentSession: KeychainSession {
 
     // MARK: Items
 
-    public func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
+    public func find(anyOf queries: [Query], revealing: Bool) throws(SessionError) -> [Item] {
         try Self.call { () throws(AgentError) in try client.find(anyOf: queries, revealing: revealing) }
     }
-    public func search(_ query: SearchQuery) throws(KeychainError) -> [Item] { try Self.call { () throws(AgentError) in try client.search(query) } }
-    public func allItems(revealing: Bool) throws(KeychainError) -> [Item] { try Self.call { () throws(AgentError) in try client.allItems(revealing: revealing) } }
+    public func search(_ query: SearchQuery) throws(SessionError) -> [Item] { try Self.call { () throws(AgentError) in try client.search(query) } }
+    public func allItems(revealing: Bool) throws(SessionError) -> [Item] { try Self.call { () throws(AgentError) in try client.allItems(revealing: revealing) } }
     @discardableResult
-    public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
+    public func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(SessionError) -> Item {
         try Self.call { () throws(AgentError) in try client.add(attributes, secret: secret, updateExisting: updateExisting) }
     }
-    public func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome] {
+    public func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(SessionError) -> [Keychain.BatchOutcome] {
         try Self.call { () throws(AgentError) in try client.addAll(entries, dryRun: dryRun) }
     }
     @discardableResult
     public func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                       requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] {
+                       requirePassword: Bool?, thisDeviceOnly: Bool?) throws(SessionError) -> [Item] {
         try Self.call { () throws(AgentError) in try client.update(query, changes: changes, secret: secret, requirePassword: requirePassword, thisDeviceOnly: thisDeviceOnly) }
     }
     @discardableResult
-    public func delete(_ query: Query) throws(KeychainError) -> [Item] { try Self.call { () throws(AgentError) in try client.delete(query) } }
+    public func delete(_ query: Query) throws(SessionError) -> [Item] { try Self.call { () throws(AgentError) in try client.delete(query) } }
     /// The findings the agent sent with its last answer.
     public var warnings: [KeychainWarning] { client.warnings }
 
     // MARK: Maintenance
 
-    public func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
+    public func history(_ query: Query, revealing: Bool) throws(SessionError) -> [ItemVersion] {
         try Self.call { () throws(AgentError) in try client.history(query, revealing: revealing) }
     }
-    public func compact() throws(KeychainError) -> (before: Int, after: Int) { try Self.call { () throws(AgentError) in try client.compact() } }
-    public func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+    public func compact() throws(SessionError) -> (before: Int, after: Int) { try Self.call { () throws(AgentError) in try client.compact() } }
+    public func deletedItems(matchingAny queries: [Query]) throws(SessionError) -> [DeletedItem] {
         try Self.call { () throws(AgentError) in try client.deletedItems(matchingAny: queries) }
     }
-    public func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] {
+    public func restore(anyOf queries: [Query]) throws(SessionError) -> [Item] {
         try Self.call { () throws(AgentError) in try client.restore(anyOf: queries) }
     }
-    public func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? { try Self.call { () throws(AgentError) in try client.tornTail(removing: removing) } }
-    public func check() throws(KeychainError) -> CheckReport { try Self.call { () throws(AgentError) in try client.check() } }
-    public func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] {
+    public func tornTail(removing: Bool) throws(SessionError) -> (offset: Int, length: Int)? { try Self.call { () throws(AgentError) in try client.tornTail(removing: removing) } }
+    public func check() throws(SessionError) -> CheckReport { try Self.call { () throws(AgentError) in try client.check() } }
+    public func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(SessionError) -> [ItemConflict] {
         try Self.call { () throws(AgentError) in try client.conflicts(of: itemID, revealing: revealing) }
     }
-    public func nameDevice(_ name: String) throws(KeychainError) { try Self.call { () throws(AgentError) in try client.nameDevice(name) } }
+    public func nameDevice(_ name: String) throws(SessionError) { try Self.call { () throws(AgentError) in try client.nameDevice(name) } }
 
     // MARK: Sync
 
@@ -180,7 +162,7 @@ public final class AgentSession: KeychainSession {
     public func sync(_ round: (SecureBytes?) throws -> SyncRound,
                      unlock: @escaping (VaultHeader, SecureBytes) -> SecureBytes?) throws -> SyncRound.Report {
         do { return try round(nil).run(AgentSyncKeys(client)) } catch let error as AgentError {
-            throw Self.relayed(error, status: .notAvailable)   // locked: `hasEnded`; else worded by the front end
+            throw SessionError(error)   // locked: `hasEnded`; else worded by the front end
         }
     }
 }

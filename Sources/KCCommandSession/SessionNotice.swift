@@ -1,4 +1,4 @@
-import KCKeychain
+import KCSession
 
 /// What a session tells its front end while it goes on (the front end words it).
 public enum SessionNotice: Sendable {
@@ -8,5 +8,5 @@ public enum SessionNotice: Sendable {
     /// the sync goes on with the master password.
     case agentLacksRotatedKey
     /// The agent could not be used at all (`reason`, worded); the vault is opened here.
-    case agentUnusable(KeychainError)
+    case agentUnusable(AgentError)
 }

@@ -55,19 +55,30 @@ extension FTPTarget {
 
 /// The credential store backed by a keychain's items (a vault opened here, or an unlocked agent),
 /// opened on first use (so that the server is contacted before the master password is asked for).
-public final class KeychainCredentialStore: FTPCredentialStore {
-    private let openItems: () throws(KeychainError) -> any ItemStore
-    private var opened: (any ItemStore)?
+/// A failure of the store that is not the keychain's (the agent's own, say) is the front end's to
+/// keep: `failure` turns it into the `KeychainError` the login flow carries.
+public final class KeychainCredentialStore<Store: ItemStore>: FTPCredentialStore {
+    private let openItems: () throws(KeychainError) -> Store
+    private let failure: (Store.Failure) -> KeychainError
+    private var opened: Store?
 
-    public init(open: @escaping () throws(KeychainError) -> any ItemStore) {
+    public init(open: @escaping () throws(KeychainError) -> Store, failure: @escaping (Store.Failure) -> KeychainError) {
         self.openItems = open
+        self.failure = failure
     }
 
-    private func store() throws(KeychainError) -> any ItemStore {
+    private func store() throws(KeychainError) -> Store {
         if let opened { return opened }
         let store = try openItems()
         opened = store
         return store
+    }
+
+    /// `body`, a request of the store, with its failure as the keychain's.
+    @discardableResult
+    private func request<T>(_ body: (Store) throws(Store.Failure) -> T) throws(KeychainError) -> T {
+        let store = try store()
+        do throws(Store.Failure) { return try body(store) } catch { throw failure(error) }
     }
 
     public func credentials(for target: FTPTarget) throws(KeychainError) -> [FTPCredential] {
@@ -76,7 +87,7 @@ public final class KeychainCredentialStore: FTPCredentialStore {
                           ignoreCase: true, matchAll: true)
         let items: [Item]
         do {
-            items = try store().find(anyOf: [query], revealing: true)
+            items = try request { (store) throws(Store.Failure) in try store.find(anyOf: [query], revealing: true) }
         } catch where error.status == .itemNotFound {
             return []
         }
@@ -85,11 +96,20 @@ public final class KeychainCredentialStore: FTPCredentialStore {
     }
 
     public func add(_ attributes: ItemAttributes, secret: SecureBytes) throws(KeychainError) {
-        try store().add(attributes, secret: secret, updateExisting: false)
+        try request { (store) throws(Store.Failure) in try store.add(attributes, secret: secret, updateExisting: false) }
     }
 
     public func updateSecret(of credential: FTPCredential, secret: SecureBytes) throws(KeychainError) {
         // By id: matching by attribute values could also select an item that has more of them.
-        try store().update(Query(itemClass: .internet, itemID: credential.itemID), changes: [:], secret: secret)
+        try request { (store) throws(Store.Failure) in
+            try store.update(Query(itemClass: .internet, itemID: credential.itemID), changes: [:], secret: secret)
+        }
+    }
+}
+
+extension KeychainCredentialStore where Store.Failure == KeychainError {
+    /// The store of a keychain's items whose failures are the keychain's.
+    public convenience init(open: @escaping () throws(KeychainError) -> Store) {
+        self.init(open: open, failure: { $0 })
     }
 }

@@ -90,10 +90,6 @@ public struct KeychainError: Error, Sendable, CustomStringConvertible {
         case changedSinceSalvageConfirmed
         /// A failure of a kind this layer does not know, described by the failing code (a bug).
         case unexpected(String)
-        /// A failure of a layer above the keychain carried through the item store's typed API: the
-        /// agent's own failures (locked, gone, busy), put in by the session layer's `AgentSession`
-        /// and read back only there, for the front end to word.
-        case relayed(any Error & Sendable)
     }
 
     /// For debugging; front ends word the reason themselves.

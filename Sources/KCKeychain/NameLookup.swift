@@ -147,18 +147,18 @@ extension ItemStore {
     ///
     /// This is the one name resolution of every front-end command that takes a NAME (get, show,
     /// edit, delete); choosing among several matches is the front end's.
-    public func items(named lookup: NameLookup) throws(KeychainError) -> NameMatch {
+    public func items(named lookup: NameLookup) throws(Failure) -> NameMatch {
         if let queries = lookup.candidateQueries, let found = try Self.items(try find(anyOf: queries, revealing: false)),
            let match = lookup.resolve(found), match.match < .substring {
             return match
         }
         guard let everything = try Self.items(try find(anyOf: lookup.filterQueries, revealing: false)),
-              let match = lookup.resolve(everything) else { throw KeychainError(.itemNotFound) }
+              let match = lookup.resolve(everything) else { throw Failure(keychain: KeychainError(.itemNotFound)) }
         return match
     }
 
     /// The items `body` finds; nil when it throws errSecItemNotFound (other failures go on).
-    private static func items(_ body: @autoclosure () throws(KeychainError) -> [Item]) throws(KeychainError) -> [Item]? {
-        do { return try body() } catch where error.status == .itemNotFound { return nil }
+    private static func items(_ body: @autoclosure () throws(Failure) -> [Item]) throws(Failure) -> [Item]? {
+        do { return try body() } catch where error.keychainError?.status == .itemNotFound { return nil }
     }
 }

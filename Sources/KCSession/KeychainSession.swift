@@ -11,25 +11,28 @@ import KCVault
 /// for its session once and sends every request through it, so the rule "agent or vault" is
 /// decided in one place.
 ///
-/// The sync requests throw untyped: a `MergeError` when copies cannot be merged, a
-/// `SyncCopy.Problem` or git failure from a round, else a `KeychainError`.
-public protocol KeychainSession: ItemStore {
+/// Each request throws the session's `Failure`: `KeychainError` for the vault opened here
+/// (`LocalSession`), `SessionError` for a session the agent may answer (the agent's own failures
+/// beside the keychain's). The sync requests throw untyped: a `MergeError` when copies cannot be
+/// merged, a `SyncCopy.Problem` or git failure from a round, else a `KeychainError` or a
+/// `SessionError`.
+public protocol KeychainSession<Failure>: ItemStore {
     /// Every version of the single item `query` selects, oldest first; secrets only when `revealing`.
-    func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion]
+    func history(_ query: Query, revealing: Bool) throws(Failure) -> [ItemVersion]
     /// The deleted items still in the vault that match any of `queries` (`Keychain.deletedItems`).
-    func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem]
+    func deletedItems(matchingAny queries: [Query]) throws(Failure) -> [DeletedItem]
     /// Brings back the deleted items `queries` select (`Keychain.restore`); the items restored.
-    func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item]
+    func restore(anyOf queries: [Query]) throws(Failure) -> [Item]
     /// Keeps only each item's current version: the record counts before and after.
-    func compact() throws(KeychainError) -> (before: Int, after: Int)
+    func compact() throws(Failure) -> (before: Int, after: Int)
     /// The vault's torn tail as read now (nil: none), removed when `removing`.
-    func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)?
+    func tornTail(removing: Bool) throws(Failure) -> (offset: Int, length: Int)?
     /// Walks the whole file, past damage (`Keychain.check`); reveals and writes nothing.
-    func check() throws(KeychainError) -> CheckReport
+    func check() throws(Failure) -> CheckReport
     /// The items in conflict (only `itemID`'s when given), their versions' secrets when `revealing`.
-    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict]
+    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(Failure) -> [ItemConflict]
     /// Names this machine's device `name` (checked already) in the vault.
-    func nameDevice(_ name: String) throws(KeychainError)
+    func nameDevice(_ name: String) throws(Failure)
 
     /// The live vault's record ids and version vector as the sync copy would receive them.
     func liveSummary() throws -> CopySummary

@@ -9,6 +9,7 @@ import KCVault
 import KCKeychain
 import Synchronization
 @testable import KCAgent
+import KCSession
 
 /// A deadline that passes while a long reply streams, on an injected clock: a reply that writes
 /// nothing stops with a `locked` frame and the agent locks; the client side reads it as locked.

@@ -8,6 +8,7 @@ import KCTestSupport
 import KCVault
 import KCKeychain
 @testable import KCAgent
+import KCSession
 
 /// The failure of an ambiguous match (update, delete or history without --all) lists the matches
 /// in one frame: attributes have no size limit of their own, so the matches shown stay within a

@@ -5,6 +5,7 @@ import XCTest
 import KCSystem
 import KCTestSupport
 @testable import KCAgent
+import KCSession
 
 /// Where the agent's socket lives, and the checks of its folder.
 final class EndpointTests: XCTestCase {

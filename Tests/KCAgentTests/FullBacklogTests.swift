@@ -7,6 +7,7 @@ import XCTest
 import KCSystem
 import KCTestSupport
 @testable import KCAgent
+import KCSession
 
 /// A client facing an agent whose listen backlog is full (every slot taken by silent peers, or
 /// the agent stopped) gives up after a bounded wait, as it does for a hello that never comes,

@@ -10,6 +10,7 @@ import KCSystem
 import KCVault
 import KCKeychain
 @testable import KCAgent
+import KCSession
 
 /// Every case of every type that crosses the agent's wire, from one exhaustive fixture per type
 /// (`WireFixtures`): encoded, decoded and compared with what was sent; and no case without a fixture.

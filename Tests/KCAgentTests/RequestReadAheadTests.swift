@@ -10,6 +10,7 @@ import KCTestSupport
 import KCVault
 import KCKeychain
 @testable import KCAgent
+import KCSession
 
 /// The agent receives a request whole before it takes the service, so a client that stalls in
 /// the middle of a long request delays only itself; and what a connection holds meanwhile in

@@ -10,6 +10,7 @@ import KCVault
 import KCKeychain
 import Synchronization
 @testable import KCAgent
+import KCSession
 
 /// A deadline that passes while a reply of several frames is sent ends it with a `locked` frame,
 /// which the client reads as the request answered locked (so `kc sync` goes on without the

@@ -8,6 +8,7 @@ import KCTestSupport
 import KCVault
 import KCKeychain
 @testable import KCAgent
+import KCSession
 
 /// The agent names its vault in its hello (a BLAKE2b of the canonical path), and the client
 /// refuses an agent that serves another vault before sending it anything (security review I2).

@@ -21,7 +21,6 @@ enum ReasonCase: CaseIterable {
         case .notAnItem: self = .notAnItem
         case .changedSinceSalvageConfirmed: self = .changedSinceSalvageConfirmed
         case .unexpected: self = .unexpected
-        case .relayed: fatalError("the session's carrier of a client failure never crosses the wire")
         }
     }
 }

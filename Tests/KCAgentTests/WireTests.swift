@@ -8,6 +8,7 @@ import KCSystem
 import KCKeychain
 import KCVault
 @testable import KCAgent
+import KCSession
 
 /// The frame and hello codec: round trips, and malformed input (random, truncated, oversized)
 /// rejected with an error, never a crash or a large allocation.

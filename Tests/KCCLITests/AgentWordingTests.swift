@@ -1,4 +1,5 @@
 import KCAgent
+import KCSession
 import KCSystem
 import KCKeychain
 import XCTest
@@ -37,12 +38,20 @@ final class AgentWordingTests: XCTestCase {
         }
     }
 
-    func testARelayedAgentFailureIsWordedAndTakesItsStatusHere() {
-        let relayed = KeychainError(.notAvailable, .relayed(AgentError.locked))
-        XCTAssertEqual(FailureWording(relayed), FailureWording("the agent is locked", hint: "run kc unlock"))
-        XCTAssertEqual(AgentWording.withStatus(.keychain(relayed)).status, .interactionNotAllowed)
-        let other = KeychainError(.itemNotFound)
-        XCTAssertEqual(AgentWording.withStatus(.keychain(other)).status, .itemNotFound)
+    func testTheAgentsFailureIsWordedAndTakesItsStatusHereOnce() {
+        let locked = CLIError(SessionError.agent(.locked))
+        XCTAssertEqual(FailureWording(locked), FailureWording("the agent is locked", hint: "run kc unlock"))
+        XCTAssertEqual(locked.status, .interactionNotAllowed)
+        // Every reason's status is the one `describe` gives, whichever way it reaches the command.
+        for reason in Self.everyReason {
+            XCTAssertEqual(CLIError(reason).status, AgentWording.describe(reason).0, "\(reason)")
+            XCTAssertEqual(CLIError(SessionError(reason)).status, AgentWording.describe(reason).0, "\(reason)")
+            XCTAssertEqual(FailureWording(CLIError(reason)), AgentWording.describe(reason).1, "\(reason)")
+        }
+        // The keychain's failure the agent reported is the keychain's, with its own code.
+        let reported = CLIError(AgentError.keychain(KeychainError(.itemNotFound)))
+        XCTAssertEqual(reported.keychainError?.status, .itemNotFound)
+        XCTAssertEqual(CLIError(SessionError(.keychain(KeychainError(.duplicateItem)))).keychainError?.status, .duplicateItem)
     }
 
     func testTheOtherBuildSentence() {

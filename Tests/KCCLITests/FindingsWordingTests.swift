@@ -1,4 +1,5 @@
 import KCAgent
+import KCSession
 import KCSystem
 import KCKeychain
 import XCTest

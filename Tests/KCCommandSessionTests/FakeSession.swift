@@ -6,16 +6,19 @@ import KCSync
 import KCKeychain
 
 /// A session whose every request runs `answer` with the request's name: it returns the items to
-/// answer with, or throws. Counts the requests it was sent.
-final class FakeSession: KeychainSession {
+/// answer with, or throws (a `Failure` as it is, a `KeychainError` as the keychain's failure).
+/// Counts the requests it was sent. `FakeAgent` stands for the agent, `FakeLocal` for the vault here.
+final class FakeSession<Failure: ItemStoreFailure>: KeychainSession {
     var answer: (String) throws -> [Item]
     private(set) var requests: [String] = []
 
     init(_ answer: @escaping (String) throws -> [Item] = { _ in [] }) { self.answer = answer }
 
-    private func serve(_ name: String) throws(KeychainError) -> [Item] {
+    private func serve(_ name: String) throws(Failure) -> [Item] {
         requests.append(name)
-        do { return try answer(name) } catch let error as KeychainError { throw error } catch { throw KeychainError(error) }
+        do { return try answer(name) } catch let error as Failure { throw error } catch {
+            throw Failure(keychain: KeychainError(error))
+        }
     }
 
     private func untyped(_ name: String) throws {
@@ -23,36 +26,36 @@ final class FakeSession: KeychainSession {
         _ = try answer(name)
     }
 
-    func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] { try serve("find") }
-    func search(_ query: SearchQuery) throws(KeychainError) -> [Item] { try serve("search") }
-    func allItems(revealing: Bool) throws(KeychainError) -> [Item] { try serve("allItems") }
-    func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(KeychainError) -> Item {
-        guard let item = try serve("add").first else { throw KeychainError(.itemNotFound) }
+    func find(anyOf queries: [Query], revealing: Bool) throws(Failure) -> [Item] { try serve("find") }
+    func search(_ query: SearchQuery) throws(Failure) -> [Item] { try serve("search") }
+    func allItems(revealing: Bool) throws(Failure) -> [Item] { try serve("allItems") }
+    func add(_ attributes: ItemAttributes, secret: SecureBytes, updateExisting: Bool) throws(Failure) -> Item {
+        guard let item = try serve("add").first else { throw Failure(keychain: KeychainError(.itemNotFound)) }
         return item
     }
-    func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(KeychainError) -> [Keychain.BatchOutcome] {
+    func addAll(_ entries: [ExchangeItem], dryRun: Bool) throws(Failure) -> [Keychain.BatchOutcome] {
         try serve("addAll").map { .added($0) }
     }
     func update(_ query: Query, changes: [Attribute: String?], secret: SecureBytes?,
-                requirePassword: Bool?, thisDeviceOnly: Bool?) throws(KeychainError) -> [Item] { try serve("update") }
-    func delete(_ query: Query) throws(KeychainError) -> [Item] { try serve("delete") }
+                requirePassword: Bool?, thisDeviceOnly: Bool?) throws(Failure) -> [Item] { try serve("update") }
+    func delete(_ query: Query) throws(Failure) -> [Item] { try serve("delete") }
     var warnings: [KeychainWarning] { [] }
 
-    func history(_ query: Query, revealing: Bool) throws(KeychainError) -> [ItemVersion] {
+    func history(_ query: Query, revealing: Bool) throws(Failure) -> [ItemVersion] {
         try serve("history").map { ItemVersion(item: $0, written: 0, isCurrent: true) }
     }
-    func compact() throws(KeychainError) -> (before: Int, after: Int) { (try serve("compact").count, 0) }
-    func deletedItems(matchingAny queries: [Query]) throws(KeychainError) -> [DeletedItem] {
+    func compact() throws(Failure) -> (before: Int, after: Int) { (try serve("compact").count, 0) }
+    func deletedItems(matchingAny queries: [Query]) throws(Failure) -> [DeletedItem] {
         try serve("deletedItems").map { DeletedItem(item: $0, deleted: 0, device: []) }
     }
-    func restore(anyOf queries: [Query]) throws(KeychainError) -> [Item] { try serve("restore") }
-    func tornTail(removing: Bool) throws(KeychainError) -> (offset: Int, length: Int)? { _ = try serve("tornTail"); return nil }
-    func check() throws(KeychainError) -> CheckReport {
+    func restore(anyOf queries: [Query]) throws(Failure) -> [Item] { try serve("restore") }
+    func tornTail(removing: Bool) throws(Failure) -> (offset: Int, length: Int)? { _ = try serve("tornTail"); return nil }
+    func check() throws(Failure) -> CheckReport {
         _ = try serve("check")
         return CheckReport(items: 0, records: 0, kdf: KDFParameters(opsLimit: 1, memoryLimit: 8192), fileSize: 0, problems: [])
     }
-    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(KeychainError) -> [ItemConflict] { _ = try serve("conflicts"); return [] }
-    func nameDevice(_ name: String) throws(KeychainError) { _ = try serve("nameDevice") }
+    func conflicts(of itemID: [UInt8]?, revealing: Bool) throws(Failure) -> [ItemConflict] { _ = try serve("conflicts"); return [] }
+    func nameDevice(_ name: String) throws(Failure) { _ = try serve("nameDevice") }
 
     func liveSummary() throws -> CopySummary { try untyped("liveSummary"); return CopySummary(records: []) }
     func summary(of copy: [UInt8]) throws -> CopySummary { try untyped("summary"); return CopySummary(records: []) }
@@ -64,6 +67,9 @@ final class FakeSession: KeychainSession {
         return SyncRound.Report()
     }
 }
+
+typealias FakeAgent = FakeSession<SessionError>
+typealias FakeLocal = FakeSession<KeychainError>
 
 /// An item named `label` (what a fake answered with).
 func item(_ label: String) -> Item {

@@ -26,15 +26,15 @@ final class FallbackSessionTests: XCTestCase {
 
     func testAgentEndedBetweenRequestsGoesOnLocally() throws {
         var agentAnswers = 0
-        let agent = FakeSession { [ended] _ in
+        let agent = FakeAgent { [ended] _ in
             agentAnswers += 1
             if agentAnswers > 1 { throw ended }
             return [item("agent")]
         }
-        let local = FakeSession { _ in [item("local")] }
+        let local = FakeLocal { _ in [item("local")] }
         var opened = 0
         let (password, _) = passwords()
-        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession in
+        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
             opened += 1
             return local
         }
@@ -53,12 +53,12 @@ final class FallbackSessionTests: XCTestCase {
 
     func testPasswordAskedAtMostOnce() throws {
         let (password, asked) = passwords()
-        let local = FakeSession { _ in
+        let local = FakeLocal { _ in
             _ = try password.password()   // each local request needs it (open, a conversion, a merge)
             return []
         }
-        let agent = FakeSession { [ended] _ in throw ended }
-        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession in local }
+        let agent = FakeAgent { [ended] _ in throw ended }
+        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession<KeychainError> in local }
         _ = try session.allItems(revealing: false)
         try session.nameDevice("laptop")
         _ = try session.merge(ours: [], theirs: [])
@@ -69,14 +69,14 @@ final class FallbackSessionTests: XCTestCase {
     func testPasswordGivenForTheAgentIsReusedLocally() throws {
         let (password, asked) = passwords()
         // The agent asks again for an item (the password typed), then locks before answering.
-        let agent = FakeSession { [ended] _ in
+        let agent = FakeAgent { [ended] _ in
             _ = try password.password(for: .askAgain)
             throw ended
         }
         var openedWith: SecureBytes?
-        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession in
+        let session = FallbackSession(agent: agent, password: password) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
             openedWith = try password.password()
-            return FakeSession()
+            return FakeLocal()
         }
         _ = try session.delete(Query())
         XCTAssertEqual(asked(), 1)
@@ -88,9 +88,9 @@ final class FallbackSessionTests: XCTestCase {
             XCTFail("asked although given")
             throw KeychainError(.interactionNotAllowed)
         }
-        let session = FallbackSession(agent: nil, password: given) { () throws(KeychainError) -> any KeychainSession in
+        let session = FallbackSession(agent: nil, password: given) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
             _ = try given.password()
-            return FakeSession()
+            return FakeLocal()
         }
         _ = try session.search(SearchQuery(terms: ["x"]))
         XCTAssertEqual(given.asked, 0)
@@ -98,40 +98,40 @@ final class FallbackSessionTests: XCTestCase {
 
     func testAnAgentTooBusyForALaterRequestIsToldThenTheVaultOpenedHere() throws {
         var agentAnswers = 0
-        let busy = AgentSession.relayed(AgentError.busy(seconds: 10), status: .io)
-        let agent = FakeSession { _ in
+        let busy = SessionError.agent(.busy(seconds: 10))
+        let agent = FakeAgent { _ in
             agentAnswers += 1
             if agentAnswers > 1 { throw busy }
             return [item("agent")]
         }
         var notices: [SessionNotice] = []
         let session = FallbackSession(agent: agent, password: passwords().0, notice: { notices.append($0) }) {
-            () throws(KeychainError) -> any KeychainSession in FakeSession { _ in [item("local")] }
+            () throws(KeychainError) -> any KeychainSession<KeychainError> in FakeLocal { _ in [item("local")] }
         }
         XCTAssertEqual(try session.find(anyOf: [Query()], revealing: false).first?.attributes[.service], "agent")
         XCTAssertEqual(try session.find(anyOf: [Query()], revealing: true).first?.attributes[.service], "local")
         XCTAssertFalse(session.isServedByAgent)
         guard case .agentUnusable(let reason)? = notices.first, notices.count == 1,
-              case .busy? = AgentSession.agentFailure(in: reason) else { return XCTFail("\(notices)") }
+              case .busy = reason else { return XCTFail("\(notices)") }
     }
 
     func testOtherAgentFailuresAreNotAFallback() {
-        let agent = FakeSession { _ in throw KeychainError(.duplicateItem) }
-        let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession in
+        let agent = FakeAgent { _ in throw KeychainError(.duplicateItem) }
+        let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
             XCTFail("opened the vault for a failure the agent decided")
-            return FakeSession()
+            return FakeLocal()
         }
         XCTAssertThrowsError(try session.add(ItemAttributes(.generic), secret: SecureBytes(count: 0), updateExisting: false)) { error in
-            XCTAssertEqual((error as? KeychainError)?.status, .duplicateItem)
+            XCTAssertEqual((error as? SessionError)?.keychainError?.status, .duplicateItem)
         }
         XCTAssertTrue(session.isServedByAgent)
     }
 
     func testNoAgentOpensTheVaultOnFirstRequestOnly() throws {
         var opened = 0
-        let session = FallbackSession(agent: nil, password: passwords().0) { () throws(KeychainError) -> any KeychainSession in
+        let session = FallbackSession(agent: nil, password: passwords().0) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
             opened += 1
-            return FakeSession()
+            return FakeLocal()
         }
         XCTAssertEqual(opened, 0)
         _ = try session.check()
@@ -140,9 +140,9 @@ final class FallbackSessionTests: XCTestCase {
     }
 
     func testCopiesOfAnotherVaultAreMergedLocally() throws {
-        let agent = FakeSession { _ in throw MergeError.differentVaults(ours: Array(repeating: 1, count: 16), theirs: Array(repeating: 2, count: 16)) }
-        let local = FakeSession()
-        let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession in local }
+        let agent = FakeAgent { _ in throw MergeError.differentVaults(ours: Array(repeating: 1, count: 16), theirs: Array(repeating: 2, count: 16)) }
+        let local = FakeLocal()
+        let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession<KeychainError> in local }
         _ = try session.merge(ours: [1], theirs: [2])
         XCTAssertEqual(local.requests, ["merge"])
     }
@@ -151,11 +151,11 @@ final class FallbackSessionTests: XCTestCase {
         let header = VaultHeader(vaultID: Array(repeating: 3, count: 16), kdf: KDFParameters(opsLimit: 1, memoryLimit: 8192),
                                  salt: Array(repeating: 0, count: 16), keyNonce: Array(repeating: 0, count: 24),
                                  wrappedKey: Array(repeating: 0, count: 48))
-        let agent = FakeSession { _ in throw SyncCopy.Problem.merge(.keyNotKnown(.theirs, header)) }
-        let local = FakeSession()
+        let agent = FakeAgent { _ in throw SyncCopy.Problem.merge(.keyNotKnown(.theirs, header)) }
+        let local = FakeLocal()
         var notices: [SessionNotice] = []
         let session = FallbackSession(agent: agent, password: passwords().0, notice: { notices.append($0) }) {
-            () throws(KeychainError) -> any KeychainSession in local
+            () throws(KeychainError) -> any KeychainSession<KeychainError> in local
         }
         _ = try session.sync({ _ in throw KeychainError(.param) }, unlock: { _, _ in nil })
         XCTAssertEqual(local.requests, ["sync"])
@@ -164,11 +164,32 @@ final class FallbackSessionTests: XCTestCase {
     }
 
     func testAgentEndedIsTheAgentsLockedOrItsVaultChanged() {
-        XCTAssertTrue(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.locked))))
-        XCTAssertTrue(AgentSession.hasEnded(KeychainError(VaultError.passwordChanged(path: "/v.kc"))))
-        XCTAssertTrue(AgentSession.hasEnded(KeychainError(VaultError.replacedByAnotherVault(path: "/v.kc"))))
-        XCTAssertFalse(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.passwordRequired))))
-        XCTAssertFalse(AgentSession.hasEnded(KeychainError(.notAvailable, .relayed(AgentError.agentGone(errno: nil)))))
-        XCTAssertFalse(AgentSession.hasEnded(MergeError.resultNotVerified))
+        XCTAssertTrue(AgentSession.hasEnded(.agent(.locked)))
+        XCTAssertTrue(AgentSession.hasEnded(.keychain(KeychainError(VaultError.passwordChanged(path: "/v.kc")))))
+        XCTAssertTrue(AgentSession.hasEnded(.keychain(KeychainError(VaultError.replacedByAnotherVault(path: "/v.kc")))))
+        XCTAssertFalse(AgentSession.hasEnded(.agent(.passwordRequired)))
+        XCTAssertFalse(AgentSession.hasEnded(.agent(.agentGone(errno: nil))))
+        XCTAssertFalse(AgentSession.hasEnded(.agent(.busy(seconds: 5))))
+        XCTAssertFalse(AgentSession.hasEnded(.keychain(KeychainError(.interactionNotAllowed))))
+    }
+
+    /// The agent's own failures other than "locked" reach the command as they are (typed, never
+    /// inside a `KeychainError`), and the vault is not opened here for them.
+    func testTheAgentsOwnFailuresReachTheCommandTyped() {
+        for failure in [AgentError.agentGone(errno: nil), .noHello(errno: nil), .passwordRequired] {   // busy: a fallback, above
+            let agent = FakeAgent { _ in throw SessionError.agent(failure) }
+            let session = FallbackSession(agent: agent, password: passwords().0) { () throws(KeychainError) -> any KeychainSession<KeychainError> in
+                XCTFail("opened the vault for \(failure)")
+                return FakeLocal()
+            }
+            do throws(SessionError) {
+                _ = try session.find(anyOf: [Query()], revealing: false)
+                XCTFail("no failure for \(failure)")
+            } catch {
+                guard case .agent(let reached) = error else { return XCTFail("\(error) for \(failure)") }
+                XCTAssertEqual(String(describing: reached), String(describing: failure))
+            }
+            XCTAssertTrue(session.isServedByAgent)
+        }
     }
 }

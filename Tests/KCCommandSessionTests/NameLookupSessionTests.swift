@@ -14,7 +14,7 @@ final class NameLookupSessionTests: XCTestCase {
     func testANameIsResolvedThroughNonRevealingFindsOnly() throws {
         let items = [item("github.com", "me"), item("github.com", "work")]
         var sent: [(queries: [Query], revealing: Bool)] = []
-        let session = FakeSession { _ in items }
+        let session = FakeLocal { _ in items }
         let store = RecordingStore(session) { sent.append(($0, $1)) }
         let exact = try store.items(named: NameLookup(name: "GitHub.com"))
         XCTAssertEqual(exact.match, .serviceOrServerIgnoringCase)
@@ -30,7 +30,7 @@ final class NameLookupSessionTests: XCTestCase {
     }
 
     func testAFailureOtherThanNotFoundGoesOn() {
-        let store = RecordingStore(FakeSession { _ in throw KeychainError(.interactionNotAllowed) }) { _, _ in }
+        let store = RecordingStore(FakeLocal { _ in throw KeychainError(.interactionNotAllowed) }) { _, _ in }
         XCTAssertThrowsError(try store.items(named: NameLookup(name: "x"))) { error in
             XCTAssertEqual((error as? KeychainError)?.status, .interactionNotAllowed)
         }
@@ -39,9 +39,9 @@ final class NameLookupSessionTests: XCTestCase {
 
 /// An item store that tells each find's queries and whether it reveals, then answers through `inner`.
 private final class RecordingStore: ItemStore {
-    let inner: FakeSession
+    let inner: FakeLocal
     let record: ([Query], Bool) -> Void
-    init(_ inner: FakeSession, record: @escaping ([Query], Bool) -> Void) { self.inner = inner; self.record = record }
+    init(_ inner: FakeLocal, record: @escaping ([Query], Bool) -> Void) { self.inner = inner; self.record = record }
     func find(anyOf queries: [Query], revealing: Bool) throws(KeychainError) -> [Item] {
         record(queries, revealing)
         return try inner.find(anyOf: queries, revealing: revealing)

@@ -34,7 +34,7 @@ final class KeychainCredentialStoreTests: XCTestCase {
         try keychain.add(internetItem("ftp.example.com", account: "c", protocol: "ftps"), secret: secret("pc"))
         try keychain.add(ItemAttributes(.generic, [.service: "ftp.example.com", .account: "d"]), secret: secret("pd"))
         var opens = 0
-        let store = KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in opens += 1; return self.keychain }
+        let store = KeychainCredentialStore { () throws(KeychainError) -> Keychain in opens += 1; return self.keychain }
         XCTAssertEqual(opens, 0, "the vault is opened on first use only")
         XCTAssertEqual(try store.credentials(for: FTPTarget.parse("ftp://ftp.example.com")).map(\.account), ["a"])
         XCTAssertEqual(try store.credentials(for: FTPTarget.parse("ftp://ftp.example.com:2121")).map(\.account), ["b"])
@@ -46,7 +46,7 @@ final class KeychainCredentialStoreTests: XCTestCase {
     }
 
     func testAddThenUpdateSecret() throws {
-        let store = KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in self.keychain }
+        let store = KeychainCredentialStore { () throws(KeychainError) -> Keychain in self.keychain }
         let target = try FTPTarget.parse("ftps://files.example.com:2121/in")
         try store.add(target.newItemAttributes(account: "deploy"), secret: secret("one"))
         XCTAssertThrowsError(try store.add(target.newItemAttributes(account: "deploy"), secret: secret("two"))) { error in
@@ -61,7 +61,7 @@ final class KeychainCredentialStoreTests: XCTestCase {
     }
 
     func testUpdateSecretChangesOnlyThatItemWhenAnotherHasTheSameValuesAndMore() throws {
-        let store = KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in self.keychain }
+        let store = KeychainCredentialStore { () throws(KeychainError) -> Keychain in self.keychain }
         let target = try FTPTarget.parse("ftp://files.example.com")
         try store.add(target.newItemAttributes(account: "deploy"), secret: secret("root"))
         var deeper = target.newItemAttributes(account: "deploy")

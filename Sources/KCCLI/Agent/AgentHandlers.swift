@@ -30,7 +30,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     let unlocked = { (client: AgentSession) throws(CLIError) -> Int32 in
         while true {
             do throws(CLIError) {
-                try domain(client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)))
+                try served(client.unlock(password: password, idleTimeout: Double(timeouts.idle), maxTTL: Double(timeouts.maxTTL)))
                 break
             } catch where attempt < tries && error.keychainError.map(MasterPasswordSource.isWrongPassword) == true {
                 attempt += 1
@@ -43,7 +43,7 @@ func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
         return 0
     }
     if let running {
-        do { return try unlocked(running) } catch where error.keychainError.map(AgentSession.hasEnded) == true {
+        do { return try unlocked(running) } catch where hasEnded(error) {
             // It ended while the password was typed (a timer, kc lock elsewhere): start one, as
             // when none ran.
         } catch { throw error }
@@ -90,4 +90,13 @@ func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
         for line in AgentStatusText.lines(lines) { context.output.writeLine(line) }
     }
     return status?.state == .unlocked ? 0 : KeychainStatus.interactionNotAllowed.exitCode
+}
+
+/// Whether `error` says the agent ended before it did what was asked (`AgentSession.hasEnded`).
+private func hasEnded(_ error: CLIError) -> Bool {
+    switch error {
+    case .keychain(let failure): return AgentSession.hasEnded(.keychain(failure))
+    case .agent(let failure): return AgentSession.hasEnded(.agent(failure))
+    case .said: return false
+    }
 }

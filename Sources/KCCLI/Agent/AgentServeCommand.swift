@@ -1,5 +1,6 @@
 import KCAgent
 import KCKeychain
+import KCSession
 
 /// `kc agent`: the agent process of the vault, started by `kc unlock` (hidden; `--foreground`
 /// serves a systemd user unit). The readiness descriptor is given by `kc unlock` only.
@@ -18,7 +19,7 @@ let agentCommand = CommandSpec(
             try AgentServer.run(endpoint, options: context.openOptions, readinessDescriptor: readiness,
                                 unlockWithin: invocation.flag("foreground") ? nil : 30)
         } catch {
-            throw .keychain(AgentWording.error(error))
+            throw CLIError(error)
         }
         return 0
     })

@@ -1,3 +1,4 @@
+import KCSession
 import KCAgent
 import KCCrypto
 import KCExchange

@@ -16,32 +16,14 @@ enum AgentWording {
         return "\(Printable.text(taken.path)) is \(what), made by someone else; the agent's files are in \(Printable.text(folder)) instead"
     }
 
-    /// Runs `body`, turning its `AgentError` into the worded `KeychainError`.
+    /// Runs `body`, turning its `AgentError` into the command's failure.
     static func call<T>(_ body: () throws(AgentError) -> T) throws(CLIError) -> T {
-        do { return try body() } catch { throw .keychain(self.error(error)) }
+        do { return try body() } catch { throw CLIError(error) }
     }
 
-    /// The failure with its result code, message and hint (the only place that gives an agent
-    /// failure its result code): the keychain's failure the agent reported as it is, a merge's as
-    /// the sync wording has it.
-    static func error(_ error: AgentError) -> KeychainError {
-        AgentSession.relayed(error, status: describe(error).0)
-    }
-
-    /// `error` with the result code this file gives its agent failure (the agent's layer relays
-    /// them with a code of its own); other errors as they are.
-    static func withStatus(_ error: CLIError) -> CLIError {
-        guard case .keychain(let inner) = error, let agent = AgentSession.agentFailure(in: inner) else { return error }
-        return .keychain(AgentSession.relayed(agent, status: describe(agent).0))
-    }
-
-    /// The wording of the agent's failure relayed in `error` (nil: it is none).
-    static func wording(relayed error: KeychainError) -> FailureWording? {
-        AgentSession.agentFailure(in: error).map { describe($0).1 }
-    }
-
-    /// The result code and wording of `error`; its paths (from XDG_RUNTIME_DIR or TMPDIR) with
-    /// their control characters escaped.
+    /// The result code and wording of `error` (the only place that gives an agent failure its
+    /// result code: `CLIError.agent`'s status); its paths (from XDG_RUNTIME_DIR or TMPDIR) with
+    /// their control characters escaped. The keychain's failure the agent reported keeps its own.
     static func describe(_ error: AgentError) -> (KeychainStatus, FailureWording) {
         switch error {
         case .keychain(let failure): return (failure.status, FailureWording(failure))

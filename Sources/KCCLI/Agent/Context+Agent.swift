@@ -41,7 +41,7 @@ extension Context {
         } catch .otherVault where otherVaultIsNone {
             return nil
         } catch {
-            throw .keychain(AgentWording.error(error))
+            throw CLIError(error)
         }
     }
 

@@ -32,8 +32,8 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     // Every secret at once is a deliberate act: it takes the master password even while an agent
     // is unlocked (and so never asks again item by item). Attributes alone may come from the agent.
     context.showProgress("export")
-    let store: any ItemStore = try domain { () throws(KeychainError) -> any ItemStore in withSecrets ? try context.openKeychain() : try context.session() }
-    let all = try domain(store.allItems(revealing: withSecrets))
+    let all = withSecrets ? try domain(context.openKeychain().allItems(revealing: true))
+                          : try served(context.session().allItems(revealing: false))
     let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
     if items.count < all.count {
         let left = all.count - items.count
@@ -135,7 +135,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
                             hint: "nothing was imported; --partial imports the rest")
     }
     context.showProgress("import")
-    let outcomes = try domain(context.session().addAll(good.map(\.item), dryRun: dryRun))
+    let outcomes = try served(context.session().addAll(good.map(\.item), dryRun: dryRun))
     let names = good.map { "\(where_($0.row)): " + Printable.text(ExchangeWording.name($0.item.attributes)) }
     let (added, duplicates) = reportImported(outcomes, names: names, dryRun: dryRun, to: context.output)
     for (row, problem) in rejected {

@@ -56,7 +56,8 @@ func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
     let transport: CurlFTPTransport
     do throws(LibcurlUnavailable) { transport = try CurlFTPTransport() } catch { throw FTPMessages.error(error) }
     let flow = FTPLoginFlow(options: options, transport: transport,
-                            store: KeychainCredentialStore { () throws(KeychainError) -> any ItemStore in try context.session() },
+                            store: KeychainCredentialStore(open: { () throws(KeychainError) in try context.bridged { () throws(CLIError) in try served(context.session()) } },
+                                                           failure: { context.bridging(CLIError($0)) }),
                             prompter: TerminalFTPPrompter(context))
     let outcome: FTPLoginOutcome
     do throws(FTPLoginError) {

@@ -28,7 +28,7 @@ func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErro
         try ItemOptions.checked(value, .port, written: "--port")
     }
     filters[.account] = invocation.value("account")
-    let items = try domain { () throws(KeychainError) in
+    let items = try served { () throws(SessionError) in
         try context.session().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)], revealing: true)
     }
 
@@ -97,7 +97,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(C
     let contents = try readImportFile(path, context)
     let (entries, problems) = Netrc.parse(contents)
 
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let batch = entries.map { entry -> ExchangeItem in
         var attributes = ItemAttributes(.internet, [.server: entry.machine, .protocol: proto, .label: entry.machine,
                                                     .authenticationType: "default"])
@@ -105,7 +105,7 @@ func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(C
         return ExchangeItem(attributes: attributes, secret: entry.password!)
     }
     // One locked append, one write and one fsync for the whole file.
-    let outcomes = try domain(store.addAll(batch, dryRun: false))
+    let outcomes = try served(store.addAll(batch, dryRun: false))
     let names = entries.map { entry in Printable.text(entry.login.map { "\(entry.machine) (\($0))" } ?? entry.machine) }
     let (added, duplicates) = reportImported(outcomes, names: names, to: context.output)
     for problem in problems {

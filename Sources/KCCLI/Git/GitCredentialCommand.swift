@@ -54,7 +54,7 @@ private func runGitCredential(_ invocation: ParsedInvocation, _ context: Context
 
 /// Prints the matching item's account and password, or nothing. Only that item's secret is revealed.
 private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws(CLIError) {
-    let store = try domain(context.session())
+    let store = try served(context.session())
     guard store.isServedByAgent || hasMasterPasswordSource(context) else {
         context.warn("git-credential: no unlocked agent, no terminal to ask for the master password, and no "
                      + "--master-password-fd or \(MasterPassword.fileVariable); answered nothing")
@@ -63,7 +63,7 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
     let item: Item
     do throws(CLIError) {
         guard let newest = try newestMatch(target, in: store),
-              let found = try domain(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first) else { return }
+              let found = try served(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first) else { return }
         item = found
     } catch where error.status == .interactionNotAllowed {
         // A locked agent and no password source, or an item that asks again without a terminal:
@@ -92,41 +92,41 @@ private func answerGet(_ target: GitCredentialTarget, _ context: Context) throws
 private func store(_ target: GitCredentialTarget, _ message: GitCredentialMessage, _ context: Context) throws(CLIError) {
     guard target.account != nil, let password = message.password,
           !isTrue(message["ephemeral"]) else { return }
-    let store = try domain(context.session())
+    let store = try served(context.session())
     if let newest = try newestMatch(target, in: store) {
         if newest.attributes.requirePassword { return }
-        let existing = try domain(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first)
+        let existing = try served(store.find(anyOf: [Query(itemID: newest.id)], revealing: true).first)
         if existing?.secret.isEqual(to: password) == true { return }
-        try domain(store.update(Query(itemID: newest.id), changes: [:], secret: password))
+        try served(store.update(Query(itemID: newest.id), changes: [:], secret: password))
     } else {
-        try domain(store.add(target.itemAttributes, secret: password, updateExisting: false))
+        try served(store.add(target.itemAttributes, secret: password, updateExisting: false))
     }
 }
 
 /// Deletes the items matching the target and, when git sent one, holding `password` (only then
 /// are their secrets revealed, to compare).
 private func erase(_ target: GitCredentialTarget, password: SecureBytes?, _ context: Context) throws(CLIError) {
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let doomed = try matches(target, in: store, revealing: password != nil).filter { item in
         password.map { item.secret.isEqual(to: $0) } ?? true
     }
-    for item in doomed { try domain(store.delete(Query(itemID: item.id))) }
+    for item in doomed { try served(store.delete(Query(itemID: item.id))) }
 }
 
 /// The items matching the target exactly, in creation order; their secrets only when `revealing`.
-private func matches(_ target: GitCredentialTarget, in store: any ItemStore,
+private func matches(_ target: GitCredentialTarget, in store: any ItemStore<SessionError>,
                      revealing: Bool) throws(CLIError) -> [Item] {
-    do throws(KeychainError) {
+    do throws(SessionError) {
         return try store.find(anyOf: [target.query], revealing: revealing).filter { target.matches($0.attributes) }
-    } catch where error.status == .itemNotFound {
+    } catch where error.keychainError?.status == .itemNotFound {
         return []
     } catch {
-        throw .keychain(error)
+        throw CLIError(error)
     }
 }
 
 /// The most recently modified item matching the target, without its secret.
-private func newestMatch(_ target: GitCredentialTarget, in store: any ItemStore) throws(CLIError) -> Item? {
+private func newestMatch(_ target: GitCredentialTarget, in store: any ItemStore<SessionError>) throws(CLIError) -> Item? {
     try matches(target, in: store, revealing: false).max { ($0.modified, $0.created) < ($1.modified, $1.created) }
 }
 

@@ -51,12 +51,12 @@ private func editCommand(_ itemClass: ItemClass?) -> CommandSpec {
 func runEdit(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     guard let itemClass else {
         let lookup = try nameLookup(invocation, command: "edit")
-        let store = try domain(context.session())
+        let store = try served(context.session())
         return try editItem(try resolveItem(lookup, in: store, context, command: "edit"), store: store, context)
     }
     let queries = try editQueries(invocation, itemClass)
-    let store = try domain(context.session(for: .matchingAny(queries)))
-    let matches = try domain(store.find(anyOf: queries, revealing: false))
+    let store = try served(context.session(for: .matchingAny(queries)))
+    let matches = try served(store.find(anyOf: queries, revealing: false))
     if matches.isEmpty { throw CLIError.keychain(KeychainError(.itemNotFound)) }
     guard matches.count == 1 else {
         throw CLIError.keychain(KeychainError(.param, .ambiguousMatch(Array(matches.prefix(20)), count: matches.count)))
@@ -66,9 +66,9 @@ func runEdit(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
 
 /// Edits `item` (found by any lookup: flags, or a name) through `store`: reads its secret, runs
 /// the editor, and updates the item by its id when the secret or the comment changed.
-func editItem(_ item: Item, store: any ItemStore, _ context: Context) throws(CLIError) -> Int32 {
+func editItem(_ item: Item, store: any ItemStore<SessionError>, _ context: Context) throws(CLIError) -> Int32 {
     let byID = Query(itemClass: item.itemClass, itemID: item.id)
-    guard let current = try domain(store.find(anyOf: [byID], revealing: true)).first else {
+    guard let current = try served(store.find(anyOf: [byID], revealing: true)).first else {
         throw CLIError.keychain(KeychainError(.itemNotFound))
     }
     let text: SecureBytes
@@ -85,7 +85,7 @@ func editItem(_ item: Item, store: any ItemStore, _ context: Context) throws(CLI
         return 0
     }
     let changes: [Attribute: String?] = commentChanged ? [.comment: parsed.comment] : [:]
-    try domain(store.update(byID, changes: changes, secret: secretChanged ? parsed.secret : nil,
+    try served(store.update(byID, changes: changes, secret: secretChanged ? parsed.secret : nil,
                             requirePassword: nil, thisDeviceOnly: nil))
     let what = [secretChanged ? "secret" : nil, commentChanged ? "comment" : nil].compactMap { $0 }.joined(separator: " and ")
     context.notice("updated the \(what) of \(Printable.text(ExchangeWording.name(current.attributes)))")

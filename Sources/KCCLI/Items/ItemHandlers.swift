@@ -19,11 +19,11 @@ func runAdd(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: Ite
     attributes.thisDeviceOnly = invocation.flag("this-device-only")
     let recipe = try checkSecretFlags(invocation)
     let updateExisting = invocation.flag("update-existing")
-    let store = try domain(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
+    let store = try served(context.session(for: updateExisting ? nil : .primaryKey(of: attributes)))
     try domain(store.openUnlessServedByAgent())   // the master password before the item's secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: true)!
     let stored: Item
-    do throws(CLIError) { stored = try domain(store.add(attributes, secret: secret, updateExisting: updateExisting)) } catch {
+    do throws(CLIError) { stored = try served(store.add(attributes, secret: secret, updateExisting: updateExisting)) } catch {
         throw withDuplicateHint(error)
     }
     // add -U of an existing item keeps its creation date: it was updated.
@@ -43,12 +43,12 @@ func runFind(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: It
     }
     // Every match is counted, so that picking the first of several is never silent.
     for index in queries.indices { queries[index].matchAll = true }
-    let store = try domain(context.session(for: .matchingAny(queries)))
+    let store = try served(context.session(for: .matchingAny(queries)))
     // The agent reveals only the secret printed: the matches are counted without their secrets (a
     // marked other match never asks again). The vault opened here reads them in the same pass.
     let countFirst = withSecrets && !all && store.isServedByAgent
     var items = try matches(json: json, context) { () throws(CLIError) in
-        do throws(CLIError) { return try domain(store.find(anyOf: queries, revealing: withSecrets && !countFirst)) } catch {
+        do throws(CLIError) { return try served(store.find(anyOf: queries, revealing: withSecrets && !countFirst)) } catch {
             throw withNotFoundHint(error, queries: queries, store: store, context)
         }
     }
@@ -81,9 +81,9 @@ func runSearch(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
         }
         itemClass = wanted
     }
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let query = SearchQuery(terms: invocation.arguments, itemClass: itemClass)
-    let items = try matches(json: json, context) { () throws(CLIError) in try domain(store.search(query)) }
+    let items = try matches(json: json, context) { () throws(CLIError) in try served(store.search(query)) }
     if json {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else {
@@ -106,12 +106,12 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
         throw usageError("'kc \(invocation.command.name)' has nothing to change",
                          hint: "give --set-ATTR VALUE flags (e.g. --set-label TEXT), --set-require-password, --set-this-device-only, --password-stdin, --password or --generate")
     }
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let query = try changeQuery(invocation, itemClass, store, command: "update", context)
     if query.matchAll { try confirmSelection(query, store, verb: "Update", invocation, context) }
     if wantsSecret { try domain(store.openUnlessServedByAgent()) }   // the master password before the new secret
     let secret = try newSecret(invocation, context, recipe: recipe, required: false)
-    let updated = try domain(store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local))
+    let updated = try served(store.update(query, changes: changes, secret: secret, requirePassword: mark, thisDeviceOnly: local))
     context.notice("updated \(count(updated.count))")
     if let secret { printGenerated(secret, invocation, context) }
     return 0
@@ -119,17 +119,17 @@ func runUpdate(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: 
 
 func runDelete(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     _ = try selectionQueries(invocation, itemClass, command: "delete", all: invocation.flag("all"))   // before any prompt
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let query = try changeQuery(invocation, itemClass, store, command: "delete", context)
     try confirmSelection(query, store, verb: "Delete", invocation, context)
-    let deleted = try domain(store.delete(query))
+    let deleted = try served(store.delete(query))
     context.notice("deleted \(count(deleted.count))")
     return 0
 }
 
 func runList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     // Ordered as search orders its matches: by label.
-    let items = SearchQuery.orderedByLabel(try domain(context.session().allItems(revealing: false)))
+    let items = SearchQuery.orderedByLabel(try served(context.session().allItems(revealing: false)))
     if invocation.flag("json") {
         ItemPrinter.writeJSON(items, withSecrets: false, to: context.output)
     } else if !items.isEmpty {

@@ -1,4 +1,5 @@
 import KCKeychain
+import KCSession
 
 // What update, delete, restore and history select, with or without an item class, and the
 // question a change asks at a terminal before it is made.
@@ -22,12 +23,12 @@ let yesOption = OptionSpec.flag("yes", short: "y", help: "Do not ask for confirm
 /// or, without a class, those of both, the class then taken from the items that match (all of
 /// one class; items of both are errSecParam, listed). At least one attribute flag is needed,
 /// --all or not (errSecParam). `allowsAll`: the command takes --all.
-func changeQuery(_ invocation: ParsedInvocation, _ itemClass: ItemClass?, _ store: some ItemStore,
+func changeQuery(_ invocation: ParsedInvocation, _ itemClass: ItemClass?, _ store: some ItemStore<SessionError>,
                  command: String, allowsAll: Bool = true, _ context: Context) throws(CLIError) -> Query {
     let all = allowsAll && invocation.flag("all")
     let queries = try selectionQueries(invocation, itemClass, command: command, all: all)
     if let itemClass { return Query(itemClass: itemClass, filters: queries[0].filters, ignoreCase: queries[0].ignoreCase, matchAll: all) }
-    let matches = try domain(store.find(anyOf: queries.map { query in var every = query; every.matchAll = true; return every },
+    let matches = try served(store.find(anyOf: queries.map { query in var every = query; every.matchAll = true; return every },
                                         revealing: false))
     let classes = Set(matches.map(\.itemClass))
     guard classes.count == 1, let found = classes.first else {
@@ -71,12 +72,12 @@ func asksToConfirm(_ invocation: ParsedInvocation) -> Bool {
 /// The items `query` would change (every match), listed and confirmed at a terminal
 /// (`confirmChange`) with `verb` ("Delete"); more than one match without --all is refused first,
 /// as the change would refuse it.
-func confirmSelection(_ query: Query, _ store: some ItemStore, verb: String, _ invocation: ParsedInvocation,
+func confirmSelection(_ query: Query, _ store: some ItemStore<SessionError>, verb: String, _ invocation: ParsedInvocation,
                       _ context: Context) throws(CLIError) {
     guard asksToConfirm(invocation) else { return }
     var every = query
     every.matchAll = true
-    let matches = try domain(store.find(anyOf: [every], revealing: false))
+    let matches = try served(store.find(anyOf: [every], revealing: false))
     if matches.count > 1 && !query.matchAll {
         throw .keychain(KeychainError(.param, .ambiguousMatch(matches, count: matches.count)))
     }

@@ -9,7 +9,7 @@ func runGet(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError)
     let lookup = try nameLookup(invocation, command: "get")
     let field = try invocation.value("field").map { (name) throws(CLIError) in try LookupField.parse(name) }
     let clip = try ClipRequest.parse(invocation, context)
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let item = try resolveItem(lookup, in: store, context, command: "get")
     let value: SecureBytes
     let what: String
@@ -36,7 +36,7 @@ func runShow(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError
     let lookup = try nameLookup(invocation, command: "show")
     let clip = try ClipRequest.parse(invocation, context)
     let withSecret = invocation.flag("password")
-    let store = try domain(context.session())
+    let store = try served(context.session())
     var item = try resolveItem(lookup, in: store, context, command: "show")
     if withSecret || clip != nil { item = try revealed(item, in: store) }
     if invocation.flag("json") {
@@ -53,16 +53,16 @@ func runShow(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError
 /// one item: its only match; of several, the one picked at the terminal, else errSecParam with
 /// the matches listed on standard error (`ItemPicker`). A match found by a part of a name is
 /// noted on standard error. The item comes without its secret (`revealed` gets it).
-func resolveItem(_ lookup: NameLookup, in store: any ItemStore, _ context: Context, command: String) throws(CLIError) -> Item {
+func resolveItem(_ lookup: NameLookup, in store: any ItemStore<SessionError>, _ context: Context, command: String) throws(CLIError) -> Item {
     let match: NameMatch
     do {
         match = try store.items(named: lookup)
-    } catch where error.status == .itemNotFound && lookup.name != nil {
+    } catch where error.keychainError?.status == .itemNotFound && lookup.name != nil {
         let name = Printable.text(lookup.name!)
         throw CLIError(.itemNotFound, "no item is named '\(name)'\(lookup.filters.isEmpty ? "" : " with those attributes") (its label, service or server)",
                        hint: "see 'kc ls' for the names, or 'kc search \(name)' to look in every attribute")
     } catch {
-        throw .keychain(error)
+        throw CLIError(error)
     }
     let item = try ItemPicker.chooseOne(match, context, command: command)
     if match.match == .substring, let attribute = lookup.matchedAttribute(item.attributes, at: match.match) {
@@ -73,8 +73,8 @@ func resolveItem(_ lookup: NameLookup, in store: any ItemStore, _ context: Conte
 }
 
 /// `item` again, with its secret (asking for the master password again when it is marked so).
-func revealed(_ item: Item, in store: any ItemStore) throws(CLIError) -> Item {
-    let found = try domain(store.find(anyOf: [Query(itemClass: item.itemClass, itemID: item.id)], revealing: true))
+func revealed(_ item: Item, in store: any ItemStore<SessionError>) throws(CLIError) -> Item {
+    let found = try served(store.find(anyOf: [Query(itemClass: item.itemClass, itemID: item.id)], revealing: true))
     return found[0]
 }
 

@@ -1,4 +1,5 @@
 import KCKeychain
+import KCSession
 
 // The hints of a lookup that found nothing and of an add that found the item already there: the
 // step a newcomer misses (-i, kc search, -U), said once the failure is known.
@@ -8,7 +9,7 @@ import KCKeychain
 /// (or account) finds one. The look costs a second read of the vault, so it is made only for a
 /// person (standard error a terminal): a script's lookup reads the vault once. Any other failure,
 /// or a failure of the second look, leaves it as it was.
-func withNotFoundHint(_ error: CLIError, queries: [Query], store: any ItemStore, _ context: Context) -> CLIError {
+func withNotFoundHint(_ error: CLIError, queries: [Query], store: any ItemStore<SessionError>, _ context: Context) -> CLIError {
     guard error.status == .itemNotFound, case .keychain(let inner) = error, case .none = inner.reason,
           context.errors.isTerminal else { return error }
     let message = FailureWording(error).message

@@ -4,7 +4,7 @@ import KCSession
 
 /// `kc ls [PREFIX]`: the items as a tree, as `pass ls` draws a store.
 func runLs(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let items = try domain(context.session().allItems(revealing: false))
+    let items = try served(context.session().allItems(revealing: false))
     let prefix = invocation.arguments.first
     let shown = prefix.map { prefix in items.filter {
         NameTree.path(of: $0.attributes).starts(with: prefix, ignoringCase: true) || ($0.attributes[.label] ?? "").starts(with: prefix, ignoringCase: true)

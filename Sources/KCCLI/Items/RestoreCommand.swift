@@ -30,7 +30,7 @@ private func restoreCommand(_ itemClass: ItemClass?) -> CommandSpec {
 
 func runRestore(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     let queries = try selectionQueries(invocation, itemClass, command: "restore", all: invocation.flag("all"))
-    let restored = try domain(context.session().restore(anyOf: queries))
+    let restored = try served(context.session().restore(anyOf: queries))
     context.notice("restored \(count(restored.count))")
     return 0
 }

@@ -31,6 +31,7 @@ struct FailureWording: Equatable {
     init(_ error: CLIError) {
         switch error {
         case .keychain(let inner): self.init(inner)
+        case .agent(let failure): self = AgentWording.describe(failure).1
         case .said(_, let message, let hint): self.init(message, hint: hint)
         }
     }
@@ -48,8 +49,6 @@ struct FailureWording: Equatable {
         case .changedSinceSalvageConfirmed:
             self.init("the vault changed since its salvage was confirmed; nothing was written", hint: "run 'kc repair --salvage' again")
         case .unexpected(let description): self.init("unexpected failure: \(description)")
-        case .relayed(let failure):
-            self = AgentWording.wording(relayed: error) ?? FailureWording("unexpected failure: \(failure)")
         }
     }
 

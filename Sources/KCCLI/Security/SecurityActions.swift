@@ -39,7 +39,7 @@ enum SecurityActions {
         SecurityItemPrinter.writeAttributes(item, keychainPath: try target.vaultPath, to: target.output)
         target.output.flush()
         guard target.output.failure == nil else { return 0 }
-        try domain(store.delete(Query(itemID: item.id)))
+        try served(store.delete(Query(itemID: item.id)))
         target.errors.writeLine("password has been deleted.")
         return 0
     }
@@ -57,12 +57,12 @@ enum SecurityActions {
         if request.givesAccessList {
             target.notice("-A and -T are ignored: kc has no per-application access lists")
         }
-        let store = try domain(target.session())
+        let store = try served(target.session())
         let secret = try password(request.password, target)
-        do throws(KeychainError) {
+        do throws(SessionError) {
             try store.add(attributes, secret: secret, updateExisting: request.updatesExisting)
-        } catch where error.status != .duplicateItem {
-            throw .keychain(error)
+        } catch where error.keychainError?.status != .duplicateItem {
+            throw CLIError(error)
         } catch {
             target.errors.writeLine("\(SecuritySubcommand.programName): SecKeychainItemCreateFromContent (\(keychainName ?? "<default>")): "
                                     + "The specified item already exists in the keychain.")
@@ -91,16 +91,16 @@ enum SecurityActions {
     /// The first item matching the request's attributes, in the first keychain that has one, with
     /// its secret when `revealing`.
     private static func firstMatch(_ request: SecurityRequest, _ targets: [Context],
-                                   revealing: Bool) throws(CLIError) -> (Item, Context, any ItemStore)? {
+                                   revealing: Bool) throws(CLIError) -> (Item, Context, any ItemStore<SessionError>)? {
         let query = Query(itemClass: request.subcommand.itemClass, filters: request.attributes)
         for target in targets {
-            let store = try domain(target.session())
-            do throws(KeychainError) {
+            let store = try served(target.session())
+            do throws(SessionError) {
                 return (try store.find(anyOf: [query], revealing: revealing)[0], target, store)
-            } catch where error.status == .itemNotFound {
+            } catch where error.keychainError?.status == .itemNotFound {
                 continue
             } catch {
-                throw .keychain(error)
+                throw CLIError(error)
             }
         }
         return nil

@@ -48,8 +48,8 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
 
 func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let showingSecrets = invocation.flag("password")
-    let session = try domain(context.session())
-    let conflicts = try domain(session.conflicts(of: nil, revealing: showingSecrets))
+    let session = try served(context.session())
+    let conflicts = try served(session.conflicts(of: nil, revealing: showingSecrets))
     guard !conflicts.isEmpty else {
         context.notice("no conflicts")
         return 0
@@ -104,18 +104,18 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let query = Query(itemClass: itemClass, filters: filters)
-    let matches = try domain(store.find(anyOf: [query], revealing: false))
+    let matches = try served(store.find(anyOf: [query], revealing: false))
     guard matches.count == 1, let item = matches.first else {
         throw .keychain(matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count)))
     }
-    guard let conflict = try domain(store.conflicts(of: item.id, revealing: keep == "other").first) else {
+    guard let conflict = try served(store.conflicts(of: item.id, revealing: keep == "other").first) else {
         throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
         try confirmResolve(item, keeping: "current", conflict.winner, invocation, context)
-        _ = try domain(store.update(query, changes: [:], secret: nil))
+        _ = try served(store.update(query, changes: [:], secret: nil))
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
@@ -126,7 +126,7 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).
         let mark = version.attributes.requirePassword
-        _ = try domain { () throws(KeychainError) in
+        _ = try served { () throws(SessionError) in
             try store.update(query, changes: changes, secret: version.secret, requirePassword: mark == item.attributes.requirePassword ? nil : mark,
                              thisDeviceOnly: version.attributes.thisDeviceOnly)
         }

@@ -47,7 +47,7 @@ func runMergeDriver(_ invocation: ParsedInvocation, _ context: Context) throws(C
         if summary.unmarked > 0 { context.warn(MergeNotices.lostMarks(summary.unmarked)) }
         return 0
     } catch {
-        CLI.report(AgentWording.withStatus(context.failure(error)), to: context.errors)
+        CLI.report(context.failure(error), to: context.errors)
         return 1
     }
 }
@@ -71,11 +71,11 @@ enum MergeDriver {
             summary = try context.session(use: .mergeDriver).merge(ours: ourBytes, theirs: theirBytes)
         } catch let error as MergeError {
             throw wording(error, ours: ours, theirs: theirs)
-        } catch let error as KeychainError where error.status == .interactionNotAllowed {
+        } catch let error as SessionError where error.keychainError?.status == .interactionNotAllowed {
             throw CLIError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
                                 hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
-        } catch let error as KeychainError {
-            throw .keychain(error)
+        } catch let error as SessionError {
+            throw CLIError(error)
         } catch {
             throw .keychain(KeychainError(error))
         }

@@ -129,7 +129,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
                                 driver: setup.driver(), identity: setup.identity()) }
     }
     let name = try deviceName(invocation) ?? defaultDeviceName()
-    let session = try domain(context.session(use: .sync))
+    let session = try served(context.session(use: .sync))
     do throws(CLIError) {
         try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
     } catch {
@@ -138,7 +138,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
     // Only once the sync copy is made (a failed init leaves the vault as it was), then sent at
     // once by a sync round, so the other machines see this one named from the start.
     if let name {
-        try domain(session.nameDevice(name))
+        try served(session.nameDevice(name))
         do throws(CLIError) {
             _ = try runRound(setup, context)
         } catch {

@@ -76,5 +76,5 @@ func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) thro
 /// Names this machine's device `name` in the command's vault: through its unlocked agent when
 /// there is one (no master password), else, or when it ended meanwhile, with the master password.
 func nameThisDevice(_ name: String, _ context: Context) throws(CLIError) {
-    try domain(context.session(use: .sync).nameDevice(name))
+    try served(context.session(use: .sync).nameDevice(name))
 }

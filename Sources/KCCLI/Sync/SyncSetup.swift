@@ -5,6 +5,7 @@ import KCCrypto
 import KCSync
 import KCSystem
 import KCKeychain
+import KCSession
 
 /// Where a vault's sync copy is and how kc runs git for it.
 struct SyncSetup {
@@ -157,6 +158,8 @@ struct SyncSetup {
             return MergeDriver.wording(merge, ours: "the vault", theirs: "the remote's copy")
         case let failure as CLIError:
             return failure
+        case let failure as SessionError:
+            return CLIError(failure)
         default:
             return .keychain(KeychainError(error))
         }

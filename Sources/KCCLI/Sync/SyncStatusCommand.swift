@@ -25,7 +25,7 @@ let lastSyncKey = "kc.lastsync"
 func runSyncStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
     try setup.requireSyncCopy()
-    let session = try domain(context.session(use: .sync))
+    let session = try served(context.session(use: .sync))
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     let (remoteURL, lastSync, toPush, toMerge, upstream) = try SyncSetup.worded { () throws -> (String, String, Int, Int, [UInt8]?) in
         let url = try copy.git.attempt(["config", "--get", "remote.origin.url"]).text

@@ -13,7 +13,7 @@ func runCheck(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErro
     let path = try context.vaultPath
     context.showProgress("check")
     // The unlocked agent walks the vault with its key; else the walk here, with the master password.
-    let report = try domain(context.session().check())
+    let report = try served(context.session().check())
     let out = context.output
     out.writeLine("vault: \(path)")
     out.writeLine("size: \(report.fileSize) bytes")
@@ -68,24 +68,24 @@ func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     if invocation.flag("salvage") {
         return try runSalvage(invocation, context, password: try askPassword())
     }
-    let vault = try domain(context.session())
-    guard let torn = try domain(vault.tornTail(removing: false)) else {
+    let vault = try served(context.session())
+    guard let torn = try served(vault.tornTail(removing: false)) else {
         context.notice("no torn tail to remove")
         return 0
     }
     try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
-    let removed = try domain(vault.tornTail(removing: true)?.length ?? 0)
+    let removed = try served(vault.tornTail(removing: true)?.length ?? 0)
     context.notice("removed \(removed) bytes of torn tail")
     return 0
 }
 
 func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     context.showProgress("compact")
-    let session = try domain(context.session())
+    let session = try served(context.session())
     // The deleted items 'kc restore' can bring back now and after: the difference is gone for good.
-    let restorable = try domain(session.deletedItems(matchingAny: [Query()]).count)
-    let counts = try domain(session.compact())
-    let dropped = restorable - (try domain(session.deletedItems(matchingAny: [Query()]).count))
+    let restorable = try served(session.deletedItems(matchingAny: [Query()]).count)
+    let counts = try served(session.compact())
+    let dropped = restorable - (try served(session.deletedItems(matchingAny: [Query()]).count))
     let gone = dropped == 0 ? "" : "; \(dropped == 1 ? "1 deleted item" : "\(dropped) deleted items") dropped for good (no longer restorable)"
     context.notice("compacted \(try context.vaultPath): \(counts.before) records -> \(counts.after)\(gone)")
     return 0
@@ -110,9 +110,9 @@ func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
 func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     if invocation.flag("deleted") { return try runDeletedHistory(invocation, context, itemClass) }
     _ = try selectionQueries(invocation, itemClass, command: "history", all: false)   // before any prompt
-    let store = try domain(context.session())
+    let store = try served(context.session())
     let query = try changeQuery(invocation, itemClass, store, command: "history", allowsAll: false, context)
-    let versions = try domain(store.history(query, revealing: invocation.flag("password")))
+    let versions = try served(store.history(query, revealing: invocation.flag("password")))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
@@ -133,8 +133,8 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
 /// none of those the flags name errSecItemNotFound.
 private func runDeletedHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     let queries = try findQueries(invocation, itemClass)
-    let session = try domain(context.session())
-    let items = try domain(session.deletedItems(matchingAny: queries))
+    let session = try served(context.session())
+    let items = try served(session.deletedItems(matchingAny: queries))
     if items.isEmpty {
         if queries.contains(where: { !$0.filters.isEmpty }) { throw CLIError(.itemNotFound, "no deleted item matches") }
         context.notice("no deleted item can be restored")

@@ -4,7 +4,8 @@ import KCKeychain
 
 /// Why a request to the agent, or starting or running it, failed, as data: the failure the agent
 /// reported for the request (`keychain`, `merge`), or one of reaching it (KCCLI words them all,
-/// and gives each its result code).
+/// and gives each its result code). KCAgent throws it; it is defined here, below KCAgent, because
+/// a session's answer may be the agent's failure (`SessionError.agent`), carried typed.
 public enum AgentError: Error, Sendable {
     /// The keychain failed the request in the agent (or the client's `reauthenticate` failed).
     case keychain(KeychainError)
