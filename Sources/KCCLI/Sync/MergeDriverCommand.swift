@@ -71,11 +71,14 @@ enum MergeDriver {
             summary = try context.session(use: .mergeDriver).merge(ours: ourBytes, theirs: theirBytes)
         } catch let error as MergeError {
             throw wording(error, ours: ours, theirs: theirs)
-        } catch let error as SessionError where error.keychainError?.status == .interactionNotAllowed {
+        } catch where ((error as? SessionError)?.keychainError ?? error as? KeychainError)?.status == .interactionNotAllowed {
+            // The agent's keychain failure (SessionError) or the vault's opened here (KeychainError).
             throw CLIError(.interactionNotAllowed, "no master password to merge the vault: the vault's agent is not unlocked, and no terminal or password source was given",
                                 hint: "run kc unlock and merge again (in the sync copy: kc sync --continue), or give the master password with --master-password-fd N or \(MasterPassword.fileVariable)=FILE")
         } catch let error as SessionError {
             throw CLIError(error)
+        } catch let error as KeychainError {
+            throw .keychain(error)
         } catch {
             throw .keychain(KeychainError(error))
         }
