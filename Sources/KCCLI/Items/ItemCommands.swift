@@ -215,7 +215,8 @@ let changeClassHelp = " (-s is a generic item's service or an internet item's se
 private let requirePasswordHelp = """
     An item marked require-password (--require-password) reveals, replaces or deletes its secret only after \
     the master password is typed again: with an unlocked agent, kc asks for it on the terminal (once per \
-    command) before it prints or copies the secret, and before add -U, update with a new secret or delete \
+    command; a wrong one is asked again, three tries in all, as for opening the vault; from a descriptor or a \
+    file, one try) before it prints or copies the secret, and before add -U, update with a new secret or delete \
     touches the item, so an unattended unlocked session neither gives it away nor silently overwrites it; \
     without the agent every command asks for the master password anyway. The mark is sealed inside the item's \
     record, so editing the vault file cannot remove it; find shows 'requirePassword: yes', list a \
