@@ -133,3 +133,20 @@ def test_a_clone_sends_its_device_name_at_once(kc_bin, tmp_path, remote):
     status = laptop.ok(["sync", "status"]).stdout
     assert "\"desk top\"" in status and "\"third\"" in status, status
     assert services(third) == {"shared": "pw0"}
+
+
+def test_a_clone_at_a_terminal_asks_the_master_password_once(kc_bin, tmp_path, remote):
+    """The round that sends the clone's name reuses the password typed for the clone: one prompt."""
+    import pexpect
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.ok(["sync", "init", "--remote", remote, "--device-name", "laptop-one"])
+    child = desktop.spawn(["sync", "clone", remote, "--device-name", "desk top"], unset=("KC_MASTER_PASSWORD_FILE",))
+    child.expect_exact(f"Master password for the vault at {remote}: ")
+    child.sendline(desktop.master_password)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "Master password" not in child.before and "not sent" not in child.before, child.before
+    laptop.ok(["sync"])
+    assert "\"desk top\"" in laptop.ok(["sync", "status"]).stdout
