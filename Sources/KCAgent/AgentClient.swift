@@ -18,15 +18,20 @@ public final class AgentClient {
     /// How old `pending` may be when the first request is sent; older, a fresh connection is opened.
     static let pendingFreshFor = AgentServer.connectionTimeout / 5
     private let reauthenticate: () throws(KeychainError) -> SecureBytes
+    /// Whether, after this failure of a request carrying the master password (a wrong one), it
+    /// may be asked again (the one given forgotten).
+    private let anotherTry: (KeychainError) -> Bool
     /// The master password given for an ask-again item, kept for the rest of this client's
     /// life (one command): asked once per command.
     private var reauthentication: SecureBytes?
 
-    private init(endpoint: AgentEndpoint, channel: Channel, pid: Int32, reauthenticate: @escaping () throws(KeychainError) -> SecureBytes) {
+    private init(endpoint: AgentEndpoint, channel: Channel, pid: Int32, reauthenticate: @escaping () throws(KeychainError) -> SecureBytes,
+                 anotherTry: @escaping (KeychainError) -> Bool) {
         self.endpoint = endpoint
         pending = channel
         agentPID = pid
         self.reauthenticate = reauthenticate
+        self.anotherTry = anotherTry
     }
 
     deinit { pending?.socket.close() }
@@ -35,11 +40,13 @@ public final class AgentClient {
     /// Checks the folder and the agent's user before sending anything. An agent of another
     /// build is asked to shut down and waited for: `AgentError.otherBuildStopped`.
     /// `reauthenticate` gives the master password when an item asks for it again (it prompts
-    /// on the user's terminal, or throws errSecInteractionNotAllowed); called once per client.
+    /// on the user's terminal, or throws errSecInteractionNotAllowed); called once per client, and
+    /// again after a failure `anotherTry` answers true for (a wrong password, a few tries at a terminal).
     public static func connect(_ endpoint: AgentEndpoint,
-                               reauthenticate: @escaping () throws(KeychainError) -> SecureBytes) throws(AgentError) -> AgentClient? {
+                               reauthenticate: @escaping () throws(KeychainError) -> SecureBytes,
+                               anotherTry: @escaping (KeychainError) -> Bool = { _ in false }) throws(AgentError) -> AgentClient? {
         guard let (channel, pid) = try AgentConnection.open(endpoint) else { return nil }
-        return AgentClient(endpoint: endpoint, channel: channel, pid: pid, reauthenticate: reauthenticate)
+        return AgentClient(endpoint: endpoint, channel: channel, pid: pid, reauthenticate: reauthenticate, anotherTry: anotherTry)
     }
 
     /// The agent's state and timers; does not push its idle deadline back.
@@ -166,14 +173,21 @@ public final class AgentClient {
     }
 
     /// A request that may touch an ask-again item: sent without a password first, and once
-    /// more with the password `reauthenticate` gives (asked at most once per client; its failure
-    /// is thrown as `.keychain`).
+    /// more with the password `reauthenticate` gives (asked once per client, and again after a
+    /// failure `anotherTry` answers true for; its failure is thrown as `.keychain`). The agent does
+    /// nothing with a wrong password, so the request is sent again as it was.
     func askingAgain(_ build: (SecureBytes?) -> AgentRequest) throws(AgentError) -> AgentReply {
         do throws(AgentError) {
             return try request(build(reauthentication))
         } catch .passwordRequired where reauthentication == nil {
-            do throws(KeychainError) { reauthentication = try reauthenticate() } catch { throw AgentError.keychain(error) }
-            return try request(build(reauthentication))
+            while true {
+                do throws(KeychainError) { reauthentication = try reauthenticate() } catch { throw AgentError.keychain(error) }
+                do throws(AgentError) {
+                    return try request(build(reauthentication))
+                } catch .keychain(let failure) where anotherTry(failure) {
+                    reauthentication = nil
+                }
+            }
         }
     }
 

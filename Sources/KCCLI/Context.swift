@@ -32,7 +32,9 @@ public final class Context {
                                                attempt: self.masterPassword.asked, of: MasterPassword.tries(self))
             return try MasterPassword.obtain(self, prompt: prompt)
         case .askAgain:
-            return try MasterPassword.obtain(self, prompt: "This item asks for the master password again. Master password for \(path): ")
+            let prompt = MasterPassword.prompt("This item asks for the master password again. Master password for \(path): ",
+                                               attempt: self.masterPassword.asked, of: MasterPassword.tries(self))
+            return try MasterPassword.obtain(self, prompt: prompt)
         } }
     }
     /// The prompt of `masterPassword` when it is not the vault's ("Master password for PATH: ").

@@ -29,9 +29,11 @@ public final class AgentSession: KeychainSession {
 
     /// The agent running for `endpoint`, locked or not; nil when none runs. An agent of another
     /// build is stopped on the way (`AgentError.otherBuildStopped`). An item that asks for the
-    /// master password again gets it from `password` (asked at most once per command).
+    /// master password again gets it from `password` (asked at most once per command, and again
+    /// after a wrong one while its tries allow: `rejectGiven`).
     public static func running(_ endpoint: AgentEndpoint, password: MasterPasswordSource) throws(AgentError) -> AgentSession? {
-        try AgentClient.connect(endpoint) { () throws(KeychainError) -> SecureBytes in try password.password(for: .askAgain) }.map(AgentSession.init)
+        try AgentClient.connect(endpoint, reauthenticate: { () throws(KeychainError) -> SecureBytes in try password.password(for: .askAgain) },
+                                anotherTry: { MasterPasswordSource.isWrongPassword($0) && password.rejectGiven() }).map(AgentSession.init)
     }
 
     /// What looking for a vault's agent found.

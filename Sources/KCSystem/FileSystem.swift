@@ -38,6 +38,20 @@ public enum FileSystem {
         (try? linkStatus(path)) != nil
     }
 
+    /// Why a new file at `path` (with the missing folders above it) cannot be made: the nearest
+    /// existing folder above it and the error `access(W_OK|X_OK)` gives for it (EACCES, EROFS, ...);
+    /// nil when that folder takes new entries. A check before the work, never a promise: the
+    /// creation itself still reports its own failure.
+    public static func creationRefusal(for path: String) -> (folder: String, errno: Errno)? {
+        var folder = directoryName(path)
+        while !exists(folder) {
+            let parent = directoryName(folder)
+            if parent == folder { return nil }
+            folder = parent
+        }
+        return access(folder, W_OK | X_OK) == 0 ? nil : (folder, Errno.current)
+    }
+
     /// Creates `path` and missing parents with `mode` (0700 by default). Each folder it makes is
     /// made durable (its parent fsynced), or a power loss could take it away with the files that
     /// were made durable in it. The mode is set on the folder opened without following a link

@@ -44,7 +44,9 @@ def test_a_wrong_password_or_ctrl_c_reveals_nothing(akc):
     child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
     child.expect_exact(PROMPT)
     child.sendline("not the password")
-    assert finish(child) == EXIT_AUTH_FAILED
+    child.expect_exact(PROMPT)   # a second try (of three)
+    child.sendcontrol("c")
+    assert finish(child) == EXIT_CANCELED
     assert "bank-secret" not in child.before
     child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
     child.expect_exact(PROMPT)
@@ -82,3 +84,36 @@ def test_an_agent_locked_while_the_prompt_waits_leaves_the_command_to_the_slow_p
     assert "Master password for" not in child.before, "asked a second time"
     assert "bank-secret" in child.before
     assert "stopped before answering" not in child.before
+
+
+def test_three_tries_at_a_terminal_as_for_the_vaults_password(akc):
+    """Two wrong passwords at the ask-again prompt, then the right one: the item is revealed (three
+    tries, as the vault's master password gets at a terminal), each later prompt saying the last was
+    wrong; three wrong ones end errSecAuthFailed after the third."""
+    marked(akc)
+    child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    child.expect_exact(PROMPT)
+    child.sendline("not the password")
+    child.expect_exact("The master password was wrong; try again (2 of 3).")
+    child.expect_exact(PROMPT)
+    child.sendline("still not it")
+    child.expect_exact("(3 of 3)")
+    child.expect_exact(PROMPT)
+    child.sendline(akc.master_password)
+    assert finish(child) == 0, child.before
+    assert "bank-secret" in child.before
+    child = akc.spawn(["find", "-s", "bank", "-w"], unset=NO_SOURCE)
+    for attempt in range(3):
+        child.expect_exact(PROMPT)
+        child.sendline(f"wrong {attempt}")
+    assert finish(child) == EXIT_AUTH_FAILED, child.before
+    assert PROMPT not in child.before and "bank-secret" not in child.before
+    assert status(akc)[0] == 0, "wrong tries do not lock the agent"
+
+
+def test_a_password_file_gets_one_try(akc):
+    marked(akc)
+    akc.write_secret_file(akc.password_file, "not the password\n")
+    result = akc.run(["find", "-s", "bank", "-w"])
+    assert_failure(result, "errSecAuthFailed", EXIT_AUTH_FAILED)
+    assert "try again" not in result.stderr and "bank-secret" not in result.stdout

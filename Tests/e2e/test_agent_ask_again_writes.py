@@ -48,16 +48,17 @@ def finish(child):
 
 def assert_write_asks_again(kc, write):
     """`write`, through the unlocked agent, asks for the master password again: without a terminal or
-    a password source, and with a wrong one, it is refused and the vault stays byte-identical; with
+    a password source, and with three wrong ones, it is refused and the vault stays byte-identical; with
     the right one it is asked once and the write goes through."""
     before = kc.vault_path.read_bytes()
     # No terminal and no password source: refused, nothing written.
     assert_failure(kc.run(write, unset=NO_SOURCE), "errSecInteractionNotAllowed", EXIT_INTERACTION)
     assert kc.vault_path.read_bytes() == before
-    # A wrong password on the terminal: refused, nothing written.
+    # Wrong passwords on the terminal (three tries): refused, nothing written.
     child = kc.spawn(write, unset=NO_SOURCE)
-    child.expect_exact(PROMPT + str(kc.vault_path) + ": ")
-    child.sendline("not the password")
+    for attempt in range(3):
+        child.expect_exact(PROMPT + str(kc.vault_path) + ": ")
+        child.sendline(f"not the password {attempt}")
     assert finish(child) == EXIT_AUTH_FAILED
     assert kc.vault_path.read_bytes() == before
     # The right one: asked once, and the write goes through.

@@ -38,8 +38,9 @@ def test_history_of_a_marked_item_asks_again_only_for_secrets(akc):
     assert_failure(akc.run(["history", "generic", "-s", "bank", "-w"], unset=NO_SOURCE),
                    "errSecInteractionNotAllowed", EXIT_INTERACTION)
     child = akc.spawn(["history", "generic", "-s", "bank", "-w"], unset=NO_SOURCE)
-    child.expect_exact(PROMPT + str(akc.vault_path) + ": ")
-    child.sendline("not the password")
+    for attempt in range(3):   # three tries at a terminal
+        child.expect_exact(PROMPT + str(akc.vault_path) + ": ")
+        child.sendline(f"not the password {attempt}")
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == EXIT_AUTH_FAILED and "v1" not in child.before

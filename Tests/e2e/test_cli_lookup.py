@@ -308,6 +308,17 @@ def test_fish_completes_names(named, tmp_path):
     assert fish(named, tmp_path, "kc find -s gitlab.com -a ") == ["ops"]
 
 
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish is not installed")
+@pytest.mark.parametrize("command", ["get", "show", "edit"])
+def test_fish_completes_the_accounts_of_the_name_typed(named, tmp_path, command):
+    """The positional ACCOUNT after NAME, as bash and zsh complete it: the accounts of that name only."""
+    assert fish(named, tmp_path, f"kc {command} github.com ") == ["me@example.com", "work@corp.example"]
+    assert fish(named, tmp_path, f"kc {command} GitLab ") == ["ops"]
+    assert fish(named, tmp_path, f"kc {command} github.com w") == ["work@corp.example"]
+    assert fish(named, tmp_path, f"kc {command} -q github.com ") == ["me@example.com", "work@corp.example"]
+    assert fish(named, tmp_path, f"kc {command} github.com me@example.com ") == []   # nothing after ACCOUNT
+
+
 def test_find_through_the_agent_reveals_only_the_first_of_several(akc):
     """Counting the matches for the warning never reveals the others: a marked second match does
     not make the agent ask for the master password again (no terminal, no password source here)."""

@@ -80,13 +80,17 @@ def test_init_makes_a_sync_copy_configured_for_the_driver_and_pushes(pair, remot
     assert driver == driver_line(laptop)
     assert git(folder, "config", "pull.rebase").strip() == "false"
     log = git(remote, "log", "--format=%s|%an|%ae", "main").splitlines()
-    # two commits: the vault, then its device name (sent by init's own sync round)
-    assert log == ["kc sync|kc|kc@localhost.invalid"] * 2, "no identity configured: the neutral one, never the host's name"
+    # three commits: the vault, its device name (sent by init's own sync round), then the
+    # desktop's device name (sent by its clone's)
+    assert log == ["kc sync|kc|kc@localhost.invalid"] * 3, "no identity configured: the neutral one, never the host's name"
     assert os.uname().nodename not in git(remote, "log", "--format=%an %ae %cn %ce %B", "main")
     # the desktop's clone: the same vault, now its live vault, read with the master password
-    # (plus its own device-name record, the host name, after what it cloned)
+    # (plus its own device-name record, the host name, after what it cloned), which its clone pushed
+    cloned = subprocess.run(["git", "-C", str(remote), "show", "main~1:login.kc"], capture_output=True, check=True).stdout
     pushed = subprocess.run(["git", "-C", str(remote), "show", "main:login.kc"], capture_output=True, check=True).stdout
-    assert desktop.vault_path.read_bytes().startswith(pushed) and desktop.vault_path.read_bytes() != pushed
+    live = desktop.vault_path.read_bytes()
+    assert live.startswith(cloned) and live != cloned
+    assert pushed.startswith(cloned) and pushed != cloned   # the remote has the name record too
     assert secret(desktop, "shared") == "pw0"
     assert (sync_folder(desktop) / ".git").is_dir()
 

@@ -114,3 +114,39 @@ def test_sync_with_a_device_name_renames_this_machine(kc_bin, tmp_path, remote):
     status = desktop.ok(["sync", "status"]).stdout
     line = next(line for line in status.splitlines() if line.strip().startswith(this))
     assert "\"laptop-renamed\"" in line and "laptop-one" not in status, "the newer record of the same device names it"
+
+
+def test_a_clone_sends_its_device_name_at_once(kc_bin, tmp_path, remote):
+    """`sync clone` names the new machine and pushes the name with the clone, as `sync init` does: a
+    third machine cloning right after sees it, with no `kc sync` run by the second in between."""
+    laptop, desktop, third = (machine(kc_bin, tmp_path, name) for name in ("laptop", "desktop", "third"))
+    laptop.init()
+    laptop.add_generic("shared", "me", "pw0")
+    laptop.ok(["sync", "init", "--remote", remote, "--device-name", "laptop-one"])
+    cloned = desktop.ok(["sync", "clone", remote, "--device-name", "desk top"])
+    assert "not sent" not in cloned.stderr, cloned
+    assert "records: 0 not yet sent" in desktop.ok(["sync", "status"]).stdout
+    third.ok(["sync", "clone", remote, "--device-name", "third"])
+    status = third.ok(["sync", "status"]).stdout
+    assert "\"laptop-one\"" in status and "\"desk top\"" in status and "\"third\"" in status, status
+    laptop.ok(["sync"])
+    status = laptop.ok(["sync", "status"]).stdout
+    assert "\"desk top\"" in status and "\"third\"" in status, status
+    assert services(third) == {"shared": "pw0"}
+
+
+def test_a_clone_at_a_terminal_asks_the_master_password_once(kc_bin, tmp_path, remote):
+    """The round that sends the clone's name reuses the password typed for the clone: one prompt."""
+    import pexpect
+    laptop, desktop = machine(kc_bin, tmp_path, "laptop"), machine(kc_bin, tmp_path, "desktop")
+    laptop.init()
+    laptop.ok(["sync", "init", "--remote", remote, "--device-name", "laptop-one"])
+    child = desktop.spawn(["sync", "clone", remote, "--device-name", "desk top"], unset=("KC_MASTER_PASSWORD_FILE",))
+    child.expect_exact(f"Master password for the vault at {remote}: ")
+    child.sendline(desktop.master_password)
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0, child.before
+    assert "Master password" not in child.before and "not sent" not in child.before, child.before
+    laptop.ok(["sync"])
+    assert "\"desk top\"" in laptop.ok(["sync", "status"]).stdout

@@ -176,10 +176,12 @@ def test_old_commits_stay_readable_with_the_old_password(pair, tmp_path):
     """kc never rewrites git's history: the commit before a password change still opens with the
     password of its time (Docs/SECURITY.md)."""
     laptop, _ = pair
+    before = git_show(tmp_path / "remote.git", "main:login.kc")   # the desktop's clone pushed its name last
     rotate(laptop)
     laptop.ok(["sync"])
+    assert git_show(tmp_path / "remote.git", "main:login.kc") != before
     old = tmp_path / "old.kc"
-    old.write_bytes(git_show(sync_folder(laptop), "HEAD~1:login.kc"))
+    old.write_bytes(before)
     old.chmod(0o600)
     reader = machine(laptop.binary, tmp_path, "reader")
     assert reader.ok(["--vault", str(old), "find", "-s", "shared", "-w"]).stdout == "pw0\n"

@@ -26,19 +26,21 @@ def test_status_counts_what_is_not_sent_and_names_the_devices(pair):
     status = laptop.ok(["sync", "status"]).stdout
     assert "records: 2 not yet sent, 0 not yet received" in status
     assert "commits: 0 to push, 0 to merge" in status
-    laptop.ok(["sync"])
-    desktop.ok(["sync"])   # the desktop sends its device-name record
+    laptop.ok(["sync"])   # receives the desktop's device-name record, sent by its clone
+    desktop.ok(["sync"])
     desktop.add_generic("three", "me", "pw3")
     desktop.ok(["sync"])
     status = laptop.ok(["sync", "status"]).stdout
     assert "last sync: 20" in status
     assert "records: 0 not yet sent, 0 not yet received" in status, "as of the laptop's last fetch"
     devices = [line for line in status.splitlines() if line.startswith("  ")]
-    assert len(devices) == 1 and devices[0].endswith("4 (this machine)"), status
+    assert len(devices) == 2 and any(line.endswith(" 4 (this machine)") for line in devices), status
+    assert any(line.endswith(" 1") for line in devices), "the desktop's name only: its item is not fetched yet"
     laptop.ok(["sync"])
     status = laptop.ok(["sync", "status"]).stdout
     devices = [line for line in status.splitlines() if line.startswith("  ")]
     assert len(devices) == 2 and sum(line.endswith("(this machine)") for line in devices) == 1, status
+    assert any(line.endswith(" 2") for line in devices), "the desktop's name and its item"
 
 
 def test_conflicts_list_the_winner_and_the_other_on_both_machines(pair):

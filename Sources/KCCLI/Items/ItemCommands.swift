@@ -26,7 +26,9 @@ let initCommand = CommandSpec(
     Creates the chosen vault (--vault, --keychain, KC_VAULT, the default keychain, else \
     $XDG_DATA_HOME/kc/login.kc; folder 0700, file 0600) and asks for a new master \
     password twice on the terminal, without echo; an empty one is refused. With --master-password-fd or \
-    KC_MASTER_PASSWORD_FILE the password is read from there instead (once). kc init never overwrites an existing vault.
+    KC_MASTER_PASSWORD_FILE the password is read from there instead (once). kc init never overwrites an existing vault. \
+    A vault whose folder takes no new file (a folder you may not write to, a read-only file system) is refused \
+    before any password is asked: 'cannot create the vault PATH: FOLDER is read-only (...)' (errSecIO), with a hint.
 
     The master password is stretched with Argon2id. The default cost is libsodium's MODERATE preset \
     (3 passes, 256 MiB, about 0.6 s). --kdf-ops and --kdf-memory choose others; below the INTERACTIVE \
@@ -213,7 +215,8 @@ let changeClassHelp = " (-s is a generic item's service or an internet item's se
 private let requirePasswordHelp = """
     An item marked require-password (--require-password) reveals, replaces or deletes its secret only after \
     the master password is typed again: with an unlocked agent, kc asks for it on the terminal (once per \
-    command) before it prints or copies the secret, and before add -U, update with a new secret or delete \
+    command; a wrong one is asked again, three tries in all, as for opening the vault; from a descriptor or a \
+    file, one try) before it prints or copies the secret, and before add -U, update with a new secret or delete \
     touches the item, so an unattended unlocked session neither gives it away nor silently overwrites it; \
     without the agent every command asks for the master password anyway. The mark is sealed inside the item's \
     record, so editing the vault file cannot remove it; find shows 'requirePassword: yes', list a \

@@ -88,11 +88,15 @@ private func writeVersion(_ label: String, _ version: ItemConflict.Version, name
 }
 
 /// At a terminal (without --yes): the item and the version `kept` ("current" or "other") that
-/// resolving keeps, and the question.
-private func confirmResolve(_ item: Item, keeping kept: String, _ version: ItemConflict.Version, _ invocation: ParsedInvocation,
-                            _ context: Context) throws(CLIError) {
+/// resolving keeps (the device that wrote it by its name when it has one, as `kc conflicts`
+/// lists it), and the question.
+private func confirmResolve(_ item: Item, keeping kept: String, _ version: ItemConflict.Version, _ store: some KeychainSession,
+                            _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) {
+    guard asksToConfirm(invocation) else { return }
     let written = ISO8601.string(millisecondsSince1970: version.written)
-    try confirmChange(of: [item], "Keep the \(kept) version (written \(written) by device \(version.device.hexString)) of this item? [y/N] ",
+    let name = (try? store.liveSummary().names)?[version.device]
+    let device = ItemPrinter.device(version.device, named: name)
+    try confirmChange(of: [item], "Keep the \(kept) version (written \(written) by \(device)) of this item? [y/N] ",
                       invocation, context)
 }
 
@@ -114,14 +118,14 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
     if keep == "winner" {
-        try confirmResolve(item, keeping: "current", conflict.winner, invocation, context)
+        try confirmResolve(item, keeping: "current", conflict.winner, store, invocation, context)
         _ = try served(store.update(query, changes: [:], secret: nil))
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
                              hint: "edit the item with 'kc update', or delete it with 'kc delete'")
         }
-        try confirmResolve(item, keeping: "other", conflict.others[0], invocation, context)
+        try confirmResolve(item, keeping: "other", conflict.others[0], store, invocation, context)
         var changes: [Attribute: String?] = [:]
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).

@@ -103,7 +103,9 @@ let syncCloneCommand = CommandSpec(
     Clones URL into the sync copy (checking out the branch holding the vault: the one the remote's HEAD \
     names, else main, else another), asks the master password and reads the vault whole with it, then \
     installs it as the vault (the default keychain, or --keychain NAME). This machine writes with its own \
-    device id (in its state folder). An existing vault is kept: when it is the same vault (the same vault \
+    device id (in its state folder), and its device name is sent at once by a sync round of the clone's own, \
+    so the other machines see it named from their next sync (when that round fails, kc warns and the next \
+    'kc sync' sends it). An existing vault is kept: when it is the same vault (the same vault \
     id), the two are merged and synced; another vault there is refused (errSecDuplicateKeychain).
 
     \(deviceNameHelp) \(defaultDeviceNameHelp)
@@ -139,11 +141,7 @@ func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIE
     // once by a sync round, so the other machines see this one named from the start.
     if let name {
         try served(session.nameDevice(name))
-        do throws(CLIError) {
-            _ = try runRound(setup, context)
-        } catch {
-            context.warn("the device name was not sent yet (\(FailureWording(error).message)); the next 'kc sync' sends it")
-        }
+        sendDeviceName(setup, context)
     }
     _ = try? SyncCopy.open(git: git, commitMessage: SyncSetup.commitMessage).git.attempt(
         ["config", lastSyncKey, ISO8601.string(millisecondsSince1970: Int64(HybridLogicalClock.wallMilliseconds()))])
@@ -195,14 +193,31 @@ private func install(_ copy: SyncCopy, remote: String, naming name: String?, _ s
         if let name { try nameThisDevice(name, context) }
         return try syncRound(setup, context)
     }
-    let password = try MasterPassword.obtain(context, prompt: "Master password for the vault at \(remote): ")
-    let keychain: Keychain
-    do { keychain = try VaultClone.install(bytes, from: copy.filePath, at: setup.path, options: context.openOptions, password: password) } catch {
-        throw unreadable(error)
-    }
-    if let name = name ?? defaultDeviceName() { try domain(keychain.nameDevice(name, password: password)) }
+    // The command's master password (asked once): the round below reuses it.
+    context.masterPasswordPrompt = "Master password for the vault at \(remote): "
+    let password = try domain(context.masterPassword.password())
+    let named = try { () throws(CLIError) -> Bool in
+        let keychain: Keychain
+        do { keychain = try VaultClone.install(bytes, from: copy.filePath, at: setup.path, options: context.openOptions, password: password) } catch {
+            throw unreadable(error)
+        }
+        guard let name = name ?? defaultDeviceName() else { return false }
+        try domain(keychain.nameDevice(name, password: password))
+        return true
+    }()   // the installed vault is closed here, before the round opens it
     context.notice("the vault from \(remote) is now \(setup.path), synced through \(setup.folder)")
+    // Sent at once, as `sync init` does, so the other machines see this one named from its clone.
+    if named { sendDeviceName(setup, context) }
     return 0
+}
+
+/// One round that sends the device name just written; a failure only warns (the next sync sends it).
+private func sendDeviceName(_ setup: SyncSetup, _ context: Context) {
+    do throws(CLIError) {
+        _ = try runRound(setup, context)
+    } catch {
+        context.warn("the device name was not sent yet (\(FailureWording(error).message)); the next 'kc sync' sends it")
+    }
 }
 
 func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {

@@ -1,6 +1,7 @@
 import KCCrypto
 import KCFormat
 import KCKeychain
+import KCSystem
 
 /// `kc init`: a new vault with a new master password, at the chosen vault path.
 func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
@@ -11,6 +12,7 @@ func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError
 /// (the one way `init` and `keychain create` make a vault).
 func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let kdf = try kdfParameters(invocation)
+    try refuseUnwritableFolder(of: path)
     if !kdf.isAtLeastInteractive {
         context.warn("Argon2id with \(kdf.opsLimit) pass\(kdf.opsLimit == 1 ? "" : "es") and \(ByteSize.describe(kdf.memoryLimit)) "
                      + "is below libsodium's INTERACTIVE preset (2 passes, 64 MiB): a stolen vault is cheap to attack")
@@ -28,4 +30,19 @@ func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Con
     context.reportWarnings(of: keychain)
     context.notice("created the vault \(path)")
     return 0
+}
+
+/// Refuses, before any password is asked, a vault whose folder takes no new file: worded as a
+/// write to a read-only vault is (`FailureWording`'s `.readOnly`), with a hint, never EACCES or
+/// EROFS raw. A vault already at `path` is left to `Keychain.create` (errSecDuplicateKeychain).
+private func refuseUnwritableFolder(of path: String) throws(CLIError) {
+    guard !FileSystem.exists(path), let (folder, errno) = FileSystem.creationRefusal(for: path) else { return }
+    let elsewhere = "or create the vault elsewhere with --vault FILE"
+    if errno == .readOnlyFileSystem {
+        throw CLIError(.io, "cannot create the vault \(path): \(folder) is read-only (its file system is mounted read-only); nothing was written",
+                       hint: "remount it read-write, \(elsewhere)")
+    }
+    guard errno == .permissionDenied || errno == .notPermitted else { return }
+    throw CLIError(.io, "cannot create the vault \(path): \(folder) is read-only (you may not create files in it); nothing was written",
+                   hint: "make the folder writable (chmod u+w \(folder)), \(elsewhere)")
 }
