@@ -2,6 +2,9 @@
 _kc_value_options() {
     case "$1" in
         '') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
+        'get') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --field --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
+        'show') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
+        'ls') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'init') echo '--kdf-ops --kdf-memory --vault --keychain --master-password-fd --lock-timeout' ;;
         'add') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'add generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -20,9 +23,6 @@ _kc_value_options() {
         'restore generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
         'restore internet') echo '-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment --vault --keychain --master-password-fd --lock-timeout' ;;
         'list') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
-        'get') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --field --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
-        'show') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
-        'ls') echo '--vault --keychain --master-password-fd --lock-timeout' ;;
         'generate') echo '--length --charset --words --separator --clip-timeout --vault --keychain --master-password-fd --lock-timeout' ;;
         'edit') echo '--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type --vault --keychain --master-password-fd --lock-timeout' ;;
         'edit generic') echo '-s --service -a --account -l --label -D --description -j --comment -G --generic --vault --keychain --master-password-fd --lock-timeout' ;;
@@ -112,7 +112,7 @@ _kc() {
         ((${#positional[@]})) && { positional+=("$word"); continue; }
         next="${path:+$path }$word"
         case "$next" in
-            'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'restore'|'restore generic'|'restore internet'|'list'|'get'|'show'|'ls'|'generate'|'edit'|'edit generic'|'edit internet'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'sync reset-device'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
+            'get'|'show'|'ls'|'init'|'add'|'add generic'|'add internet'|'find'|'find generic'|'find internet'|'search'|'update'|'update generic'|'update internet'|'delete'|'delete generic'|'delete internet'|'restore'|'restore generic'|'restore internet'|'list'|'generate'|'edit'|'edit generic'|'edit internet'|'keychain'|'keychain create'|'keychain list'|'keychain default'|'keychain delete'|'check'|'repair'|'compact'|'passwd'|'backup'|'history'|'history generic'|'history internet'|'ftp'|'ftp login'|'netrc'|'import'|'import netrc'|'export'|'import json'|'import csv'|'import keepassxc-csv'|'import bitwarden-csv'|'import bitwarden-json'|'import pass'|'import chrome-csv'|'import firefox-csv'|'unlock'|'lock'|'status'|'sync'|'sync init'|'sync clone'|'sync status'|'sync reset-device'|'conflicts'|'conflicts resolve'|'conflicts resolve generic'|'conflicts resolve internet'|'git-credential'|'security'|'completions'|'help') path="$next" ;;
             *) positional+=("$word") ;;
         esac
     done
@@ -121,6 +121,47 @@ _kc() {
         ':--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         ':--master-password-fd') return ;;
         ':--lock-timeout') return ;;
+        'get:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
+        'get:-s'|'get:--service') _kc_items --attribute service; return ;;
+        'get:-a'|'get:--account') _kc_items --attribute account; return ;;
+        'get:-l'|'get:--label') return ;;
+        'get:-D'|'get:--description') return ;;
+        'get:-j'|'get:--comment') return ;;
+        'get:-G'|'get:--generic') return ;;
+        'get:--server') _kc_items --attribute service; return ;;
+        'get:-r'|'get:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
+        'get:-P'|'get:--port') return ;;
+        'get:-p'|'get:--path') return ;;
+        'get:-d'|'get:--security-domain') return ;;
+        'get:-t'|'get:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
+        'get:--field') COMPREPLY=($(compgen -W 'password account label service server description comment generic protocol port path securityDomain authenticationType url id class created modified' -- "$cur")); return ;;
+        'get:--clip-timeout') return ;;
+        'get:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'get:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'get:--master-password-fd') return ;;
+        'get:--lock-timeout') return ;;
+        'show:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
+        'show:-s'|'show:--service') _kc_items --attribute service; return ;;
+        'show:-a'|'show:--account') _kc_items --attribute account; return ;;
+        'show:-l'|'show:--label') return ;;
+        'show:-D'|'show:--description') return ;;
+        'show:-j'|'show:--comment') return ;;
+        'show:-G'|'show:--generic') return ;;
+        'show:--server') _kc_items --attribute service; return ;;
+        'show:-r'|'show:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
+        'show:-P'|'show:--port') return ;;
+        'show:-p'|'show:--path') return ;;
+        'show:-d'|'show:--security-domain') return ;;
+        'show:-t'|'show:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
+        'show:--clip-timeout') return ;;
+        'show:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'show:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'show:--master-password-fd') return ;;
+        'show:--lock-timeout') return ;;
+        'ls:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
+        'ls:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
+        'ls:--master-password-fd') return ;;
+        'ls:--lock-timeout') return ;;
         'init:--kdf-ops') return ;;
         'init:--kdf-memory') return ;;
         'init:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
@@ -329,47 +370,6 @@ _kc() {
         'list:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
         'list:--master-password-fd') return ;;
         'list:--lock-timeout') return ;;
-        'get:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
-        'get:-s'|'get:--service') _kc_items --attribute service; return ;;
-        'get:-a'|'get:--account') _kc_items --attribute account; return ;;
-        'get:-l'|'get:--label') return ;;
-        'get:-D'|'get:--description') return ;;
-        'get:-j'|'get:--comment') return ;;
-        'get:-G'|'get:--generic') return ;;
-        'get:--server') _kc_items --attribute service; return ;;
-        'get:-r'|'get:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
-        'get:-P'|'get:--port') return ;;
-        'get:-p'|'get:--path') return ;;
-        'get:-d'|'get:--security-domain') return ;;
-        'get:-t'|'get:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
-        'get:--field') COMPREPLY=($(compgen -W 'password account label service server description comment generic protocol port path securityDomain authenticationType url id class created modified' -- "$cur")); return ;;
-        'get:--clip-timeout') return ;;
-        'get:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'get:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
-        'get:--master-password-fd') return ;;
-        'get:--lock-timeout') return ;;
-        'show:--class') COMPREPLY=($(compgen -W 'generic internet' -- "$cur")); return ;;
-        'show:-s'|'show:--service') _kc_items --attribute service; return ;;
-        'show:-a'|'show:--account') _kc_items --attribute account; return ;;
-        'show:-l'|'show:--label') return ;;
-        'show:-D'|'show:--description') return ;;
-        'show:-j'|'show:--comment') return ;;
-        'show:-G'|'show:--generic') return ;;
-        'show:--server') _kc_items --attribute service; return ;;
-        'show:-r'|'show:--protocol') COMPREPLY=($(compgen -W 'ftp ftps http https ssh sftp smtp smtps imap imaps pop3 pop3s ldap ldaps telnet socks afp smb webdav irc' -- "$cur")); return ;;
-        'show:-P'|'show:--port') return ;;
-        'show:-p'|'show:--path') return ;;
-        'show:-d'|'show:--security-domain') return ;;
-        'show:-t'|'show:--auth-type') COMPREPLY=($(compgen -W 'default ntlm msn dpa rpa httpbasic httpdigest htmlform' -- "$cur")); return ;;
-        'show:--clip-timeout') return ;;
-        'show:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'show:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
-        'show:--master-password-fd') return ;;
-        'show:--lock-timeout') return ;;
-        'ls:--vault') compopt -o filenames 2>/dev/null; COMPREPLY=($(compgen -f -- "$cur")); return ;;
-        'ls:--keychain') COMPREPLY=(); _kc_reply_lines command kc keychain list --names; return ;;
-        'ls:--master-password-fd') return ;;
-        'ls:--lock-timeout') return ;;
         'generate:--length') return ;;
         'generate:--charset') return ;;
         'generate:--words') return ;;
@@ -661,7 +661,10 @@ _kc() {
     esac
     local candidates keychains=0 items=0
     case "$path" in
-        '') candidates='init add find search update delete restore list get show ls generate edit keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        '') candidates='get show ls init add find search update delete restore list generate edit keychain check repair compact passwd backup history ftp netrc import export unlock lock status sync conflicts git-credential security completions help --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
+        'get') candidates='--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case --field -c --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
+        'show') candidates='--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case -w --password --json -c --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
+        'ls') candidates='--flat --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'init') candidates='--kdf-ops --kdf-memory --allow-weak-password --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add') candidates='generic internet --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'add generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -U --update-existing --require-password --this-device-only --password-stdin --binary -w --password --generate --print --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
@@ -680,9 +683,6 @@ _kc() {
         'restore generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'restore internet') candidates='-s --server -a --account -r --protocol -P --port -p --path -d --security-domain -t --auth-type -l --label -D --description -j --comment -i --ignore-case --all --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'list') candidates='--json --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
-        'get') candidates='--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case --field -c --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
-        'show') candidates='--class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case -w --password --json -c --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
-        'ls') candidates='--flat --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'generate') candidates='--length --charset --no-symbols --words --separator --clip --clip-timeout --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;
         'edit') candidates='generic internet --class -s --service -a --account -l --label -D --description -j --comment -G --generic --server -r --protocol -P --port -p --path -d --security-domain -t --auth-type -i --ignore-case --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help'; items=1 ;;
         'edit generic') candidates='-s --service -a --account -l --label -D --description -j --comment -G --generic -i --ignore-case --vault --keychain --master-password-fd --lock-timeout --accept-rollback -q --quiet --version -h --help' ;;

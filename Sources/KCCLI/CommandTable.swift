@@ -23,7 +23,7 @@ public enum CommandTable {
     /// Every command, in the order help lists them.
     /// Every kc process builds it, so in one pass: a chain of `+` would copy the first groups' specs again at every step.
     public static let all: [CommandSpec] = {
-        let groups = [coreCommands, lookupCommands, [generateCommand], editCommands, keychainCommands, vaultCommands, ftpCommands, exchangeCommands,
+        let groups = [lookupCommands, coreCommands, [generateCommand], editCommands, keychainCommands, vaultCommands, ftpCommands, exchangeCommands,
                       foreignImportCommands, agentCommands, syncCommands, conflictsCommands,
                       [gitCredentialCommand, securityCommand, completionsCommand, helpCommand], hiddenCommands]
         var all: [CommandSpec] = []

@@ -16,10 +16,20 @@ final class HelpGroupTests: XCTestCase {
         XCTAssertEqual(headings.filter { title in CommandGroup.allCases.contains { $0.title == title } },
                        CommandGroup.allCases.map(\.title))
         XCTAssertFalse(headings.contains("Other"))
+        // A command of either class stands for its class forms: `update [generic|internet]`.
+        let names = Set(CommandTable.visible.map(\.name))
         for command in CommandTable.visible {
-            let rows = text.split(separator: "\n").filter { $0.hasPrefix("  \(command.name)  ") || $0 == "  \(command.name)" }
+            let words = command.name.split(separator: " ").map(String.init)
+            let folded = words.count == 2 && ["generic", "internet"].contains(words[1]) && names.contains(words[0])
+            let row = folded ? "  \(words[0]) [" : "  \(command.name)"
+            let rows = text.split(separator: "\n").filter { line in
+                folded ? line.hasPrefix(row) && line.contains(words[1])
+                       : line.hasPrefix(row + "  ") || line == row || line.hasPrefix(row + " [")
+            }
             XCTAssertEqual(rows.count, 1, command.name)
         }
+        XCTAssertTrue(text.contains("\n  update [generic|internet]  "))
+        XCTAssertFalse(text.contains("\n  update generic  "), "a class form has no row of its own")
     }
 
     func testGroupingKeepsTableOrderWithinAGroupAndPutsUngroupedLast() {

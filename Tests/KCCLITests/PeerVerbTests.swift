@@ -31,7 +31,7 @@ final class PeerVerbTests: XCTestCase {
         for (word, wrong) in [("edit", "'init'"), ("insert", "'import'"), ("otp", "'ftp'")] where !isCommand(word) {
             XCTAssertFalse(hint([word])?.contains(wrong) ?? true, word)
         }
-        XCTAssertEqual(hint(["rm"]), "to delete an item: kc delete generic -s SERVICE -a ACCOUNT (see 'kc help delete')")
+        XCTAssertEqual(hint(["rm"]), "to delete an item: kc delete -s SERVICE -a ACCOUNT (see 'kc help delete')")
         XCTAssertEqual(hint(["insert"]), "to add an item: kc add generic -s SERVICE -a ACCOUNT (see 'kc help add')")
         XCTAssertTrue(hint(["otp"])?.hasPrefix("TOTP codes are not in kc yet") ?? false)
     }

@@ -185,3 +185,21 @@ def test_history_deleted_names_the_device_that_deleted(kc_ready):
     kc.ok(["delete", "-s", "named.example"])
     listed = kc.ok(["history", "--deleted"]).stdout
     assert re.search(r'^deleted by: "laptop" \(device [0-9a-f]{32}\)$', listed, re.M), listed
+
+
+def test_history_deleted_prints_a_comment_of_several_lines_as_lines(kc_ready):
+    kc_ready.add_generic("notes.example", "me", "x", "-j", "first\nsecond")
+    kc_ready.ok(["delete", "-s", "notes.example"])
+    listed = kc_ready.ok(["history", "--deleted"]).stdout
+    assert "comment: first\n  second\n" in listed and "\\n" not in listed, listed
+
+
+def test_a_key_added_again_since_the_delete_blocks_restore_with_a_hint(kc_ready):
+    kc_ready.add_generic("readd.example", "me", "old")
+    kc_ready.ok(["delete", "-s", "readd.example"])
+    kc_ready.add_generic("readd.example", "me", "new")
+    before = kc_ready.vault_path.read_bytes()
+    refused = kc_ready.run(["restore", "-s", "readd.example", "-a", "me"])
+    assert_failure(refused, "errSecDuplicateItem", EXIT_DUPLICATE)
+    assert "added since the delete" in refused.stderr and refused.hint and "delete that item first" in refused.hint, refused
+    assert kc_ready.vault_path.read_bytes() == before

@@ -162,6 +162,15 @@ def test_ls_draws_a_tree_by_description_and_label_path(filled):
     assert_failure(kc.run(["ls", "nothing"]), "errSecItemNotFound", EXIT_NOT_FOUND)
 
 
+def test_ls_flat_is_the_table_of_list_and_nested_groups_nest(filled):
+    kc = filled
+    kc.add_generic("zzz-first-added", "me", "x")            # no label: last in list's order
+    kc.add_generic("forum", "me", "x", "-l", "Forum", "-D", "Root/Internet/Social")
+    assert kc.ok(["ls", "--flat"]).stdout == kc.ok(["list"]).stdout
+    tree = kc.ok(["ls", "Root"]).stdout.splitlines()
+    assert tree == ["└── Root", "    └── Internet", "        └── Social", "            └── Forum (me)"], tree
+
+
 def test_lookup_through_the_unlocked_agent(akc):
     akc.add_generic("github.com", "me", "gh-me", "-l", "GitHub")
     akc.add_generic("github.com", "work", "gh-work")

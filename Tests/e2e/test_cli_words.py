@@ -54,7 +54,7 @@ def test_duplicate_suggests_update_existing(kc_ready):
 
 
 @pytest.mark.parametrize("verb, hint", [
-    ("rm", "to delete an item: kc delete generic -s SERVICE -a ACCOUNT (see 'kc help delete')"),
+    ("rm", "to delete an item: kc delete -s SERVICE -a ACCOUNT (see 'kc help delete')"),
     ("insert", "to add an item: kc add generic -s SERVICE -a ACCOUNT (see 'kc help add')"),
     ("otp", "TOTP codes are not in kc yet; 'kc find -s NAME -w' prints a stored otpauth:// URI"),
     ("grep", "to search every attribute: kc search TERM (see 'kc help search')"),

@@ -67,3 +67,13 @@ def test_yes_flag_does_not_ask(pair):
     assert "the conflict is resolved: the other version is kept" in child.before, child.before
     assert desktop.ok(["conflicts"]).stdout == ""
     assert secret(desktop, "shared") == "desktop-edit"
+
+
+def test_conflicts_print_a_comment_of_several_lines_as_lines(pair):
+    laptop, desktop = pair
+    desktop.ok(["update", "generic", "-s", "shared", "--set-comment", "line one\nline two"])
+    desktop.ok(["sync"])
+    laptop.ok(["sync"])
+    edit_on_both(laptop, desktop)
+    listed = desktop.ok(["conflicts"]).stdout
+    assert "comment: line one\n  line two\n" in listed and "\\n" not in listed, listed

@@ -25,7 +25,7 @@ public enum ExitStatusTable {
         case .duplicateItem: return "An item with the same primary key exists (add without -U, or an update that would collide)."
         case .itemNotFound: return "No item matches."
         case .interactionNotAllowed: return "A password or confirmation is needed, but there is no terminal and no password source; --clip without a display; kc status: no unlocked agent; an agent of another build was stopped."
-        case .decode: return "The vault is corrupt, tampered with, of an unsupported format, or holds records that are not items."
+        case .decode: return "The vault is corrupt, tampered with, of an unsupported format, or holds records that are not items; a file to import is not of its format (or holds an entry kc cannot take, without --partial)."
         case .verifyFailed: return "The vault went back to an older state than kc has seen (rollback)."
         case .notTrusted: return "The server's TLS certificate is not trusted (FTP)."
         }

@@ -19,6 +19,20 @@ public enum HelpFormatter {
                          hint: suggestion.map { "did you mean 'kc help \($0)'?" } ?? "see 'kc help' for the commands")
     }
 
+    /// The overview's rows of `commands`: a command that takes either class (`update`) stands for
+    /// its class forms too (`update [generic|internet]`), whose own help `kc help update generic`
+    /// still gives; the rest one row each.
+    static func folded(_ commands: [CommandSpec]) -> [(String, String)] {
+        let names = Set(commands.map(\.name))
+        let classes = ItemClass.allCases.map(\.rawValue)
+        return commands.compactMap { command -> (String, String)? in
+            let words = command.name.split(separator: " ").map(String.init)
+            if words.count == 2, classes.contains(words[1]), names.contains(words[0]) { return nil }
+            let forms = classes.filter { names.contains(command.name + " " + $0) }
+            return (forms.isEmpty ? command.name : command.name + " [" + forms.joined(separator: "|") + "]", command.abstract)
+        }
+    }
+
     /// The overview: usage, every visible command, the global options.
     public static func general(_ commands: [CommandSpec]) -> String {
         var text = "kc \(KCVersion.current): a keychain for the command line, with Keychain Services items\n"
@@ -28,7 +42,7 @@ public enum HelpFormatter {
         let termWidth = min(30, visible.map(\.name.count).max() ?? 0)
         for (index, entry) in CommandGroup.grouped(visible).enumerated() {
             text += (index > 0 ? "\n" : "") + (entry.group?.title ?? "Other") + ":\n"
-            text += table(entry.commands.map { ($0.name, $0.abstract) }, termWidth: termWidth)
+            text += table(folded(entry.commands), termWidth: termWidth)
         }
         text += "\nGlobal options (before or after the command):\n"
         text += table(GlobalOptions.specs.map { ($0.synopsis, $0.help) })

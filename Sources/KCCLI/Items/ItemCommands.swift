@@ -250,7 +250,7 @@ private let generateSpecHelp = """
 let listCommand = CommandSpec(
     "list", abstract: "List every item (never the secrets).",
     discussion: """
-    Prints a table of every item in creation order: class, label, service or server, account, modification date; \
+    Prints a table of every item, sorted by label as search sorts its matches (items without a label last): class, label, service or server, account, modification date; \
     and, when any item has the require-password or the this-device-only mark, a column REQUIRE-PASSWORD or \
     THIS-DEVICE-ONLY (yes or -).
     """,

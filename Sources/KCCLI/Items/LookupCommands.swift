@@ -8,10 +8,10 @@ let lookupCommands: [CommandSpec] = [getCommand, showCommand, lsCommand]
 
 /// How NAME is matched, for the help of get and show.
 let nameMatchingHelp = """
-    NAME is matched against each item's label, then its service (generic) or server (internet): \
-    exactly, then ignoring case; when none of those matches, a part of the label, service or server, \
-    ignoring case, and kc notes on standard error which item that was. The first of these steps that \
-    matches any item decides. ACCOUNT (or -a) narrows by account; --class and the attribute flags of \
+    NAME is matched in five steps, and the first that matches any item decides: (1) the label, exactly; \
+    (2) the service (generic) or server (internet), exactly; (3) the label, ignoring case; (4) the service \
+    or server, ignoring case; (5) a part of the label, service or server, ignoring case, and kc notes on \
+    standard error which item that was. ACCOUNT (or -a) narrows by account; --class and the attribute flags of \
     find narrow further (-i compares those ignoring case). An entry imported from a pass store \
     answers to its pass path (web/github), which is its label.
     """

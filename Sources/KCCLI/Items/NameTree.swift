@@ -15,14 +15,15 @@ func runLs(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) 
         return 0
     }
     if invocation.flag("flat") {
-        ItemPrinter.writeTable(shown, to: context.output)
+        ItemPrinter.writeTable(SearchQuery.orderedByLabel(shown), to: context.output)   // as kc list orders it
     } else {
         for line in NameTree(shown).lines() { context.output.writeLine(line) }
     }
     return 0
 }
 
-/// Items arranged by path: their description (a KeePassXC group, a Bitwarden folder), then the
+/// Items arranged by path: their description (a KeePassXC group, a Bitwarden folder; nested ones
+/// split at "/" as a label is), then the
 /// parts of their label split at "/" (a pass path), an item without a label by its service or
 /// server. An item of an entry's other secret ("web/github (notes)", described "notes") stays
 /// beside its entry, not under its description.
@@ -56,7 +57,9 @@ struct NameTree {
         var parts = name.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         if parts.isEmpty { parts = [name] }
         if let description = attributes[.description], !description.isEmpty, !name.hasSuffix(" (\(description))") {
-            parts.insert(description, at: 0)
+            // A nested group or folder ("Root/Internet/Social") is a path of its own.
+            let groups = description.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
+            parts.insert(contentsOf: groups.isEmpty ? [description] : groups, at: 0)
         }
         return parts.map { Printable.text($0) }
     }

@@ -30,7 +30,11 @@ private func restoreCommand(_ itemClass: ItemClass?) -> CommandSpec {
 
 func runRestore(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
     let queries = try selectionQueries(invocation, itemClass, command: "restore", all: invocation.flag("all"))
-    let restored = try served(context.session().restore(anyOf: queries))
+    let restored: [Item]
+    do throws(CLIError) { restored = try served(context.session().restore(anyOf: queries)) } catch where error.status == .duplicateItem {
+        throw CLIError(.duplicateItem, "an item with the same primary key was added since the delete; nothing was restored",
+                       hint: "see it with 'kc find ... --all'; to bring the deleted one back, delete that item first (kc restore then brings back the one deleted last)")
+    }
     context.notice("restored \(count(restored.count))")
     return 0
 }

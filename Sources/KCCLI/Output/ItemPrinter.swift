@@ -101,9 +101,7 @@ extension ItemPrinter {
     static func writeDeleted(_ items: [DeletedItem], names: [[UInt8]: String], to out: Output) {
         for (index, deleted) in items.enumerated() {
             if index > 0 { out.writeLine() }
-            for (name, value) in ItemPrinter.fields(deleted.item) where name != "id" {
-                out.writeLine("\(name): \(Printable.text(value))")
-            }
+            for (name, value) in ItemPrinter.fields(deleted.item) where name != "id" { writeField(name, value, to: out) }
             out.writeLine("deleted: \(ISO8601.string(millisecondsSince1970: deleted.deleted))")
             out.writeLine("deleted by: \(device(deleted.device, named: names[deleted.device]))")
         }

@@ -66,7 +66,7 @@ struct PeerVerb: Sendable {
     static let table: [String: PeerVerb] = {
         let show = PeerVerb("to show an item by name", [("show", "kc show NAME"), ("find", "kc find -s NAME")])
         let secret = PeerVerb("to print a secret", [("get", "kc get NAME"), ("find", "kc find -s NAME -w")])
-        let remove = PeerVerb("to delete an item", [("delete", "kc delete generic -s SERVICE -a ACCOUNT")])
+        let remove = PeerVerb("to delete an item", [("delete", "kc delete -s SERVICE -a ACCOUNT")])
         let insert = PeerVerb("to add an item", [("add", "kc add generic -s SERVICE -a ACCOUNT")])
         let edit = PeerVerb("to change an item's secret",
                             [("edit", "kc edit NAME"), ("update", "kc update generic -s SERVICE -a ACCOUNT --password")])

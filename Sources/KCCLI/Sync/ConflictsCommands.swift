@@ -60,7 +60,7 @@ func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLI
         if index > 0 { context.output.writeLine() }
         if let item = conflict.winner.item {
             for (name, value) in ItemPrinter.fields(item) where name != "created" && name != "modified" {
-                context.output.writeLine("\(name): \(Printable.text(value))")
+                ItemPrinter.writeField(name, value, to: context.output)   // a comment of several lines as lines
             }
         } else {
             context.output.writeLine("id: \(conflict.itemID.hexString)")
