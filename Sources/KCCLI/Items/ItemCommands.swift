@@ -195,7 +195,9 @@ private func deleteCommand(_ itemClass: ItemClass?) -> CommandSpec {
         Deletes the item the attribute flags select\(itemClass == nil ? changeClassHelp : ""). More than one match needs \
         --all (otherwise the matches are listed, nothing changes, and kc exits 2); --all still needs an attribute flag \
         (errSecParam otherwise). At a terminal, kc lists the items and asks 'Delete 1 item? [y/N]' first; --yes does \
-        not ask, nor does kc without a terminal (a script). While the vault's agent is unlocked, deleting an item \
+        not ask, nor does kc without a controlling terminal (/dev/tty: cron, CI, a service). The question is asked \
+        on /dev/tty even when standard input is a pipe, so a pipeline typed at a shell still asks; give --yes \
+        there. While the vault's agent is unlocked, deleting an item \
         marked --require-password asks for the master password again (once per command). A deleted item can be \
         listed ('kc history --deleted') and brought back ('kc restore') until 'kc compact' drops its versions.
         """,
