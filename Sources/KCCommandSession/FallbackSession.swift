@@ -101,6 +101,9 @@ public final class FallbackSession: KeychainSession {
                 self.agent = nil
             } catch let error as SessionError where hasEnded(error) {
                 self.agent = nil
+            } catch let error as KeychainError where hasEnded(.keychain(error)) {
+                // A sync round's keys (`AgentSyncKeys`) throw the agent's keychain failure as itself.
+                self.agent = nil
             } catch SessionError.agent(let failure) {
                 guard case .busy = failure else { throw SessionError.agent(failure) }
                 // Too busy for a later request: told as at the start, then the vault opened here.

@@ -147,6 +147,18 @@ final class FallbackSessionTests: XCTestCase {
         XCTAssertEqual(local.requests, ["merge"])
     }
 
+    func testASyncRoundFindingTheAgentsKeyStaleGoesOnLocally() throws {
+        // The round's keys throw the agent's keychain failure as itself, not as a SessionError.
+        let agent = FakeAgent { _ in throw KeychainError(VaultError.passwordChanged(path: "/v.kc")) }
+        let local = FakeLocal()
+        let session = FallbackSession(agent: agent, password: passwords().0) {
+            () throws(KeychainError) -> any KeychainSession<KeychainError> in local
+        }
+        _ = try session.sync({ _ in throw KeychainError(.param) }, unlock: { _, _ in nil })
+        XCTAssertEqual(local.requests, ["sync"])
+        XCTAssertFalse(session.isServedByAgent)
+    }
+
     func testSyncTheAgentCannotKeyRunsLocallyWithANotice() throws {
         let header = VaultHeader(vaultID: Array(repeating: 3, count: 16), kdf: KDFParameters(opsLimit: 1, memoryLimit: 8192),
                                  salt: Array(repeating: 0, count: 16), keyNonce: Array(repeating: 0, count: 24),
