@@ -105,7 +105,7 @@ public final class ItemScan: RecordFold {
         return hidden
     }
 
-    public func take(_ record: OpenedRecord) throws {
+    public func take(_ record: OpenedRecord) {
         let payload = record.payload
         guard payload.kind.isItemRecord else { return }   // compaction markers and key records change no item
         let id = ItemKey(payload.itemIDWords)

@@ -13,14 +13,12 @@ extension Keychain {
     public func nameDevice(_ name: String, password: SecureBytes?) throws(KeychainError) {
         do {
             if !vault.allowsVersion2Content { try vault.convertToCurrentFormat(password: password) }
+        } catch { throw KeychainError(error) }
+        do {
             try vault.append { _ in
                 [PendingRecord(kind: .deviceName, itemID: [UInt8](repeating: 0, count: RecordPayload.idLength), base: nil,
                                fields: [(FieldTag.deviceName.rawValue, SecureBytes(copying: Array(name.utf8)))])]
             }
-        } catch let error as KeychainError {
-            throw error
-        } catch {
-            throw KeychainError(error)
-        }
+        } catch { throw KeychainError(error) }
     }
 }

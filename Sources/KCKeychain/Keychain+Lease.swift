@@ -7,12 +7,17 @@ extension Keychain {
     /// the vault file it returns, sealed under the key it returns (see `Vault.exchange`); the live
     /// items are read again afterwards.
     public func withExclusiveLease(_ body: (Vault.Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws(KeychainError) -> Vault.Installation {
-        do { return try vault.withExclusiveLease(body) } catch { throw KeychainError(error) }
+        do { return try vault.withExclusiveLease(body) } catch {
+            switch error {
+            case .vault(let failure): throw KeychainError(failure)
+            case .step(let failure): throw KeychainError(failure)   // the untyped steps of sync
+            }
+        }
     }
 
     /// Runs `body` with the vault key and the vault id, without the lock (see `Vault.withKey`).
-    public func withVaultKey<T>(_ body: (SecureBytes, [UInt8]) throws -> T) rethrows -> T {
-        try vault.withKey { key in try body(key, vault.header.vaultID) }
+    public func withVaultKey<T, E: Error>(_ body: (SecureBytes, [UInt8]) throws(E) -> T) throws(E) -> T {
+        try vault.withKey { (key) throws(E) in try body(key, vault.header.vaultID) }
     }
 
     /// The vault's header as last read.

@@ -100,7 +100,7 @@ extension Keychain {
                              password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> CheckReport {
         let inspection: VaultInspection
         do {
-            (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout, progress: progress) { try password() }
+            (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout, progress: progress, password: password)
         } catch { throw KeychainError(error) }
         return try report(of: inspection, at: path, state: StateFolder(options.stateDirectory))
     }

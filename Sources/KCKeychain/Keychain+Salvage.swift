@@ -56,11 +56,14 @@ extension Keychain {
     /// What a salvage of the vault at `path` would keep and lose (nothing is written).
     public static func planSalvage(at path: String, options: OpenOptions,
                                    password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> SalvageReport {
-        do {
-            let (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout) { try password() }
-            let anchor = try Vault.salvageAnchor(stateDirectory: options.stateDirectory, vaultID: inspection.header.vaultID)
-            return SalvageReport(inspection, anchor: anchor)
-        } catch { throw KeychainError(error) }
+        let inspection: VaultInspection, anchor: VersionVector
+        do { (inspection, _) = try Vault.inspect(at: path, lockTimeout: options.lockTimeout, password: password) } catch {
+            throw KeychainError(error)
+        }
+        do { anchor = try Vault.salvageAnchor(stateDirectory: options.stateDirectory, vaultID: inspection.header.vaultID) } catch {
+            throw KeychainError(error)
+        }
+        return SalvageReport(inspection, anchor: anchor)
     }
 
     /// Rebuilds the vault from the records a salvage keeps (see `Vault.salvageLocked`); the
@@ -72,7 +75,7 @@ extension Keychain {
         do {
             var report: SalvageReport?
             let outcome = try Vault.salvageLocked(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
-                                                  password: { try password() }) { inspection, anchor in
+                                                  password: password) { (inspection, anchor) throws(KeychainError) in
                 let now = SalvageReport(inspection, anchor: anchor)
                 if let confirmed, !now.hasSameConsequences(as: confirmed) {
                     throw KeychainError(.verifyFailed, .changedSinceSalvageConfirmed)

@@ -69,7 +69,7 @@ public final class Keychain {
                               password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             return Keychain(vault: try Vault.create(at: path, kdf: kdf, lockTimeout: options.lockTimeout,
-                                                    stateDirectory: options.stateDirectory) { try password() })
+                                                    stateDirectory: options.stateDirectory, password: password))
         } catch { throw KeychainError(error) }
     }
 
@@ -83,9 +83,7 @@ public final class Keychain {
                             password: () throws(KeychainError) -> SecureBytes) throws(KeychainError) -> Keychain {
         do {
             let vault = try Vault.open(at: path, lockTimeout: options.lockTimeout, stateDirectory: options.stateDirectory,
-                                       acceptRollback: options.acceptRollback, progress: progress, fold: scan) {
-                try password()
-            }
+                                       acceptRollback: options.acceptRollback, progress: progress, fold: scan, password: password)
             let keychain = Keychain(vault: vault)
             keychain.scan = scan
             return keychain
@@ -387,9 +385,7 @@ public final class Keychain {
     /// `vault.append` of what `decide` returns, under the lock, caught up.
     private func append(_ decide: () throws(KeychainError) -> [PendingRecord]) throws(KeychainError) {
         do {
-            try vault.append { records in Self.resolvingConflicts(try decide(), in: records) }
-        } catch let error as KeychainError {
-            throw error
+            try vault.append { (records) throws(KeychainError) in Self.resolvingConflicts(try decide(), in: records) }
         } catch {
             throw KeychainError(error)
         }

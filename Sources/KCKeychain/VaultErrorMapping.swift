@@ -11,6 +11,19 @@ extension KeychainError {
         self.init(Self.status(of: vaultError), .vault(vaultError))
     }
 
+    /// A vault failure with its result code.
+    public init(_ error: VaultError) {
+        self.init(Self.status(of: error), .vault(error))
+    }
+
+    /// The failure of a vault operation that ran a step of the keychain's: the step's as it is.
+    init(_ failure: VaultStepFailure<KeychainError>) {
+        switch failure {
+        case .vault(let error): self.init(error)
+        case .step(let error): self = error
+        }
+    }
+
     static func status(of error: VaultError) -> KeychainStatus {
         switch error {
         case .noSuchVault: return .noSuchKeychain

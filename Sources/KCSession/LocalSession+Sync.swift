@@ -88,11 +88,8 @@ extension LocalSession {
         }
         let header = try VaultMerge.header(ofSameVault: ours, theirs)
         let key: SecureBytes
-        do { key = try VaultImage.unwrapKey(header, password: try password.password()) } catch let error as KeychainError {
-            throw error
-        } catch {
-            throw KeychainError(error)
-        }
+        let secret = try password.password()
+        do { key = try VaultImage.unwrapKey(header, password: secret) } catch { throw KeychainError(error) }
         return MergeSummary(try VaultMerge.merge(ours: ours, theirs: theirs, key: key))
     }
 

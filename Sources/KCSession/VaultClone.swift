@@ -31,8 +31,11 @@ public enum VaultClone {
         let key: SecureBytes
         do { key = try VaultImage.unwrapKey(header, password: password) } catch { throw KeychainError(error) }
         do throws(VaultImage.Problem) { _ = try VaultImage(bytes: bytes, key: key) } catch { throw MergeError.unreadable(.theirs, error) }
+        let folder = FileSystem.directoryName(path)
+        do { try FileSystem.makeDirectories(folder) } catch {
+            throw KeychainError(VaultError.io(operation: .createFolder, path: folder, errno: error))
+        }
         do {
-            try FileSystem.makeDirectories(FileSystem.directoryName(path))
             _ = try Vault.copy(at: filePath, to: path)
             _ = try StateFolder(options.stateDirectory).deviceID()
         } catch { throw KeychainError(error) }

@@ -91,7 +91,7 @@ public struct SyncCopy: Sendable {
     /// Ends `.git/info/attributes` with `pinnedAttributes` unless it already does (the lines
     /// before them are kept), so that a `.gitattributes` committed on the remote can neither take
     /// the vault file away from kc's driver nor change the bytes git writes or reads.
-    public func pinAttributes() throws {
+    public func pinAttributes() throws(Problem) {
         let path = localAttributesPath
         let line = Array(Self.pinnedAttributes.utf8)
         var present = FileSystem.exists(path) ? try Self.readFile(path) : []
@@ -163,7 +163,7 @@ public struct SyncCopy: Sendable {
     }
 
     /// The sync copy in `git.folder`: its vault file is its only `*.kc` file.
-    public static func open(git: Git, commitMessage: String) throws -> SyncCopy {
+    public static func open(git: Git, commitMessage: String) throws(Problem) -> SyncCopy {
         let files = FileSystem.names(in: git.folder).filter { $0.hasSuffix(".kc") }
         guard files.count == 1 else { throw Problem.noVaultFile(folder: git.folder) }
         return SyncCopy(git: git, fileName: files[0], commitMessage: commitMessage)
@@ -171,15 +171,18 @@ public struct SyncCopy: Sendable {
 
     /// The vault file as the working copy holds it now.
     /// A copy beyond `VaultMerge.maximumCopySize` is refused before it is read.
-    public func vaultBytes() throws -> [UInt8] {
-        do { return try VaultMerge.readCopy(at: filePath, side: .theirs) } catch let error as MergeError { throw Problem.merge(error) } catch {
-            throw Problem.write(.init(step: .verify, path: filePath, errno: error as? Errno ?? Errno(rawValue: EIO)))
+    public func vaultBytes() throws(Problem) -> [UInt8] {
+        do { return try VaultMerge.readCopy(at: filePath, side: .theirs) } catch {
+            switch error {
+            case .refused(let refusal): throw .merge(refusal)
+            case .io(let errno): throw .write(.init(step: .verify, path: filePath, errno: errno))
+            }
         }
     }
 
     /// The bytes of the file at `path`.
-    static func readFile(_ path: String) throws -> [UInt8] {
-        do {
+    static func readFile(_ path: String) throws(Problem) -> [UInt8] {
+        do throws(Errno) {
             let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
             defer { descriptor.close() }
             return try descriptor.readToEnd(from: 0)
@@ -204,7 +207,7 @@ public struct SyncCopy: Sendable {
         return outcome.output
     }
 
-    func store(_ bytes: [UInt8], to path: String) throws {
+    func store(_ bytes: [UInt8], to path: String) throws(Problem) {
         do { try FileSystem.writeAtomically(bytes, to: path) } catch { throw Problem.write(error) }
     }
 

@@ -21,17 +21,29 @@ public enum VaultMerge {
     /// The copy at `path` (`side` of a merge): a regular file (never a link, device or FIFO:
     /// `MergeError.notARegularFile`), its size checked before it is read and the read stopped one
     /// byte past the cap, so a file growing meanwhile is refused too (`MergeError.tooLarge`).
-    /// Otherwise throws the `Errno` of opening or reading it.
-    public static func readCopy(at path: String, side: MergeSide) throws -> [UInt8] {
-        // O_NONBLOCK: opening a FIFO without a writer returns at once (and is then refused).
-        let descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+    /// Otherwise throws `.io` with the `Errno` of opening or reading it.
+    public static func readCopy(at path: String, side: MergeSide) throws(CopyReadFailure) -> [UInt8] {
+        let descriptor: FileDescriptor, status: FileStatus
+        do {
+            // O_NONBLOCK: opening a FIFO without a writer returns at once (and is then refused).
+            descriptor = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        } catch { throw .io(error) }
         defer { descriptor.close() }
-        let status = try descriptor.status()
-        guard status.isRegularFile else { throw MergeError.notARegularFile(side) }
-        try checkSize(status.size, of: side)
-        let bytes = try descriptor.readToEnd(from: 0, limit: maximumCopySize + 1)
-        try checkSize(bytes.count, of: side)
+        do { status = try descriptor.status() } catch { throw .io(error) }
+        guard status.isRegularFile else { throw .refused(.notARegularFile(side)) }
+        do { try checkSize(status.size, of: side) } catch { throw .refused(error) }
+        let bytes: [UInt8]
+        do { bytes = try descriptor.readToEnd(from: 0, limit: maximumCopySize + 1) } catch { throw .io(error) }
+        do { try checkSize(bytes.count, of: side) } catch { throw .refused(error) }
         return bytes
+    }
+
+    /// Why `readCopy` returned no copy.
+    public enum CopyReadFailure: Error, Sendable {
+        /// The copy is refused unread or part read (`notARegularFile`, `tooLarge`).
+        case refused(MergeError)
+        /// Opening or reading it failed.
+        case io(Errno)
     }
 
     /// What a merge produced.

@@ -29,7 +29,7 @@ struct AnchorPolicy {
     /// ahead. What was read may still be only in the page cache (a writer killed between its
     /// write and its fsync): `sync` makes it durable first, or a power loss could leave the anchor
     /// ahead of the file and raise a false rollback alarm. A failure to store is kept in `notStored`.
-    mutating func check(_ vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) throws {
+    mutating func check(_ vector: VersionVector, vaultID: [UInt8], sync: () throws(Errno) -> Void) throws(VaultError) {
         switch try state.anchor(of: vaultID) {
         case .damaged(let file):
             damagedAnchor = file
@@ -49,7 +49,7 @@ struct AnchorPolicy {
     /// Before a write, under the exclusive lock and caught up: compares with the anchor again
     /// (another process may have raised it since the open) and refuses a rolled-back vault, or
     /// one whose anchor is damaged, unless the rollback is accepted.
-    mutating func checkWritable(_ vector: VersionVector, vaultID: [UInt8]) throws {
+    mutating func checkWritable(_ vector: VersionVector, vaultID: [UInt8]) throws(VaultError) {
         switch try state.anchor(of: vaultID) {
         case .vector(let anchor): rollbackDevices = vector.devicesBehind(anchor); damagedAnchor = nil; lockedAnchor = anchor
         case .damaged(let file): damagedAnchor = file; lockedAnchor = VersionVector()
@@ -85,7 +85,7 @@ struct AnchorPolicy {
     /// Compares `vaultID` with the one the state folder remembers at `path`: another vault
     /// swapped in at the same path (an older `kc init`, another file of the user's) is reported.
     /// A path seen for the first time is remembered.
-    mutating func checkPath(_ path: String, vaultID: [UInt8]) throws {
+    mutating func checkPath(_ path: String, vaultID: [UInt8]) throws(VaultError) {
         let absolute = Self.absolute(path)
         let remembered = try state.vaultID(at: absolute)
         if let remembered, remembered != vaultID {

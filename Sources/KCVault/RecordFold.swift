@@ -23,9 +23,9 @@ public struct OpenedRecord {
 /// a fold takes them tentatively and is told whether the batch completed.
 public protocol RecordFold: AnyObject {
     /// Takes one record (of the batch being read).
-    func take(_ record: OpenedRecord) throws
+    func take(_ record: OpenedRecord) throws(VaultError)
     /// The records taken since the last call form a complete append: they count.
-    func commitBatch() throws
+    func commitBatch() throws(VaultError)
     /// The records taken since the last commit are an incomplete final append (a torn tail): forget them.
     func discardBatch()
     /// The log is read again from the start (the file was overwritten in place): forget everything.

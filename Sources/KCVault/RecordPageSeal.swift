@@ -62,13 +62,14 @@ extension RecordSeal {
     /// record throws after earlier ones were taken). `previousTag` is the tag before the page. A
     /// record carrying a batch field is malformed (`batchFieldInPage`). Throws `Failure` for the
     /// page, or what `take` throws.
-    func openPage(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                  previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch, _ take: (OpenedRecord) throws -> Void) throws {
+    func openPage<E: Error>(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                            previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch,
+                            _ take: (OpenedRecord) throws(E) -> Void) throws(FrameFailure<E>) {
         let nonceEnd = body.lowerBound + RecordFrame.nonceLength
         let frameBytes = Array(file[(body.lowerBound - RecordFrame.length)..<body.lowerBound])
         let ad = RecordPage.associatedData(vaultID: vaultID, frame: frameBytes, previousTag: Array(previousTag))
         let sealed = UnsafeRawBufferPointer(rebasing: file[nonceEnd..<body.upperBound])
-        guard sealed.count >= RecordFrame.tagLength else { throw Failure.authentication }
+        guard sealed.count >= RecordFrame.tagLength else { throw .seal(.authentication) }
         let plain = scratch.plaintext(holding: sealed.count - RecordFrame.tagLength)
         let raw: UnsafeRawBufferPointer
         do {
@@ -79,28 +80,41 @@ extension RecordSeal {
                 }
                 return UnsafeRawBufferPointer(rebasing: buffer[0..<(sealed.count - RecordFrame.tagLength)])
             }
-        } catch { throw Failure.authentication }
+        } catch { throw .seal(.authentication) }
         let entries: [Range<Int>]
-        do throws(FormatError) { entries = try RecordPage.entries(raw) } catch { throw Failure.payload(error) }
+        do throws(FormatError) { entries = try RecordPage.entries(raw) } catch { throw .seal(.payload(error)) }
         for (index, entry) in entries.enumerated() {
             let payload: PayloadView
             do throws(FormatError) {
                 payload = try PayloadView(validating: UnsafeRawBufferPointer(rebasing: raw[entry]), fields: &scratch.fields,
                                           allowsVersion2: allowsVersion2)
                 if payload.field(.batchRemaining) != nil { throw .badPayload(.batchFieldInPage) }
-            } catch { throw Failure.payload(error) }
-            try take(OpenedRecord(offset: offset, sequence: frame.sequence + UInt64(index), payload: payload))
+            } catch { throw .seal(.payload(error)) }
+            do throws(E) { try take(OpenedRecord(offset: offset, sequence: frame.sequence + UInt64(index), payload: payload)) } catch {
+                throw .taken(error)
+            }
         }
     }
 
     /// The record or page `frame`, each of its records handed to `take` (`open` or `openPage`).
-    func openFrame(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
-                   previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch, _ take: (OpenedRecord) throws -> Void) throws {
+    func openFrame<E: Error>(_ file: UnsafeRawBufferPointer, frame: RecordFrame, offset: Int, body: Range<Int>,
+                             previousTag: UnsafeRawBufferPointer, into scratch: ReadScratch,
+                             _ take: (OpenedRecord) throws(E) -> Void) throws(FrameFailure<E>) {
         if frame.isPage {
             try openPage(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch, take)
-        } else {
-            try take(try self.open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch))
+            return
         }
+        let record: OpenedRecord
+        do { record = try self.open(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch) } catch {
+            throw .seal(error)
+        }
+        do throws(E) { try take(record) } catch { throw .taken(error) }
+    }
+
+    /// Why `openFrame` stopped: the frame does not read, or `take` threw.
+    enum FrameFailure<E: Error>: Error {
+        case seal(Failure)
+        case taken(E)
     }
 
     /// The records of the record or page `frame`, each in a record of its own (a device id equal
@@ -109,17 +123,14 @@ extension RecordSeal {
                      previousTag: UnsafeRawBufferPointer, knownDevice: [UInt8] = []) throws(Failure) -> [VaultRecord] {
         let scratch = ReadScratch()
         var records: [VaultRecord] = []
-        do {
-            try withExtendedLifetime(scratch) {   // each record lies in it until copied out
+        let opened = withExtendedLifetime(scratch) {   // each record lies in it until copied out
+            Result { () throws(FrameFailure<Never>) in
                 try openFrame(file, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch) { record in
                     records.append(record.kept(knownDevice: records.last?.payload.recordID.device ?? knownDevice))
                 }
             }
-        } catch let failure as Failure {
-            throw failure
-        } catch {
-            preconditionFailure("keeping records throws nothing of its own")
         }
+        if case .failure(.seal(let failure)) = opened { throw failure }
         return records
     }
 

@@ -285,14 +285,14 @@ public struct StateFolder: Sendable, Equatable {
             if error == .tooManySymbolicLinks { throw .unsafeStateFile(path: file, problem: .symbolicLink) }
             throw .io(operation: .open, path: file, errno: error)
         }
-        do {
-            if let problem = try descriptor.status().ownershipProblem() {
-                descriptor.close()
-                throw VaultError.unsafeStateFile(path: file, problem: problem)
-            }
-        } catch let error as VaultError { throw error } catch {
+        let status: FileStatus
+        do { status = try descriptor.status() } catch {
             descriptor.close()
-            throw .io(operation: .inspect, path: file, errno: error as? Errno ?? .ioError)
+            throw .io(operation: .inspect, path: file, errno: error)
+        }
+        if let problem = status.ownershipProblem() {
+            descriptor.close()
+            throw .unsafeStateFile(path: file, problem: problem)
         }
         return descriptor
     }

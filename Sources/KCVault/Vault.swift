@@ -73,11 +73,29 @@ public final class Vault {
     /// `progress` is told how far the reading of the records has come, and kept (`progress`).
     /// With `fold`, the records are handed to it and not kept (`records` stays empty) until
     /// `keepRecords` is called.
+    /// What `password` throws is thrown as `.step`, the vault's own failures as `.vault`.
+    public static func open<E: Error>(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
+                                      acceptRollback: Bool = false, progress: VaultProgress? = nil, fold: RecordFold? = nil,
+                                      password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> Vault {
+        try opening(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory, acceptRollback: acceptRollback,
+                    progress: progress, fold: fold, password: password)
+    }
+
+    /// `open` with a password at hand.
     public static func open(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
                             acceptRollback: Bool = false, progress: VaultProgress? = nil, fold: RecordFold? = nil,
-                            password: () throws -> SecureBytes) throws -> Vault {
+                            password: () -> SecureBytes) throws(VaultError) -> Vault {
+        do {
+            return try opening(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory, acceptRollback: acceptRollback,
+                               progress: progress, fold: fold, password: password)
+        } catch { throw error.vaultError }
+    }
+
+    private static func opening<E: Error>(at path: String, lockTimeout: Double?, stateDirectory: String, acceptRollback: Bool,
+                                          progress: VaultProgress?, fold: RecordFold?,
+                                          password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> Vault {
         var asked: SecureBytes?
-        let remembered = { () throws -> SecureBytes in
+        let remembered = { () throws(E) -> SecureBytes in
             if let asked { return asked }
             let secret = try password()
             asked = secret
@@ -89,18 +107,31 @@ public final class Vault {
         for _ in 0..<3 {
             do {
                 return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, fold: fold, password: remembered)
-            } catch VaultError.replacedByAnotherVault {
+            } catch .vault(.replacedByAnotherVault) {
                 continue
             }
         }
         return try openOnce(at: path, lockTimeout: lockTimeout, anchors: anchors, progress: progress, fold: fold, password: remembered)
     }
 
-    private static func openOnce(at path: String, lockTimeout: Double?, anchors: AnchorPolicy, progress: VaultProgress?,
-                                 fold: RecordFold?, password: () throws -> SecureBytes) throws -> Vault {
-        let (descriptor, identity, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout, limit: readPiece)
+    private static func openOnce<E: Error>(at path: String, lockTimeout: Double?, anchors: AnchorPolicy, progress: VaultProgress?,
+                                           fold: RecordFold?, password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> Vault {
+        let snapshot: (FileDescriptor, FileStatus, [UInt8], VaultHeader)
+        do { snapshot = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout, limit: readPiece) } catch { throw .vault(error) }
+        let (descriptor, identity, bytes, header) = snapshot
         let file = VaultFile(path: path, lockTimeout: lockTimeout, descriptor: descriptor, identity: identity)
-        let secret = try password()
+        let secret: SecureBytes
+        do throws(E) { secret = try password() } catch { throw .step(error) }
+        do {
+            return try read(file, header: header, bytes: bytes, identity: identity, anchors: anchors, progress: progress, fold: fold,
+                            password: secret)
+        } catch { throw .vault(error) }
+    }
+
+    /// The rest of `openOnce`, once the password is known.
+    private static func read(_ file: VaultFile, header: VaultHeader, bytes: [UInt8], identity: FileStatus, anchors: AnchorPolicy,
+                             progress: VaultProgress?, fold: RecordFold?, password secret: SecureBytes) throws(VaultError) -> Vault {
+        let path = file.path
         let key = try unwrapKey(header: header, password: secret)
         let vault = Vault(header: header, key: key, file: file, anchors: anchors)
         vault.password = secret
@@ -121,7 +152,7 @@ public final class Vault {
 
     /// Derives the password key and unwraps the vault key. A wrong password and a tampered
     /// key block are the same failure.
-    static func unwrapKey(header: VaultHeader, password: SecureBytes) throws -> SecureBytes {
+    static func unwrapKey(header: VaultHeader, password: SecureBytes) throws(VaultError) -> SecureBytes {
         let passwordKey: SecureBytes
         do {
             passwordKey = try Crypto.deriveKey(password: password, salt: header.salt,

@@ -14,17 +14,34 @@ extension Vault {
     /// file is cut back to its previous length (best effort) and the error is thrown.
     /// Once the write is durable, the file is repacked when enough records stand outside pages
     /// (`repackIfDue`; a failure of that is a warning, never the append's).
+    /// What `decide` throws is thrown as `.step`, the vault's own failures as `.vault`.
     @discardableResult
-    public func append(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
+    public func append<E: Error>(_ decide: ([VaultRecord]) throws(E) -> [PendingRecord]) throws(VaultStepFailure<E>) -> [VaultRecord] {
+        try appending(decide)
+    }
+
+    /// `append` with a `decide` that cannot fail.
+    @discardableResult
+    public func append(_ decide: ([VaultRecord]) -> [PendingRecord]) throws(VaultError) -> [VaultRecord] {
+        do { return try appending(decide) } catch { throw error.vaultError }
+    }
+
+    private func appending<E: Error>(_ decide: ([VaultRecord]) throws(E) -> [PendingRecord]) throws(VaultStepFailure<E>) -> [VaultRecord] {
         let written = try appendRecords(decide)
         if !written.isEmpty { repackIfDue() }
         return written
     }
 
-    private func appendRecords(_ decide: ([VaultRecord]) throws -> [PendingRecord]) throws -> [VaultRecord] {
-        try lockForWriting()
+    private func appendRecords<E: Error>(_ decide: ([VaultRecord]) throws(E) -> [PendingRecord]) throws(VaultStepFailure<E>) -> [VaultRecord] {
+        do { try lockForWriting() } catch { throw .vault(error) }
         defer { file.unlock() }
-        let pending = try decide(records)
+        let pending: [PendingRecord]
+        do throws(E) { pending = try decide(records) } catch { throw .step(error) }
+        do { return try write(pending) } catch { throw .vault(error) }
+    }
+
+    /// Writes `pending` (under the exclusive lock, caught up).
+    private func write(_ pending: [PendingRecord]) throws(VaultError) -> [VaultRecord] {
         if pending.isEmpty { return [] }
         for record in pending {
             let size = record.encodedLength(inBatch: pending.count > 1)
@@ -68,7 +85,11 @@ extension Vault {
             let sequence = log.nextSequence + UInt64(written.count)
             let sealed = recordSeal.seal(plaintext, sequence: sequence, previousTag: tag)
             tag = Array(sealed.suffix(RecordFrame.tagLength))
-            let payload = try plaintext.withUnsafeBytes { try RecordPayload.decode($0, allowsVersion2: header.allowsVersion2Content) }
+            let decoded = plaintext.withUnsafeBytes { raw in
+                Result { () throws(FormatError) in try RecordPayload.decode(raw, allowsVersion2: header.allowsVersion2Content) }
+            }
+            let payload: RecordPayload
+            do { payload = try decoded.get() } catch { throw VaultError.corrupt(error) }
             let record = VaultRecord(offset: endOffset + bytes.count, sequence: sequence, payload: payload, plaintext: plaintext)
             plaintext.withUnsafeBytes { raw in payload.withView(over: raw) { tally.add($0, inPage: false) } }
             written.append(record)

@@ -10,7 +10,7 @@ extension Vault {
     /// (a temporary created with O_EXCL and O_NOFOLLOW, mode 0600, fsynced, then linked to
     /// `destination`, which never replaces anything there, and the folder fsynced), then read back
     /// and compared byte for byte; a copy that differs is removed. Returns the number of bytes.
-    public static func copy(at path: String, to destination: String, lockTimeout: Double? = 10) throws -> Int {
+    public static func copy(at path: String, to destination: String, lockTimeout: Double? = 10) throws(VaultError) -> Int {
         if (try? FileSystem.linkStatus(destination)) != nil { throw VaultError.alreadyExists(path: destination) }
         let (descriptor, _, bytes, _) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
         descriptor.close()

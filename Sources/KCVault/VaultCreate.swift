@@ -11,19 +11,30 @@ extension Vault {
     /// the header is written to a temporary file, synced, read back, then linked into place (link
     /// fails if anything is already there) and the folder synced (see `StagedFile`).
     public static func create(at path: String, password: SecureBytes, kdf: KDFParameters,
-                              lockTimeout: Double? = 10, stateDirectory: String) throws -> Vault {
-        try create(at: path, kdf: kdf, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
+                              lockTimeout: Double? = 10, stateDirectory: String) throws(VaultError) -> Vault {
+        do { return try create(at: path, kdf: kdf, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { () throws(Never) in password } } catch {
+            throw error.vaultError
+        }
     }
 
     /// `create`, calling `password` only once the parameters are valid and the path is free, so
-    /// that a refused creation never prompts.
-    public static func create(at path: String, kdf: KDFParameters, lockTimeout: Double? = 10, stateDirectory: String,
-                              password: () throws -> SecureBytes) throws -> Vault {
+    /// that a refused creation never prompts. What `password` throws is thrown as `.step`.
+    public static func create<E: Error>(at path: String, kdf: KDFParameters, lockTimeout: Double? = 10, stateDirectory: String,
+                                        password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> Vault {
         guard kdf.isWithinBounds else {
-            throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
+            throw .vault(.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit)))
         }
-        if FileSystem.exists(path) { throw VaultError.alreadyExists(path: path) }
-        let password = try password()
+        if FileSystem.exists(path) { throw .vault(.alreadyExists(path: path)) }
+        let secret: SecureBytes
+        do throws(E) { secret = try password() } catch { throw .step(error) }
+        do { return try create(at: path, kdf: kdf, lockTimeout: lockTimeout, stateDirectory: stateDirectory, secret: secret) } catch {
+            throw .vault(error)
+        }
+    }
+
+    /// `create` once the password is known.
+    private static func create(at path: String, kdf: KDFParameters, lockTimeout: Double?, stateDirectory: String,
+                               secret password: SecureBytes) throws(VaultError) -> Vault {
         let folder = FileSystem.directoryName(path)
         do { try FileSystem.makeDirectories(folder) } catch {
             throw VaultError.io(operation: .createFolder, path: folder, errno: error)
@@ -38,7 +49,7 @@ extension Vault {
     }
 
     /// A header wrapping `key` under a key derived from `password` with a fresh salt and nonce.
-    static func makeHeader(vaultID: [UInt8], key: SecureBytes, password: SecureBytes, kdf: KDFParameters) throws -> VaultHeader {
+    static func makeHeader(vaultID: [UInt8], key: SecureBytes, password: SecureBytes, kdf: KDFParameters) throws(VaultError) -> VaultHeader {
         let salt = Crypto.randomBytes(VaultHeader.saltLength)
         let nonce = Crypto.randomBytes(VaultHeader.nonceLength)
         let passwordKey: SecureBytes
@@ -52,7 +63,7 @@ extension Vault {
     }
 
     /// Creates the file at `path` holding `contents`, never replacing anything there.
-    static func writeNewFile(at path: String, contents: [UInt8]) throws {
+    static func writeNewFile(at path: String, contents: [UInt8]) throws(VaultError) {
         let staged: StagedFile
         do { staged = try StagedFile.write(contents, for: path) } catch { throw VaultError.vaultNotWritten(error) }
         defer { staged.descriptor.close() }

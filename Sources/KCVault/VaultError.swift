@@ -69,3 +69,19 @@ public enum VaultFileProblem: Sendable, Equatable {
     /// The file at the path kept changing while it was being opened.
     case changedWhileOpening
 }
+
+/// The failure of a vault operation that runs a step of its caller (the records to append, the
+/// file to install under the lock): the vault's own, or the step's as the step threw it.
+public enum VaultStepFailure<Step: Error>: Error {
+    case vault(VaultError)
+    case step(Step)
+}
+
+extension VaultStepFailure where Step == Never {
+    /// The vault's failure (a step that cannot fail).
+    public var vaultError: VaultError {
+        switch self {
+        case .vault(let error): error
+        }
+    }
+}

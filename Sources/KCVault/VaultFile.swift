@@ -35,7 +35,7 @@ final class VaultFile {
 
     /// Takes `kind` of lock when the file at the path is still this one (true); else lets go of
     /// it again and returns false (the caller follows the replacement).
-    func lockIfCurrent(_ kind: FileDescriptor.LockKind) throws -> Bool {
+    func lockIfCurrent(_ kind: FileDescriptor.LockKind) throws(VaultError) -> Bool {
         try Self.lock(descriptor, kind, timeout: lockTimeout, path: path)
         let current: FileStatus?
         do { current = try FileSystem.linkStatus(path) } catch {
@@ -66,7 +66,7 @@ final class VaultFile {
     /// renamed over the path meanwhile, it is closed and the replacement is followed, opened for
     /// writing, by the lock that comes next. A file or file system that cannot be written is
     /// `VaultError.readOnly`.
-    func openForWriting() throws {
+    func openForWriting() throws(VaultError) {
         guard !isWritable else { return }
         let (writable, status) = try Self.openChecked(path, writable: true)
         opensForWriting = true   // only once writing is possible: a refused write leaves reads as they were
@@ -100,7 +100,7 @@ final class VaultFile {
     /// decryption of every record happen without it, so a person typing a password (or a large
     /// vault) never keeps writers waiting. The descriptor is left open (and unlocked).
     /// With `limit`, only the first `limit` bytes are read (the caller reads the rest in pieces).
-    static func readSnapshot(_ path: String, lockTimeout: Double?, limit: Int? = nil) throws -> (FileDescriptor, FileStatus, [UInt8], VaultHeader) {
+    static func readSnapshot(_ path: String, lockTimeout: Double?, limit: Int? = nil) throws(VaultError) -> (FileDescriptor, FileStatus, [UInt8], VaultHeader) {
         let (descriptor, identity) = try openLocked(path, .shared, timeout: lockTimeout)
         var handedOver = false
         defer { if !handedOver { descriptor.close() } }
@@ -126,7 +126,7 @@ final class VaultFile {
     /// is still the one at the path: a compaction or password change that renamed a new file over
     /// it while this process waited for the lock would otherwise leave it reading the replaced file
     /// (and comparing that older content with a rollback anchor already raised past it).
-    static func openLocked(_ path: String, _ kind: FileDescriptor.LockKind, timeout: Double?) throws -> (FileDescriptor, FileStatus) {
+    static func openLocked(_ path: String, _ kind: FileDescriptor.LockKind, timeout: Double?) throws(VaultError) -> (FileDescriptor, FileStatus) {
         while true {
             let (descriptor, identity) = try openChecked(path)
             do { try lock(descriptor, kind, timeout: timeout, path: path) } catch { descriptor.close(); throw error }
@@ -144,7 +144,7 @@ final class VaultFile {
     /// Takes `kind` of `flock` on `descriptor`. A shared lock the file system cannot take (ENOLCK,
     /// EINVAL: some network and FUSE file systems) is done without: a reader changes nothing, and
     /// there no kc process can take the exclusive lock a write needs (Docs/FORMAT.md, "Reading without a lock").
-    static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?, path: String) throws {
+    static func lock(_ descriptor: FileDescriptor, _ kind: FileDescriptor.LockKind, timeout: Double?, path: String) throws(VaultError) {
         do { try descriptor.lock(kind, timeout: timeout) } catch {
             if error == .wouldBlock { throw VaultError.lockTimeout(seconds: timeout ?? 0) }
             if kind == .shared { return }
@@ -156,7 +156,7 @@ final class VaultFile {
     /// non-regular files, files of other users, files writable by group or others, and files in a
     /// folder others could rename them in. A file that cannot be opened for writing (its mode, a
     /// read-only file system) is `VaultError.readOnly`.
-    static func openChecked(_ path: String, writable: Bool = false) throws -> (FileDescriptor, FileStatus) {
+    static func openChecked(_ path: String, writable: Bool = false) throws(VaultError) -> (FileDescriptor, FileStatus) {
         // A compaction or password change renaming a new file over the path between the checks
         // and the open is not an attack: check and open again (a few times at most).
         for _ in 0..<20 {
@@ -172,7 +172,7 @@ final class VaultFile {
 
     /// Refuses a vault whose folder others could rename it in: writable by group or others
     /// without the sticky bit, or owned by another user than the user or root.
-    static func checkFolder(of path: String) throws {
+    static func checkFolder(of path: String) throws(VaultError) {
         let folder = FileSystem.directoryName(path)
         let status: FileStatus?
         do { status = try FileSystem.status(folder) } catch { throw VaultError.io(operation: .inspect, path: folder, errno: error) }
@@ -185,7 +185,7 @@ final class VaultFile {
     }
 
     /// One attempt of `openChecked`; nil when the file at the path changed between check and open.
-    private static func openCheckedOnce(_ path: String, writable: Bool) throws -> (FileDescriptor, FileStatus)? {
+    private static func openCheckedOnce(_ path: String, writable: Bool) throws(VaultError) -> (FileDescriptor, FileStatus)? {
         let status: FileStatus?
         do { status = try FileSystem.linkStatus(path) } catch { throw VaultError.io(operation: .inspect, path: path, errno: error) }
         guard let status else { throw VaultError.noSuchVault(path: path) }

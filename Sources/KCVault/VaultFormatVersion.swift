@@ -20,10 +20,10 @@ extension Vault {
     /// nothing, when no password is at hand (after `forgetPassword`). A given password that
     /// does not unwrap the current key is `wrongPassword`.
     @discardableResult
-    public func convertToCurrentFormat(password given: SecureBytes? = nil) throws -> Bool {
+    public func convertToCurrentFormat(password given: SecureBytes? = nil) throws(VaultError) -> Bool {
         if header.version == VaultHeader.currentVersion { return true }
         guard let secret = given ?? password else { return false }
-        try exclusively { records in
+        try exclusively { (records) throws(VaultError) in
             if given != nil, try !verifies(password: secret) { throw VaultError.wrongPassword }
             return (try Vault.currentVersion(of: header, key: key, password: secret), key, records.map { $0.plaintextWithoutBatchMarker() })
         }
@@ -33,14 +33,14 @@ extension Vault {
     /// The header a rewrite of this vault writes: the current one when it already has the current
     /// version; else the same vault id, KDF parameters and key wrapped anew under the kept master
     /// password in a current-version header. Without a kept password the file keeps its version.
-    func rewriteHeader() throws -> VaultHeader {
+    func rewriteHeader() throws(VaultError) -> VaultHeader {
         guard let password else { return header }
         return try Vault.currentVersion(of: header, key: key, password: password)
     }
 
     /// `header` at the current version, wrapping `key` under `password` (a fresh salt and key
     /// nonce, its KDF parameters); `header` itself when it is current already.
-    static func currentVersion(of header: VaultHeader, key: SecureBytes, password: SecureBytes) throws -> VaultHeader {
+    static func currentVersion(of header: VaultHeader, key: SecureBytes, password: SecureBytes) throws(VaultError) -> VaultHeader {
         if header.version == VaultHeader.currentVersion { return header }
         return try makeHeader(vaultID: header.vaultID, key: key, password: password, kdf: header.kdf)
     }

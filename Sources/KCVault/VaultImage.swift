@@ -27,7 +27,7 @@ public struct VaultImage {
     }
 
     /// The vault key `header` wraps under `password` (`VaultError.wrongPassword` when it does not).
-    public static func unwrapKey(_ header: VaultHeader, password: SecureBytes) throws -> SecureBytes {
+    public static func unwrapKey(_ header: VaultHeader, password: SecureBytes) throws(VaultError) -> SecureBytes {
         try Vault.unwrapKey(header: header, password: password)
     }
 

@@ -190,7 +190,7 @@ extension Vault {
     /// under the shared lock: `inspect(at:)` for a holder of the key without the password (the
     /// agent). A header another process changed is first checked against the records (as a read
     /// does: a re-keyed vault fails); a file whose header is not this vault's is refused.
-    public func inspect(progress: VaultProgress? = nil) throws -> VaultInspection {
+    public func inspect(progress: VaultProgress? = nil) throws(VaultError) -> VaultInspection {
         try lockCurrentFile(.shared)
         defer { file.unlock() }
         if keyMayHaveChanged { try catchUp() }
@@ -205,12 +205,31 @@ extension Vault {
     /// Walks every record of the vault at `path` with the key `password` unwraps, past damage.
     /// The header must be intact (without it no record can be read).
     /// `progress` is told how far the walk has come.
-    public static func inspect(at path: String, lockTimeout: Double? = 10, progress: VaultProgress? = nil,
-                               password: () throws -> SecureBytes) throws -> (VaultInspection, SecureBytes) {
-        let (descriptor, _, bytes, header) = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout)
+    /// What `password` throws is thrown as `.step`, the vault's own failures as `.vault`.
+    public static func inspect<E: Error>(at path: String, lockTimeout: Double? = 10, progress: VaultProgress? = nil,
+                                         password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> (VaultInspection, SecureBytes) {
+        try inspecting(at: path, lockTimeout: lockTimeout, progress: progress, password: password)
+    }
+
+    private static func inspecting<E: Error>(at path: String, lockTimeout: Double?, progress: VaultProgress?,
+                                             password: () throws(E) -> SecureBytes) throws(VaultStepFailure<E>) -> (VaultInspection, SecureBytes) {
+        let snapshot: (FileDescriptor, FileStatus, [UInt8], VaultHeader)
+        do { snapshot = try VaultFile.readSnapshot(path, lockTimeout: lockTimeout) } catch { throw .vault(error) }
+        let (descriptor, _, bytes, header) = snapshot
         descriptor.close()
-        let key = try unwrapKey(header: header, password: try password())
+        let secret: SecureBytes
+        do throws(E) { secret = try password() } catch { throw .step(error) }
+        let key: SecureBytes
+        do { key = try unwrapKey(header: header, password: secret) } catch { throw .vault(error) }
         return (walk(bytes, header: header, key: key, progress: progress), key)
+    }
+
+    /// `inspect(at:)` with a password at hand.
+    public static func inspect(at path: String, lockTimeout: Double? = 10, progress: VaultProgress? = nil,
+                               password: () -> SecureBytes) throws(VaultError) -> (VaultInspection, SecureBytes) {
+        do { return try inspecting(at: path, lockTimeout: lockTimeout, progress: progress, password: password) } catch {
+            throw error.vaultError
+        }
     }
 
     /// The tolerant walk. Each record is checked against the 16 bytes before its frame as the

@@ -10,11 +10,11 @@ extension Vault {
     /// key is kept in an earlier-key record. Either way the file ends with a password-change
     /// record holding the new header, which carries the change to the other copies of the vault
     /// (Docs/FORMAT.md, "Password changes and earlier keys"); the file is of format version 2.
-    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool = false) throws {
+    public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool = false) throws(VaultError) {
         if let kdf, !kdf.isWithinBounds {
             throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
         }
-        try exclusively { records in
+        try exclusively { (records) throws(VaultError) in
             let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
             let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
             let device = try anchors.state.deviceID()

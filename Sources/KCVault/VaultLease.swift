@@ -26,7 +26,7 @@ extension Vault {
 
     /// Runs `body` with the vault key, without taking the lock: for merging copies of this vault
     /// that are not its file (the agent's merges for git).
-    public func withKey<T>(_ body: (SecureBytes) throws -> T) rethrows -> T { try body(key) }
+    public func withKey<T, E: Error>(_ body: (SecureBytes) throws(E) -> T) throws(E) -> T { try body(key) }
 
     /// Holds the exclusive lock while `body` runs with the current file; `body` returns the vault
     /// file to install (a merge of this one with another copy) and the key it is sealed under (the
@@ -38,10 +38,23 @@ extension Vault {
     /// earlier-key record holding the key it replaced, unless it keeps that key already (the
     /// rotation it lost to was concurrent with one made here): see `keep(earlierKey:)`.
     /// An installation is a write: the file is then repacked by the rule appends follow
-    /// (`repackIfDue`; a failure of that is a warning, never the merge's).
-    public func withExclusiveLease(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> Installation {
+    /// (`repackIfDue`; a failure of that is a warning, never the merge's). What `body` throws is
+    /// thrown as `.step`, the vault's own failures as `.vault`.
+    public func withExclusiveLease<E: Error>(_ body: (Lease) throws(E) -> (bytes: [UInt8], key: SecureBytes)?)
+        throws(VaultStepFailure<E>) -> Installation {
+        try leasing(body)
+    }
+
+    /// `withExclusiveLease` with a `body` that cannot fail.
+    public func withExclusiveLease(_ body: (Lease) -> (bytes: [UInt8], key: SecureBytes)?) throws(VaultError) -> Installation {
+        do { return try leasing(body) } catch { throw error.vaultError }
+    }
+
+    private func leasing<E: Error>(_ body: (Lease) throws(E) -> (bytes: [UInt8], key: SecureBytes)?) throws(VaultStepFailure<E>) -> Installation {
         let (installed, replacedKey) = try install(body)
-        if let replacedKey { try keep(earlierKey: replacedKey) }
+        if let replacedKey {
+            do { try keep(earlierKey: replacedKey) } catch { throw .vault(error) }
+        }
         if installed != .unchanged { repackIfDue() }
         return installed
     }
@@ -50,7 +63,7 @@ extension Vault {
     /// keeps it already or it is the current key: so the vault holds every key its copies were
     /// sealed under, and a copy sealed under `old` (this machine's commits before the sync) opens
     /// with the vault's keys on every machine.
-    func keep(earlierKey old: SecureBytes) throws {
+    func keep(earlierKey old: SecureBytes) throws(VaultError) {
         try append { records in
             let kept = records.contains { $0.payload.kind == .earlierKey && ($0.secureField(.earlierKey)?.isEqual(to: old) ?? false) }
             guard header.allowsVersion2Content, !kept, !old.isEqual(to: key) else { return [] }
@@ -60,25 +73,32 @@ extension Vault {
 
     /// `withExclusiveLease` under the lock; also returns the key the file was sealed under when the
     /// installed file has another.
-    private func install(_ body: (Lease) throws -> (bytes: [UInt8], key: SecureBytes)?) throws -> (Installation, SecureBytes?) {
-        try lockForWriting()
+    private func install<E: Error>(_ body: (Lease) throws(E) -> (bytes: [UInt8], key: SecureBytes)?)
+        throws(VaultStepFailure<E>) -> (Installation, SecureBytes?) {
+        do { try lockForWriting() } catch { throw .vault(error) }
         defer { file.unlock() }
         file.removeAbandonedFiles()
         let current: [UInt8]
         do { current = try file.descriptor.read(count: log.endOffset, at: 0) } catch {
-            throw VaultError.io(operation: .read, path: path, errno: error)
+            throw .vault(.io(operation: .read, path: path, errno: error))
         }
-        guard let (result, resultKey) = try body(Lease(bytes: current, key: key, anchor: anchorVector)), result != current else {
-            return (.unchanged, nil)
-        }
+        let returned: (bytes: [UInt8], key: SecureBytes)?
+        do throws(E) { returned = try body(Lease(bytes: current, key: key, anchor: anchorVector)) } catch { throw .step(error) }
+        guard let (result, resultKey) = returned, result != current else { return (.unchanged, nil) }
+        do { return try install(result, key: resultKey, replacing: current) } catch { throw .vault(error) }
+    }
+
+    /// Puts `result`, sealed under `resultKey`, in place of `current` (under the exclusive lock).
+    private func install(_ result: [UInt8], key resultKey: SecureBytes, replacing current: [UInt8]) throws(VaultError) -> (Installation, SecureBytes?) {
         let previousKey = key
-        let header = try VaultHeader.decode(result)
+        let header: VaultHeader
+        do { header = try VaultHeader.decode(result) } catch { throw .corrupt(error) }
         guard header.vaultID == self.header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
         let installed: Installation
         if result.starts(with: current) && resultKey.isEqual(to: key) {
             let tail = Array(result[current.count...])
             let descriptor = file.descriptor
-            do {
+            do throws(Errno) {
                 if log.tornTail != nil {
                     try descriptor.truncate(to: current.count)
                     try descriptor.sync()

@@ -10,7 +10,7 @@ extension Vault {
     /// all of them are read: an incomplete final batch is a torn tail, so a reader sees the old
     /// state or the new one. `fileSize`, when given, is what progress reports count up to (else
     /// `bytes` alone).
-    func replay(_ bytes: [UInt8], base: Int = 0, fileSize: Int? = nil) throws {
+    func replay(_ bytes: [UInt8], base: Int = 0, fileSize: Int? = nil) throws(VaultError) {
         log.tornTail = nil
         var tally = BatchTally()
         var kept: [VaultRecord] = []
@@ -22,14 +22,14 @@ extension Vault {
         defer { if tally.count > 0 { fold?.discardBatch() } }
         let seal = recordSeal, fold = fold
         let allowsPages = header.allowsVersion2Content
-        let result: Result<Void, Error> = bytes.withUnsafeBytes { raw in
-            Result {
+        let result: Result<Void, VaultError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(VaultError) in
                 while true {
                     let scan: FrameScan
-                    do {
+                    do throws(FormatError) {
                         scan = try RecordFrame.scan(raw, at: offset - base, expectedSequence: log.nextSequence + UInt64(tally.count), fileOffset: base,
                                                   allowsPages: allowsPages)
-                    } catch let error as FormatError { throw VaultError.corrupt(error.shifted(by: base)) }
+                    } catch { throw VaultError.corrupt(error.shifted(by: base)) }
                     switch scan {
                     case .end, .tornTail:
                         if scan == .tornTail || tally.count > 0 {
@@ -39,7 +39,7 @@ extension Vault {
                     case .record(let frame, let body):
                         // A record, or each record of a page in turn (a page holds no batch field):
                         // they count once the frame is read whole and closes any open append.
-                        let take = { (record: OpenedRecord) throws in
+                        let take = { (record: OpenedRecord) throws(VaultError) in
                             let remaining = Self.batchRemaining(record.payload)
                             if let expected = openBatch, remaining != expected - 1 {
                                 throw VaultError.brokenBatch(sequence: record.sequence, offset: record.offset)
@@ -52,7 +52,7 @@ extension Vault {
                                 kept.append(record.kept(knownDevice: (kept.last ?? self.log.records.last)?.payload.recordID.device ?? []))
                             }
                         }
-                        do {
+                        do throws(VaultError) {
                             try openFrame(raw, seal, frame: frame, offset: offset, body: body, previousTagEnd: chainTagEnd, take)
                         } catch VaultError.recordAuthenticationFailed
                             where RecordFrame.startsZeroFilledTail(raw, at: offset - base, recordEnd: body.upperBound, fileOffset: base,
@@ -111,26 +111,30 @@ extension Vault {
     /// its records to `take`; its previous tag is the 16 bytes of `raw` ending at `previousTagEnd`,
     /// or the last tag of the log when nil.
     private func openFrame(_ raw: UnsafeRawBufferPointer, _ seal: RecordSeal, frame: RecordFrame, offset: Int, body: Range<Int>,
-                           previousTagEnd: Int?, _ take: (OpenedRecord) throws -> Void) throws {
-        do {
-            guard let end = previousTagEnd else {
-                try log.lastTag.withUnsafeBytes { tag in
+                           previousTagEnd: Int?, _ take: (OpenedRecord) throws(VaultError) -> Void) throws(VaultError) {
+        let opened: Result<Void, RecordSeal.FrameFailure<VaultError>>
+        if let end = previousTagEnd {
+            let previousTag = UnsafeRawBufferPointer(rebasing: raw[(end - RecordFrame.tagLength)..<end])
+            opened = Result { () throws(RecordSeal.FrameFailure<VaultError>) in
+                try seal.openFrame(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch, take)
+            }
+        } else {
+            opened = log.lastTag.withUnsafeBytes { tag in
+                Result { () throws(RecordSeal.FrameFailure<VaultError>) in
                     try seal.openFrame(raw, frame: frame, offset: offset, body: body, previousTag: tag, into: scratch, take)
                 }
-                return
             }
-            let previousTag = UnsafeRawBufferPointer(rebasing: raw[(end - RecordFrame.tagLength)..<end])
-            try seal.openFrame(raw, frame: frame, offset: offset, body: body, previousTag: previousTag, into: scratch, take)
-        } catch let error as RecordSeal.Failure {
-            switch error {
-            case .authentication: throw VaultError.recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
-            case .payload(let reason): throw VaultError.badRecordPayload(sequence: frame.sequence, offset: offset, reason)
-            }
+        }
+        switch opened {
+        case .success: return
+        case .failure(.taken(let error)): throw error
+        case .failure(.seal(.authentication)): throw .recordAuthenticationFailed(offset: offset, sequence: frame.sequence)
+        case .failure(.seal(.payload(let reason))): throw .badRecordPayload(sequence: frame.sequence, offset: offset, reason)
         }
     }
 
     /// Reads what other processes appended since this vault was read (shared lock).
-    public func refresh() throws {
+    public func refresh() throws(VaultError) {
         try lockCurrentFile(.shared)
         defer { file.unlock() }
         try catchUp()
@@ -138,7 +142,7 @@ extension Vault {
 
     /// Takes `kind` of lock on the file now at the path, following a file that a compaction or
     /// password change put in place of the one this vault opened.
-    func lockCurrentFile(_ kind: FileDescriptor.LockKind) throws {
+    func lockCurrentFile(_ kind: FileDescriptor.LockKind) throws(VaultError) {
         while try !file.lockIfCurrent(kind) {
             try switchToReplacement()
         }
@@ -146,9 +150,9 @@ extension Vault {
 
     /// Takes the exclusive lock for a write and catches up; refuses a rolled-back vault unless
     /// the rollback was accepted. The caller unlocks.
-    func lockForWriting() throws {
+    func lockForWriting() throws(VaultError) {
         try lockWritableFile()
-        do {
+        do throws(VaultError) {
             try catchUp()
             try anchors.checkWritable(versionVector, vaultID: header.vaultID)
         } catch {
@@ -159,7 +163,7 @@ extension Vault {
 
     /// Takes the exclusive lock on the file now at the path, opened for writing (the vault is
     /// opened read-only: the first write opens it again so). The caller unlocks.
-    func lockWritableFile() throws {
+    func lockWritableFile() throws(VaultError) {
         while true {
             try file.openForWriting()
             try lockCurrentFile(.exclusive)
@@ -169,7 +173,7 @@ extension Vault {
     }
 
     /// Reads records appended after `endOffset` (call under a lock).
-    func catchUp() throws {
+    func catchUp() throws(VaultError) {
         if try wasRewrittenInPlace() {
             try rereadFromStart()
             return
@@ -182,7 +186,7 @@ extension Vault {
         do { tail = try file.descriptor.readToEnd(from: log.endOffset) } catch {
             throw VaultError.io(operation: .read, path: path, errno: error)
         }
-        do { try replay(tail, base: log.endOffset) } catch VaultError.recordAuthenticationFailed(let offset, let sequence) {
+        do throws(VaultError) { try replay(tail, base: log.endOffset) } catch .recordAuthenticationFailed(let offset, let sequence) {
             if keyMayHaveChanged { throw VaultError.replacedByAnotherVault(path: path) }
             throw VaultError.recordAuthenticationFailed(offset: offset, sequence: sequence)
         }
@@ -193,7 +197,7 @@ extension Vault {
     /// shorter than the records read, or the tag before `endOffset` is not the last one read.
     /// That happens when the file is overwritten in place (`cp older.kc login.kc`, a sync tool),
     /// not by kc, which only appends or renames a new file over the path.
-    private func wasRewrittenInPlace() throws -> Bool {
+    private func wasRewrittenInPlace() throws(VaultError) -> Bool {
         let descriptor = file.descriptor, end = log.endOffset
         do {
             let size = try descriptor.status().size
@@ -211,17 +215,17 @@ extension Vault {
     /// process, or an overwrite) is unwrapped with the master password this vault was opened with,
     /// never adopted unchecked; a password that no longer unwraps it is `passwordChanged`.
     /// Nil when the header changed and no password was kept.
-    private func key(of newHeader: VaultHeader) throws -> SecureBytes? {
+    private func key(of newHeader: VaultHeader) throws(VaultError) -> SecureBytes? {
         if newHeader.encoded() == header.encoded() { return key }
         guard let password else { return nil }
-        do { return try Vault.unwrapKey(header: newHeader, password: password) } catch VaultError.wrongPassword {
+        do throws(VaultError) { return try Vault.unwrapKey(header: newHeader, password: password) } catch .wrongPassword {
             throw VaultError.passwordChanged(path: path)
         }
     }
 
     /// Reads the whole file again with this vault's key (after an in-place overwrite); a file of
     /// another vault, or one sealed under another key, is refused.
-    private func rereadFromStart() throws {
+    private func rereadFromStart() throws(VaultError) {
         let bytes: [UInt8]
         do { bytes = try file.descriptor.readToEnd(from: 0) } catch { throw VaultError.io(operation: .read, path: path, errno: error) }
         let newHeader: VaultHeader
@@ -232,7 +236,7 @@ extension Vault {
         header = newHeader
         key = newKey
         resetLog()
-        do { try replay(bytes) } catch VaultError.recordAuthenticationFailed {
+        do throws(VaultError) { try replay(bytes) } catch .recordAuthenticationFailed {
             throw VaultError.replacedByAnotherVault(path: path)
         }
     }
@@ -241,7 +245,7 @@ extension Vault {
     /// A changed header (a password change or key rotation) is unwrapped again with the password
     /// this vault was opened with; without one, a re-keyed file is refused by `catchUp`. A file of
     /// another vault is refused.
-    private func switchToReplacement() throws {
+    private func switchToReplacement() throws(VaultError) {
         let (newDescriptor, newIdentity) = try VaultFile.openChecked(path, writable: file.opensForWriting)
         let headerBytes: [UInt8]
         do { headerBytes = try newDescriptor.read(count: VaultHeader.length, at: 0) } catch {
@@ -251,7 +255,7 @@ extension Vault {
         let newHeader: VaultHeader
         do { newHeader = try VaultHeader.decode(headerBytes) } catch { newDescriptor.close(); throw VaultError.corrupt(error) }
         let newKey: SecureBytes?
-        do {
+        do throws(VaultError) {
             guard newHeader.vaultID == header.vaultID else { throw VaultError.replacedByAnotherVault(path: path) }
             newKey = try key(of: newHeader)
         } catch {

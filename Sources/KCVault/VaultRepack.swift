@@ -28,24 +28,18 @@ extension Vault {
     func repackIfDue() {
         repackFailure = nil
         guard repackIsDue else { return }
-        do { try repack() } catch {
-            repackFailure = error as? VaultError ?? .io(operation: .write, path: path, errno: .ioError)
-        }
+        do { try repack() } catch { repackFailure = error }
     }
 
     /// Rewrites the file by the verified rewrite of `compact` and `passwd`, keeping the header and
     /// every record's payload (less its batch field) in order; the records are sealed into pages.
     /// Does nothing when, once the lock is held and other writers' records are read, the repack is
     /// no longer due (another process repacked first).
-    public func repack() throws {
+    public func repack() throws(VaultError) {
         keepRecords()   // a fold kept no records: read them all (with the key in memory, no KDF)
-        do {
-            try exclusively { records in
-                guard repackIsDue else { throw RepackNotDue() }
-                return (header, key, records.map { $0.plaintextWithoutBatchMarker() })
-            }
-        } catch is RepackNotDue {}
+        try exclusively { records in
+            guard repackIsDue else { return nil }
+            return (header, key, records.map { $0.plaintextWithoutBatchMarker() })
+        }
     }
-
-    private struct RepackNotDue: Error {}
 }

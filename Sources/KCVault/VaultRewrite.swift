@@ -16,8 +16,8 @@ extension Vault {
     /// later merge see no loss. Item ids, dates and listing order are kept.
     /// Returns the number of records before and after.
     @discardableResult
-    public func compact() throws -> (before: Int, after: Int) {
-        try exclusively { records in
+    public func compact() throws(VaultError) -> (before: Int, after: Int) {
+        try exclusively { (records) throws(VaultError) in
             let vector = versionVector
             // Each item's last put and last tombstone in the merge order; the later of the two decides.
             var latest: [[UInt8]: Int] = [:]
@@ -99,7 +99,7 @@ extension Vault {
     /// Removes a torn tail (an incomplete final record that was never acknowledged).
     /// Returns the number of bytes removed.
     @discardableResult
-    public func removeTornTail() throws -> Int {
+    public func removeTornTail() throws(VaultError) -> Int {
         try lockWritableFile()
         defer { file.unlock() }
         try catchUp()
@@ -114,13 +114,14 @@ extension Vault {
 
     /// Runs a rewrite under the exclusive lock: `build` returns the header, key and record
     /// payloads of the new file; it is written, verified and put in place of the current one.
+    /// `build` returning nil writes nothing (the rewrite is no longer due).
     @discardableResult
-    func exclusively(_ build: ([VaultRecord]) throws -> (VaultHeader, SecureBytes, [SecureBytes])) throws -> (before: Int, after: Int) {
+    func exclusively(_ build: ([VaultRecord]) throws(VaultError) -> (VaultHeader, SecureBytes, [SecureBytes])?) throws(VaultError) -> (before: Int, after: Int) {
         try lockForWriting()
         defer { file.unlock() }
         file.removeAbandonedFiles()
         let before = records.count
-        let (newHeader, newKey, payloads) = try build(records)
+        guard let (newHeader, newKey, payloads) = try build(records) else { return (before, before) }
         let bytes = Vault.sealedFile(header: newHeader, key: newKey, payloads: payloads, progress: progress)
         let (newDescriptor, newIdentity) = try Vault.replaceFile(at: path, with: bytes, verifyingWith: newKey, progress: progress)
         // Follow our own replacement (the new file, still locked), its header and key.
@@ -147,7 +148,7 @@ extension Vault {
     /// over, fsync the folder, remove the backup. Returns the new file's descriptor, still locked,
     /// so nobody reads or writes it before it is durable.
     static func replaceFile(at path: String, with bytes: [UInt8], verifyingWith key: SecureBytes,
-                            progress: VaultProgress? = nil) throws -> (FileDescriptor, FileStatus) {
+                            progress: VaultProgress? = nil) throws(VaultError) -> (FileDescriptor, FileStatus) {
         let staged: StagedFile
         do { staged = try StagedFile.write(bytes, for: path) } catch where error.step == .create && VaultFile.meansReadOnly(error.errno) {
             throw VaultError.readOnly(path: path, errno: error.errno)   // the folder takes no new file
@@ -155,15 +156,15 @@ extension Vault {
         var handedOver = false
         defer { if !handedOver { staged.descriptor.close() } }
         let identity: FileStatus
-        do {
+        do throws(Errno) {
             let readBack = try staged.descriptor.readToEnd(from: 0)
-            let header = try VaultHeader.decode(readBack)
-            guard readBack == bytes, walk(readBack, header: header, key: key, progress: progress, as: .verifyingRecords).isWhole else { throw Errno.ioError }
+            guard readBack == bytes, let header = try? VaultHeader.decode(readBack),
+                  walk(readBack, header: header, key: key, progress: progress, as: .verifyingRecords).isWhole else { throw Errno.ioError }
             try staged.descriptor.lock(.exclusive, timeout: 0)   // a new file: nobody else knows its name
             identity = try staged.descriptor.status()
         } catch {
             staged.discard()
-            throw VaultError.vaultNotWritten(.init(step: .verify, path: staged.temporaryPath, errno: error as? Errno ?? .ioError))
+            throw VaultError.vaultNotWritten(.init(step: .verify, path: staged.temporaryPath, errno: error))
         }
         do { try staged.publishReplacing(keepingPreviousAt: VaultFile.backupPath(of: path)) } catch {
             throw VaultError.vaultNotWritten(error)
@@ -178,24 +179,50 @@ extension Vault {
     /// before letting go, so a write acknowledged meanwhile (possible when the only damage is a
     /// torn tail) cannot be left out of the rebuilt file. Writers waiting for the lock then
     /// follow the new file.
-    public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
-                                     password: () throws -> SecureBytes,
-                                     approve: (VaultInspection, VersionVector) throws -> Void = { _, _ in }) throws -> SalvageOutcome {
-        let (descriptor, _) = try VaultFile.openLocked(path, .exclusive, timeout: lockTimeout)
+    /// What `password` and `approve` throw is thrown as `.step`, the vault's own failures as `.vault`.
+    public static func salvageLocked<E: Error>(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
+                                               password: () throws(E) -> SecureBytes,
+                                               approve: (VaultInspection, VersionVector) throws(E) -> Void = { _, _ in })
+        throws(VaultStepFailure<E>) -> SalvageOutcome {
+        try salvaging(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory, password: password, approve: approve)
+    }
+
+    private static func salvaging<E: Error>(at path: String, lockTimeout: Double?, stateDirectory: String,
+                                            password: () throws(E) -> SecureBytes,
+                                            approve: (VaultInspection, VersionVector) throws(E) -> Void) throws(VaultStepFailure<E>) -> SalvageOutcome {
+        let opened: (FileDescriptor, FileStatus)
+        do { opened = try VaultFile.openLocked(path, .exclusive, timeout: lockTimeout) } catch { throw .vault(error) }
+        let descriptor = opened.0
         defer { descriptor.close() }   // also releases the lock
         let bytes: [UInt8]
         do { bytes = try descriptor.readToEnd(from: 0) } catch {
-            throw VaultError.io(operation: .read, path: path, errno: error)
+            throw .vault(.io(operation: .read, path: path, errno: error))
         }
         let header: VaultHeader
-        do { header = try VaultHeader.decode(bytes) } catch { throw VaultError.corrupt(error) }
-        let secret = try password()
-        let key = try unwrapKey(header: header, password: secret)
-        let inspection = walk(bytes, header: header, key: key)
-        try approve(inspection, try salvageAnchor(stateDirectory: stateDirectory, vaultID: header.vaultID))
-        let newHeader = try currentVersion(of: header, key: key, password: secret)
-        let (kept, anchorStored) = try salvage(at: path, inspection: inspection, header: newHeader, key: key, stateDirectory: stateDirectory)
-        return SalvageOutcome(keptAs: kept, inspection: inspection, anchorStored: anchorStored)
+        do { header = try VaultHeader.decode(bytes) } catch { throw .vault(.corrupt(error)) }
+        let secret: SecureBytes
+        do throws(E) { secret = try password() } catch { throw .step(error) }
+        let key: SecureBytes, inspection: VaultInspection, anchor: VersionVector
+        do {
+            key = try unwrapKey(header: header, password: secret)
+            inspection = walk(bytes, header: header, key: key)
+            anchor = try salvageAnchor(stateDirectory: stateDirectory, vaultID: header.vaultID)
+        } catch { throw .vault(error) }
+        do throws(E) { try approve(inspection, anchor) } catch { throw .step(error) }
+        do {
+            let newHeader = try currentVersion(of: header, key: key, password: secret)
+            let (kept, anchorStored) = try salvage(at: path, inspection: inspection, header: newHeader, key: key, stateDirectory: stateDirectory)
+            return SalvageOutcome(keptAs: kept, inspection: inspection, anchorStored: anchorStored)
+        } catch { throw .vault(error) }
+    }
+
+    /// `salvageLocked` with a password at hand and no approval asked.
+    public static func salvageLocked(at path: String, lockTimeout: Double? = 10, stateDirectory: String,
+                                     password: () -> SecureBytes) throws(VaultError) -> SalvageOutcome {
+        do {
+            return try salvaging(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory,
+                                 password: { () throws(Never) in password() }, approve: { _, _ in })
+        } catch { throw error.vaultError }
     }
 
     /// What a salvage did: where the damaged file is kept, the walk it was built from, and whether
@@ -219,7 +246,7 @@ extension Vault {
     /// file is kept beside it as `PATH.corrupt-DATE`. Returns that name, and whether the anchor
     /// could be stored.
     static func salvage(at path: String, inspection: VaultInspection, header: VaultHeader, key: SecureBytes,
-                        stateDirectory: String) throws -> (keptAs: String, anchorStored: Bool) {
+                        stateDirectory: String) throws(VaultError) -> (keptAs: String, anchorStored: Bool) {
         let base = path + ".corrupt-" + timestampForFileName()
         var keptName = base
         var suffix = 1

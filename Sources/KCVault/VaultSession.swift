@@ -8,7 +8,7 @@ extension Vault {
 
     /// True when `candidate` unwraps this vault's current key block to the key held in memory
     /// (Argon2id with the header's salt and parameters, then a constant-time comparison).
-    public func verifies(password candidate: SecureBytes) throws -> Bool {
+    public func verifies(password candidate: SecureBytes) throws(VaultError) -> Bool {
         do {
             return try Vault.unwrapKey(header: header, password: candidate).isEqual(to: key)
         } catch VaultError.wrongPassword {

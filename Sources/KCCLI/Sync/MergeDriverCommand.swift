@@ -94,10 +94,11 @@ enum MergeDriver {
     private static func read(_ path: String, side: MergeSide, ours: String, theirs: String) throws(CLIError) -> [UInt8] {
         do {
             return try VaultMerge.readCopy(at: path, side: side)
-        } catch let error as MergeError {
-            throw wording(error, ours: ours, theirs: theirs)
         } catch {
-            throw CLIError(.io, "could not read \(path): \(error)")
+            switch error {
+            case .refused(let refusal): throw wording(refusal, ours: ours, theirs: theirs)
+            case .io(let errno): throw CLIError(.io, "could not read \(path): \(errno)")
+            }
         }
     }
 }

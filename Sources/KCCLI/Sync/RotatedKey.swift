@@ -28,17 +28,17 @@ final class RotatedKey {
     func key(for header: VaultHeader, password: SecureBytes) -> SecureBytes? {
         if let key = try? VaultImage.unwrapKey(header, password: password) { return key }
         guard let invocation else { return nil }
-        do {
-            let other = try given ?? NewPassword.obtain(invocation, context, prompt: "Master password set on another machine: ", confirm: nil)
-            given = other
-            return try VaultImage.unwrapKey(header, password: other)
-        } catch VaultError.wrongPassword {
+        let other: SecureBytes
+        if let given { other = given } else {
+            do { other = try NewPassword.obtain(invocation, context, prompt: "Master password set on another machine: ", confirm: nil) } catch {
+                failure = error
+                return nil
+            }
+        }
+        given = other
+        do { return try VaultImage.unwrapKey(header, password: other) } catch .wrongPassword {
             failure = CLIError(.authFailed, "the password given does not open the remote's copy of the vault, whose key was replaced on another machine; the vault was left untouched",
                                     hint: "give the master password set there with 'kc passwd --rotate-key'")
-        } catch let error as CLIError {
-            failure = error
-        } catch let error as KeychainError {
-            failure = .keychain(error)
         } catch {
             failure = .keychain(KeychainError(error))
         }
