@@ -53,8 +53,9 @@ build() {
       done
       "$SWIFTC" "${FLAGS[@]}" -I "$bin/Modules" \
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap -Xcc -fmodule-map-file=Sources/CSystemShim/module.modulemap \
+        -Xcc -fmodule-map-file=Sources/CZxcvbn/module.modulemap \
         -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" -Xcc -fmodule-map-file="$bin/CWordList.build/module.modulemap" \
-        Tests/Fuzz/cli_parser_fuzz.swift "${objects[@]}" -lsodium -ldl -o "$OUT/cli_parser" ;;
+        Tests/Fuzz/cli_parser_fuzz.swift "${objects[@]}" -lsodium -lzxcvbn -ldl -o "$OUT/cli_parser" ;;
   esac
 }
 
