@@ -79,11 +79,13 @@ def test_terminal_restored_when_a_signal_ends_kc_at_a_prompt(kc_ready):
 # A job-control parent: kc runs in its own process group, in the foreground of the terminal, under
 # a parent in the same session (so a stop signal really stops it); the parent reports stops.
 JOB_SHELL = """
-import os, signal, sys
+import os, signal, sys, time
 signal.signal(signal.SIGTTOU, signal.SIG_IGN)
 pid = os.fork()
 if pid == 0:
     os.setpgid(0, 0)
+    while os.tcgetpgrp(0) != os.getpid():   # kc starts only once it is the foreground job, as a shell's
+        time.sleep(0.005)
     os.execv(sys.argv[1], sys.argv[1:])
 os.setpgid(pid, pid)
 os.tcsetpgrp(0, pid)
