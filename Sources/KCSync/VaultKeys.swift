@@ -81,7 +81,7 @@ public final class VaultKeys {
     /// elsewhere); else what reading it with the first key found.
     private func failure(_ bytes: [UInt8], side: MergeSide) -> MergeError {
         do { _ = try VaultImage(bytes: bytes, key: first) } catch {
-            if case .damaged(let offset) = error, offset == VaultHeader.length, let header = try? VaultImage.header(of: bytes),
+            if case .damaged(let offset) = error, let header = try? VaultImage.header(of: bytes), offset == header.recordsOffset,
                !knownHeaders.isEmpty, !knownHeaders.contains(header) {
                 return .keyNotKnown(side, header)
             }
