@@ -56,7 +56,7 @@ extension MergeDriver {
                                  + "someone made under a key of their own with this vault's id; its key was not kept and nothing was written",
                                  hint: "someone who can push to the remote replaced the vault there: do not use a password you were told for it; "
                                  + "set the remote's branch back to one of your own commits, then sync again (if you rotated the key on another "
-                                 + "machine with an older kc, run 'kc passwd' there with this one first: Docs/SYNC.md, Key changes)")
+                                 + "machine with an older kc, run 'kc passwd' there with this one first: Docs/SYNC.md, Password changes and key rotations)")
         case .keyDerivationTooCostly(let side, let asked, let allowed):
             return CLIError(.decode, "\(side == .ours ? ours : theirs) is sealed under a key this machine does not have, and its header asks for a "
                                  + "costlier key derivation (\(kdf(asked))) than this vault's (\(kdf(allowed))); no password was tried on it and nothing was written",
