@@ -19,9 +19,9 @@ public func fuzzCLIParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard case .run(let invocation) = outcome else { return 0 }
     let command = invocation.command
     precondition(CommandTable.all.contains { $0.name == command.name }, "command outside the table")
-    for (long, values) in invocation.optionValues {
+    for (long, count) in invocation.options.occurrences {
         guard let spec = command.option(long: long) else { preconditionFailure("undeclared option --\(long)") }
-        precondition(spec.isRepeatable || values.count == 1, "--\(long) accepted twice")
+        precondition(spec.isRepeatable || count == 1, "--\(long) accepted twice")
     }
     if !command.arguments.contains(where: \.isRepeatable) {
         precondition(invocation.arguments.count <= command.arguments.count, "too many arguments accepted")
@@ -29,7 +29,7 @@ public func fuzzCLIParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     precondition(invocation.arguments.count >= command.arguments.filter { !$0.isOptional }.count, "missing argument accepted")
     if let fd = invocation.globals.masterPasswordFD { precondition(fd > 0) }
     precondition(invocation.globals.lockTimeout >= 0 && invocation.globals.lockTimeout.isFinite)
-    if command.options.contains(where: \.refusesSecretValue), invocation.optionValues["password"] != nil {
+    if command.options.contains(where: \.refusesSecretValue), invocation.options.occurrences["password"] != nil {
         for (i, token) in tokens.enumerated() where token == "-w" || token == "--password" {
             if i + 1 < tokens.count, !tokens[i + 1].hasPrefix("-"), !tokens[(..<i)].contains("--") {
                 preconditionFailure("a word after \(token) was accepted: a secret could reach argv")

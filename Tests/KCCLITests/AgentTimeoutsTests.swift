@@ -56,10 +56,16 @@ final class AgentTimeoutsTests: XCTestCase {
         try "idle-timeout = 2m\nmax-ttl = 3h\n".write(toFile: folder + "/kc/agent.conf", atomically: true, encoding: .utf8)
         XCTAssertEqual(try AgentTimeouts.resolve(timeout: nil, maxTTL: nil, environment: environment),
                        AgentTimeouts(idle: 120, maxTTL: 10_800))
-        XCTAssertEqual(try AgentTimeouts.resolve(timeout: "10s", maxTTL: nil, environment: environment),
+        XCTAssertEqual(try AgentTimeouts.resolve(timeout: 10, maxTTL: nil, environment: environment),
                        AgentTimeouts(idle: 10, maxTTL: 10_800))
-        XCTAssertThrowsError(try AgentTimeouts.resolve(timeout: "10", maxTTL: nil, environment: environment)) { error in
-            XCTAssertEqual((error as? CLIError)?.status, .param)
+    }
+
+    func testTheParserDecodesTheDurationFlags() throws {
+        guard case .run(let invocation) = try CommandTable.parser.parse(["unlock", "--timeout", "1h30m"]) else { return XCTFail() }
+        XCTAssertEqual(invocation.options[UnlockOptions.timeout], 5_400)
+        XCTAssertNil(invocation.options[UnlockOptions.maxTTL])
+        XCTAssertThrowsError(try CommandTable.parser.parse(["unlock", "--timeout", "10"])) { error in
+            XCTAssertEqual((error as? ParseError)?.detail, "--timeout needs a duration like 90s, 15m, 8h or 1h30m, not '10'")
         }
     }
 }

@@ -9,10 +9,10 @@ final class OptionalValueTests: XCTestCase {
     }
 
     func testInlineValueBareFlagAndNextWord() throws {
-        XCTAssertEqual(try run(["add", "generic", "-s", "x", "--generate=words=6"]).value("generate"), "words=6")
+        XCTAssertEqual(try run(["add", "generic", "-s", "x", "--generate=words=6"]).options[SecretOptions.generate], "words=6")
         let bare = try run(["add", "generic", "-s", "x", "--generate", "--print"])
-        XCTAssertEqual(bare.value("generate"), "")
-        XCTAssertTrue(bare.flag("print"))
+        XCTAssertEqual(bare.options[SecretOptions.generate], "")
+        XCTAssertTrue(bare.options[SecretOptions.print])
         XCTAssertThrowsError(try run(["add", "generic", "-s", "x", "--generate", "length=30"])) {
             XCTAssertTrue(($0 as? ParseError)?.detail.hasPrefix("unexpected argument") ?? false, "\($0)")
         }

@@ -27,11 +27,11 @@ final class ParserTests: XCTestCase {
     func testMultiWordCommandAndOptions() throws {
         let parsed = try invocation(["add", "generic", "-s", "github.com", "--account", "me", "-l", "Git Hub"])
         XCTAssertEqual(parsed.command.name, "add generic")
-        XCTAssertEqual(parsed.value("service"), "github.com")
-        XCTAssertEqual(parsed.value("account"), "me")
-        XCTAssertEqual(parsed.value("label"), "Git Hub")
-        XCTAssertNil(parsed.value("comment"))
-        XCTAssertFalse(parsed.flag("update-existing"))
+        XCTAssertEqual(parsed.options[ItemOptions.service], "github.com")
+        XCTAssertEqual(parsed.options[ItemOptions.account], "me")
+        XCTAssertEqual(parsed.options[ItemOptions.label], "Git Hub")
+        XCTAssertNil(parsed.options[ItemOptions.comment])
+        XCTAssertFalse(parsed.options[AddOptions.updateExisting])
     }
 
     func testGlobalOptionsBeforeAndAfterTheCommand() throws {
@@ -41,7 +41,7 @@ final class ParserTests: XCTestCase {
         let after = try invocation(["list", "--json", "--vault=/tmp/b.kc", "--master-password-fd", "3"])
         XCTAssertEqual(after.globals.vault, "/tmp/b.kc")
         XCTAssertEqual(after.globals.masterPasswordFD, 3)
-        XCTAssertTrue(after.flag("json"))
+        XCTAssertTrue(after.options[SharedOptions.json])
         let between = try invocation(["add", "--vault", "/tmp/c.kc", "generic", "-s", "x"])
         XCTAssertEqual(between.command.name, "add generic")
         XCTAssertEqual(between.globals.vault, "/tmp/c.kc")
@@ -50,20 +50,20 @@ final class ParserTests: XCTestCase {
 
     func testInlineValues() throws {
         let parsed = try invocation(["find", "internet", "-sftp.example.com", "--port=21", "-rftp", "-a", "-", "--label="])
-        XCTAssertEqual(parsed.value("server"), "ftp.example.com")
-        XCTAssertEqual(parsed.value("port"), "21")
-        XCTAssertEqual(parsed.value("protocol"), "ftp")
-        XCTAssertEqual(parsed.value("account"), "-")
-        XCTAssertEqual(parsed.value("label"), "")
+        XCTAssertEqual(parsed.options[ItemOptions.server], "ftp.example.com")
+        XCTAssertEqual(parsed.options[ItemOptions.port], "21")
+        XCTAssertEqual(parsed.options[ItemOptions.protocol], "ftp")
+        XCTAssertEqual(parsed.options[ItemOptions.account], "-")
+        XCTAssertEqual(parsed.options[ItemOptions.label], "")
     }
 
     func testClusteredFlags() throws {
         let parsed = try invocation(["find", "generic", "-iw", "-s", "x"])
-        XCTAssertTrue(parsed.flag("ignore-case"))
-        XCTAssertTrue(parsed.flag("password"))
+        XCTAssertTrue(parsed.options[SharedOptions.ignoreCase])
+        XCTAssertTrue(parsed.options[SharedOptions.password])
         let withValue = try invocation(["find", "generic", "-isgithub"])
-        XCTAssertTrue(withValue.flag("ignore-case"))
-        XCTAssertEqual(withValue.value("service"), "github")
+        XCTAssertTrue(withValue.options[SharedOptions.ignoreCase])
+        XCTAssertEqual(withValue.options[ItemOptions.service], "github")
     }
 
     func testDoubleDashEndsOptions() throws {

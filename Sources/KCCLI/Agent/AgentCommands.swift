@@ -35,11 +35,24 @@ let unlockCommand = CommandSpec(
     \(agentTimersHelp)
     """,
     options: [
-        .value("timeout", valueName: "DURATION", help: "Lock after DURATION without a request that reads a secret or writes (default 15m)."),
-        .value("max-ttl", valueName: "DURATION", help: "Lock DURATION after the unlock, whatever happens (default 8h)."),
+        .value(UnlockOptions.timeout, valueName: "DURATION", help: "Lock after DURATION without a request that reads a secret or writes (default 15m)."),
+        .value(UnlockOptions.maxTTL, valueName: "DURATION", help: "Lock DURATION after the unlock, whatever happens (default 8h)."),
     ],
     examples: ["kc unlock", "kc unlock --timeout 1h --max-ttl 10h", "kc --keychain work unlock --master-password-fd 3 3<pw.txt"],
-    handler: runUnlock)
+    reading: UnlockOptions.init, handler: runUnlock)
+
+/// The options of `kc unlock`: the agent's timers, in seconds.
+struct UnlockOptions {
+    static let timeout = AgentTimeouts.durationOption("timeout")
+    static let maxTTL = AgentTimeouts.durationOption("max-ttl")
+
+    let timeout, maxTTL: Int?
+
+    init(_ values: OptionValues) {
+        timeout = values[Self.timeout]
+        maxTTL = values[Self.maxTTL]
+    }
+}
 
 let lockCommand = CommandSpec(
     "lock", abstract: "Lock the vault: its agent wipes the key and exits.",
@@ -62,6 +75,6 @@ let statusCommand = CommandSpec(
     running (a command would need the master password), printed without an error line, so scripts can \
     test 'kc status >/dev/null'.
     """,
-    options: [.flag("json", help: "Print the status as a JSON object.")],
+    options: [.flag(SharedOptions.json, help: "Print the status as a JSON object.")],
     examples: ["kc status", "kc status --json", "kc status >/dev/null || kc unlock"],
-    handler: runStatus)
+    reading: { $0[SharedOptions.json] }, handler: runStatus)

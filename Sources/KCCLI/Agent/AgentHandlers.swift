@@ -7,14 +7,13 @@ import KCKeychain
 
 // Handlers of unlock, lock and status.
 
-func runUnlock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runUnlock(_ options: UnlockOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.existingVaultPath()
-    let timeouts = try AgentTimeouts.resolve(timeout: invocation.value("timeout"), maxTTL: invocation.value("max-ttl"),
-                                             environment: context.environment)
+    let timeouts = try AgentTimeouts.resolve(timeout: options.timeout, maxTTL: options.maxTTL, environment: context.environment)
     let endpoint = try context.agentEndpoint()
     let running = try context.runningAgent(endpoint, announcingOtherBuild: false, otherVaultIsNone: true)
     if let running, try AgentWording.call({ () throws(AgentError) in try running.status() }).state == .unlocked {
-        guard invocation.hasAny(["timeout", "max-ttl"]) else {
+        guard options.timeout != nil || options.maxTTL != nil else {
             context.notice("the agent of \(path) is already unlocked")
             return 0
         }
@@ -77,14 +76,14 @@ func runLock(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError
     return 0
 }
 
-func runStatus(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runStatus(_ json: Bool, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let client = try context.runningAgent(try context.agentEndpoint(), announcingOtherBuild: true)
     let status = try client.map { client throws(CLIError) in
         try AgentWording.call { () throws(AgentError) in try client.status() }
     }
     let lines = AgentStatusText.fields(status, vault: status?.vaultPath ?? path)
-    if invocation.flag("json") {
+    if json {
         context.output.writeLine(AgentStatusText.json(lines))
     } else {
         for line in AgentStatusText.lines(lines) { context.output.writeLine(line) }

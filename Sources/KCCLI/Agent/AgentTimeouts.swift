@@ -25,24 +25,26 @@ struct AgentTimeouts: Equatable {
     }
 
     /// The timers for `kc unlock`: each flag wins over the config file, which wins over the default.
-    static func resolve(timeout: String?, maxTTL: String?, environment: [String: String]) throws(CLIError) -> AgentTimeouts {
+    static func resolve(timeout: Int?, maxTTL: Int?, environment: [String: String]) throws(CLIError) -> AgentTimeouts {
         let file = configFile(environment)
         let configured = try readConfig(file)
         var result = defaults
         if let idle = configured["idle-timeout"] { result.idle = idle }
         if let ttl = configured["max-ttl"] { result.maxTTL = ttl }
-        if let timeout { result.idle = try flagDuration(timeout, "--timeout") }
-        if let maxTTL { result.maxTTL = try flagDuration(maxTTL, "--max-ttl") }
+        if let timeout { result.idle = timeout }
+        if let maxTTL { result.maxTTL = maxTTL }
         return result
     }
 
-    /// A duration flag's seconds; errSecParam when it is not a duration.
-    static func flagDuration(_ text: String, _ flag: String) throws(CLIError) -> Int {
-        guard let seconds = DurationText.seconds(text) else {
-            throw usageError("\(flag) needs a duration like 90s, 15m, 8h or 1h30m, not '\(Printable.text(text))'",
-                             hint: "from 1s to \(DurationText.text(longest))")
+    /// A duration option (`--timeout 15m`): its seconds; a usage error when it is not a duration.
+    static func durationOption(_ long: String) -> Option<Int?> {
+        .parsed(long) { text throws(ParseError) in
+            guard let seconds = DurationText.seconds(text) else {
+                throw ParseError("--\(long) needs a duration like 90s, 15m, 8h or 1h30m, not '\(Printable.text(text))'",
+                                 hint: "from 1s to \(DurationText.text(longest))")
+            }
+            return seconds
         }
-        return seconds
     }
 
     /// The durations of the config file, by key; empty when there is no file.

@@ -32,16 +32,16 @@ let exportCommand = CommandSpec(
     symbolic link) and flushes it to disk; an existing FILE (or link) is refused with errSecParam (exit 2).
     """,
     options: [
-        .value("format", valueName: "FORMAT", help: "json (default) or csv.", completion: .choices(["json", "csv"])),
-        .flag("with-secrets", help: "Include the secrets (in clear)."),
-        .value("output", short: "o", valueName: "FILE", help: "Write to this new file (mode 0600) instead of standard output.",
+        .value(ExportOptions.format, valueName: "FORMAT", help: "json (default) or csv.", completion: .choices(["json", "csv"])),
+        .flag(ExportOptions.withSecrets, help: "Include the secrets (in clear)."),
+        .value(ExportOptions.output, short: "o", valueName: "FILE", help: "Write to this new file (mode 0600) instead of standard output.",
                completion: .file),
-        .flag("yes", short: "y", help: "With --with-secrets: do not ask to confirm on the terminal."),
-        .flag("include-this-device-only", help: "Include the items marked this-device-only (left out otherwise)."),
+        .flag(SharedOptions.yes, short: "y", help: "With --with-secrets: do not ask to confirm on the terminal."),
+        .flag(ExportOptions.includeThisDeviceOnly, help: "Include the items marked this-device-only (left out otherwise)."),
     ],
     examples: ["kc export -o items.json", "kc export --with-secrets -o backup.json",
                "kc export --format csv --with-secrets -o backup.csv"],
-    handler: runExport)
+    reading: ExportOptions.init, handler: runExport)
 
 let importJSONCommand = CommandSpec(
     "import json", abstract: "Import the items of a kc export in JSON.",
@@ -63,7 +63,7 @@ let importJSONCommand = CommandSpec(
     arguments: [ArgumentSpec("FILE", help: "The JSON file to read.", completion: .file)],
     options: importOptions,
     examples: ["kc import json backup.json", "kc import json --dry-run backup.json"],
-    handler: runImportJSON)
+    reading: ImportOptions.init, handler: runImportJSON)
 
 let importCSVCommand = CommandSpec(
     "import csv", abstract: "Import the items of a kc export in CSV.",
@@ -85,7 +85,7 @@ let importCSVCommand = CommandSpec(
     arguments: [ArgumentSpec("FILE", help: "The CSV file to read.", completion: .file)],
     options: importOptions,
     examples: ["kc import csv backup.csv"],
-    handler: runImportCSV)
+    reading: ImportOptions.init, handler: runImportCSV)
 
 /// How large a file every import reads, for their help.
 let importSizeHelp = """
@@ -95,6 +95,41 @@ let importSizeHelp = """
     """
 
 let importOptions: [OptionSpec] = [
-    .flag("dry-run", help: "Report every entry, rejected ones too; write nothing."),
-    .flag("partial", help: "Import the good items even when others are rejected."),
+    .flag(ImportOptions.dryRun, help: "Report every entry, rejected ones too; write nothing."),
+    .flag(ImportOptions.partial, help: "Import the good items even when others are rejected."),
 ]
+
+/// The options of every import.
+struct ImportOptions {
+    static let dryRun = Option.flag("dry-run"), partial = Option.flag("partial")
+
+    let dryRun, partial: Bool
+
+    init(_ values: OptionValues) {
+        dryRun = values[Self.dryRun]
+        partial = values[Self.partial]
+    }
+}
+
+/// The options of `kc export`.
+struct ExportOptions {
+    enum Format: String, CaseIterable, Sendable { case json, csv }
+
+    static let format = Option.choice("format", Format.self) { text in
+        ParseError("unknown export format '\(text)'", hint: "choose json or csv")
+    }
+    static let withSecrets = Option.flag("with-secrets"), output = Option.text("output")
+    static let includeThisDeviceOnly = Option.flag("include-this-device-only")
+
+    let format: Format
+    let withSecrets, yes, includeThisDeviceOnly: Bool
+    let output: String?
+
+    init(_ values: OptionValues) {
+        format = values[Self.format] ?? .json
+        withSecrets = values[Self.withSecrets]
+        output = values[Self.output]
+        yes = values[SharedOptions.yes]
+        includeThisDeviceOnly = values[Self.includeThisDeviceOnly]
+    }
+}

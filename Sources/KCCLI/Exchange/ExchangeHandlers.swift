@@ -9,22 +9,19 @@ import KCCommandSession
 import KCSession
 
 /// `kc export`: every item, secrets only with --with-secrets, never secrets to a terminal.
-func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let format = invocation.value("format") ?? "json"
-    guard ["json", "csv"].contains(format) else {
-        throw usageError("unknown export format '\(format)'", hint: "choose json or csv")
-    }
+func runExport(_ options: ExportOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let format = options.format
     func writeItems(_ items: [Item], withSecrets: Bool, to out: Output) {
         // Progress only while the items go elsewhere than the terminal it is drawn on.
         let written: ((Int) -> Void)? = out.isTerminal ? nil : { context.progress?.show("writing items", done: $0, total: items.count) }
-        if format == "csv" {
+        if format == .csv {
             CSVWriter.write(items, withSecrets: withSecrets, to: out, written: written)
         } else {
             ItemPrinter.writeJSON(items, withSecrets: withSecrets, exactDates: true, to: out, written: written)
         }
     }
-    let withSecrets = invocation.flag("with-secrets")
-    let path = invocation.value("output")
+    let withSecrets = options.withSecrets
+    let path = options.output
     if withSecrets && path == nil && context.output.isTerminal {
         throw usageError("kc export --with-secrets writes every secret in clear, and standard output is a terminal",
                          hint: "write to a new file with -o FILE, or through a pipe")
@@ -34,12 +31,12 @@ func runExport(_ invocation: ParsedInvocation, _ context: Context) throws(CLIErr
     context.showProgress("export")
     let all = withSecrets ? try domain(context.openKeychain().allItems(revealing: true))
                           : try served(context.session().allItems(revealing: false))
-    let items = invocation.flag("include-this-device-only") ? all : all.filter { !$0.attributes.thisDeviceOnly }
+    let items = options.includeThisDeviceOnly ? all : all.filter { !$0.attributes.thisDeviceOnly }
     if items.count < all.count {
         let left = all.count - items.count
         context.notice("left out \(left) item\(left == 1 ? "" : "s") marked this-device-only (--include-this-device-only includes them)")
     }
-    if withSecrets && !invocation.flag("yes"), let terminal = try? context.terminal() {
+    if withSecrets && !options.yes, let terminal = try? context.terminal() {
         guard try terminal.confirm(prompt: "Write the secrets of \(items.count) items in clear to \(path ?? "standard output")? [y/N] ") else {
             throw CLIError(.userCanceled, "nothing was exported")
         }
@@ -81,19 +78,19 @@ private func createExportFile(_ path: String) throws(CLIError) -> FileDescriptor
 }
 
 /// `kc import json FILE`.
-func runImportJSON(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runImportJSON(_ options: ImportOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemJSONReader.read($0) }
-    return try importRows(parsed, from: path, entryName: "item", invocation, context)
+    return try importRows(parsed, from: path, entryName: "item", options, context)
 }
 
 /// `kc import csv FILE`.
-func runImportCSV(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runImportCSV(_ options: ImportOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
     let contents = try readImportFile(path, context)
     let parsed = contents.withUnsafeBytes { ItemCSVReader.read($0) }
-    return try importRows(parsed, from: path, entryName: "row", invocation, context)
+    return try importRows(parsed, from: path, entryName: "row", options, context)
 }
 
 /// The whole of a file to import, in secure memory (`ImportFile`).
@@ -104,7 +101,7 @@ func readImportFile(_ path: String, _ context: Context) throws(CLIError) -> Secu
 /// Adds the good rows in one write (or none with --dry-run), reporting each row; rejected rows fail
 /// the whole import unless --partial (a dry run reports every row first, then fails the same way).
 func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: String, entryName: String,
-                        _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+                        _ options: ImportOptions, _ context: Context) throws(CLIError) -> Int32 {
     let rows: [ExchangeRow]
     switch parsed {
     case .success(let read): rows = read
@@ -125,9 +122,9 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     }
     /// FILE:LINE, or the entry's own file (a pass store's).
     func place(_ row: ExchangeRow) -> String { row.file.map { Printable.text(path + "/" + $0) } ?? "\(path):\(row.line)" }
-    let dryRun = invocation.flag("dry-run")
+    let dryRun = options.dryRun
     // A dry run reports every entry, the rejected ones too, before it fails as the import would.
-    if let first = rejected.first, !invocation.flag("partial"), !dryRun {
+    if let first = rejected.first, !options.partial, !dryRun {
         for other in rejected.dropFirst() {
             context.warn("\(place(other.row)): \(where_(other.row)): " + ExchangeWording.text(other.problem))
         }
@@ -144,7 +141,7 @@ func importRows(_ parsed: Result<[ExchangeRow], ExchangeFileError>, from path: S
     context.output.flush()
     context.notice("import: \(added) \(dryRun ? "would be added (dry run, nothing written)" : "added"), "
                    + "\(duplicates) skipped as duplicate, \(rejected.count) rejected")
-    if let first = rejected.first, !invocation.flag("partial") {
+    if let first = rejected.first, !options.partial {
         let count = "\(rejected.count) \(rejected.count == 1 ? entryName : entryName == "entry" ? "entries" : entryName + "s")"
         throw CLIError(.decode, "\(place(first.row)): \(where_(first.row)): " + ExchangeWording.text(first.problem),
                        hint: "\(count) rejected; nothing would be imported; --partial imports the rest")

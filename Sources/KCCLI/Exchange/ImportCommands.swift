@@ -82,11 +82,12 @@ private func foreignImportCommand(_ name: String, _ abstract: String, from sourc
         arguments: [ArgumentSpec("FILE", help: "The \(fileKind) file to read.", completion: .file)],
         options: importOptions,
         examples: ["kc import \(name) --dry-run export.\(suffix)", "kc import \(name) export.\(suffix)"],
-        handler: { invocation, context throws(CLIError) in
+        reading: ImportOptions.init,
+        handler: { options, invocation, context throws(CLIError) in
             let path = invocation.arguments[0]
             let contents = try readImportFile(path, context)
             let parsed = contents.withUnsafeBytes { read($0) }
-            return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", invocation, context)
+            return try importRows(parsed, from: path, entryName: fileKind == "CSV" ? "row" : "item", options, context)
         })
 }
 
@@ -122,10 +123,10 @@ let importPassCommand = CommandSpec(
                              optional: true, completion: .directory)],
     options: importOptions,
     examples: ["kc import pass --dry-run", "kc import pass ~/.password-store"],
-    handler: runImportPass)
+    reading: ImportOptions.init, handler: runImportPass)
 
 /// `kc import pass [DIR]`.
-func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runImportPass(_ options: ImportOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let folder = invocation.arguments.first
         ?? context.environment["PASSWORD_STORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
         ?? (context.environment["HOME"] ?? "") + "/.password-store"
@@ -156,5 +157,5 @@ func runImportPass(_ invocation: ParsedInvocation, _ context: Context) throws(CL
         }
         context.warn("\(Printable.text(folder + "/" + link.path)): \(why)")
     }
-    return try importRows(.success(contents.rows), from: folder, entryName: "entry", invocation, context)
+    return try importRows(.success(contents.rows), from: folder, entryName: "entry", options, context)
 }

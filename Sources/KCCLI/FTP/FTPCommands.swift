@@ -1,4 +1,5 @@
 import KCFTP
+import KCKeychain
 
 /// FTP commands: `ftp login`, `netrc`, `import netrc`.
 let ftpCommands: [CommandSpec] = [ftpLoginCommand, netrcCommand, importNetrcCommand]
@@ -77,14 +78,14 @@ let ftpLoginCommand = CommandSpec(
     """,
     arguments: [ArgumentSpec("URL", help: "ftp://, ftps:// or ftps-implicit:// URL: [user@]host[:port][/path].")],
     options: [
-        .value("user", valueName: "NAME", help: "User name (wins over user@ in the URL and the saved account)."),
-        .flag("password-stdin", help: "Read the password from standard input instead of the keychain or a prompt."),
-        .value("save", valueName: "WHEN", help: "Save typed credentials: yes, no or ask (default ask; no terminal: not saved).",
+        .value(FTPLoginCommandOptions.user, valueName: "NAME", help: "User name (wins over user@ in the URL and the saved account)."),
+        .flag(SecretOptions.passwordStdin, help: "Read the password from standard input instead of the keychain or a prompt."),
+        .value(FTPLoginCommandOptions.save, valueName: "WHEN", help: "Save typed credentials: yes, no or ask (default ask; no terminal: not saved).",
                completion: .choices(FTPSavePolicy.allCases.map(\.rawValue))),
-        .value("cafile", valueName: "FILE", help: "Trust only the certificate authorities in this PEM file (not the system store).",
+        .value(FTPLoginCommandOptions.caFile, valueName: "FILE", help: "Trust only the certificate authorities in this PEM file (not the system store).",
                completion: .file),
-        .flag("insecure", help: "Do not verify the server's TLS certificate (warns; asks before sending a saved password)."),
-        .value("timeout", valueName: "SECONDS", help: "Limit for connecting and for each server reply (default 15)."),
+        .flag(FTPLoginCommandOptions.insecure, help: "Do not verify the server's TLS certificate (warns; asks before sending a saved password)."),
+        .value(FTPLoginCommandOptions.timeout, valueName: "SECONDS", help: "Limit for connecting and for each server reply (default 15)."),
     ],
     examples: [
         "kc ftp login ftp://ftp.example.com",
@@ -92,7 +93,7 @@ let ftpLoginCommand = CommandSpec(
         "kc ftp login --cafile ca.pem ftps://files.example.com",
         "printf %s \"$PW\" | kc ftp login --password-stdin --save yes ftps://deploy@files.example.com",
     ],
-    handler: runFTPLogin)
+    reading: FTPLoginCommandOptions.init, handler: runFTPLogin)
 
 let netrcCommand = CommandSpec(
     "netrc", abstract: "Print internet passwords as netrc lines for curl and ftp.",
@@ -118,16 +119,31 @@ let netrcCommand = CommandSpec(
     case-insensitively; filters are case-insensitive. Nothing matching: errSecItemNotFound (exit 44).
     """,
     options: [
-        .value("server", short: "s", valueName: "HOST", help: "Only items for this server."),
-        .value("protocol", short: "r", valueName: "PROTOCOL", help: "Only items of this protocol (ftp, ftps, https, ...)."),
-        .value("port", short: "P", valueName: "PORT", help: "Only items for this port."),
-        .value("account", short: "a", valueName: "NAME", help: "Only items for this account."),
-        .flag("force", help: "Print even when standard output is a terminal."),
+        .value(ItemOptions.server, short: "s", valueName: "HOST", help: "Only items for this server."),
+        .value(ItemOptions.protocol, short: "r", valueName: "PROTOCOL", help: "Only items of this protocol (ftp, ftps, https, ...)."),
+        .value(ItemOptions.port, short: "P", valueName: "PORT", help: "Only items for this port."),
+        .value(ItemOptions.account, short: "a", valueName: "NAME", help: "Only items for this account."),
+        .flag(NetrcOptions.force, help: "Print even when standard output is a terminal."),
     ],
     examples: [
         "curl --netrc-file <(kc netrc -s ftp.example.com -r ftp) ftp://ftp.example.com/report.csv -o report.csv",
     ],
-    handler: runNetrc)
+    reading: NetrcOptions.init, handler: runNetrc)
+
+/// The options of `kc netrc`: the filters (checked as the item flags are) and --force.
+struct NetrcOptions {
+    static let force = Option.flag("force")
+
+    let filters: [Attribute: String]
+    let force: Bool
+
+    init(_ values: OptionValues) {
+        var filters: [Attribute: String] = [:]
+        for attribute in [Attribute.server, .protocol, .port, .account] { filters[attribute] = values[ItemOptions.key(attribute)] }
+        self.filters = filters
+        force = values[Self.force]
+    }
+}
 
 let importNetrcCommand = CommandSpec(
     "import netrc", abstract: "Import a netrc file as internet password items.",
@@ -142,7 +158,36 @@ let importNetrcCommand = CommandSpec(
     """,
     arguments: [ArgumentSpec("FILE", help: "The netrc file to read.", completion: .file)],
     options: [
-        .value("protocol", short: "r", valueName: "PROTOCOL", help: "Protocol of the new items (default ftp)."),
+        .value(ItemOptions.protocol, short: "r", valueName: "PROTOCOL", help: "Protocol of the new items (default ftp)."),
     ],
     examples: ["kc import netrc ~/.netrc", "kc import netrc -r https ~/.netrc"],
-    handler: runImportNetrc)
+    reading: { $0[ItemOptions.protocol] ?? "ftp" }, handler: runImportNetrc)
+
+/// The options of `kc ftp login`.
+struct FTPLoginCommandOptions {
+    static let user = Option.text("user"), caFile = Option.text("cafile"), insecure = Option.flag("insecure")
+    static let save = Option.parsed("save") { text throws(ParseError) in
+        guard let policy = FTPSavePolicy(rawValue: text.lowercased()) else { throw ParseError("--save must be yes, no or ask (not '\(text)')") }
+        return policy
+    }
+    static let timeout = Option.parsed("timeout") { text throws(ParseError) in
+        guard let seconds = Int(text), (1...600).contains(seconds) else {
+            throw ParseError("--timeout must be a number of seconds from 1 to 600 (not '\(text)')")
+        }
+        return seconds
+    }
+
+    let user, caFile: String?
+    let save: FTPSavePolicy
+    let timeout: Int
+    let passwordStdin, insecure: Bool
+
+    init(_ values: OptionValues) {
+        user = values[Self.user]
+        caFile = values[Self.caFile]
+        save = values[Self.save] ?? .ask
+        timeout = values[Self.timeout] ?? 15
+        passwordStdin = values[SecretOptions.passwordStdin]
+        insecure = values[Self.insecure]
+    }
+}

@@ -9,43 +9,28 @@ import KCSession
 
 /// `kc ftp login URL`: the Keychain Services FTP flow (KCFTP.FTPLoginFlow) with libcurl,
 /// the vault and the terminal.
-func runFTPLogin(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runFTPLogin(_ flags: FTPLoginCommandOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let target: FTPTarget
     do throws(FTPURLError) { target = try FTPTarget.parse(invocation.arguments[0]) } catch { throw FTPMessages.error(error) }
-    let save: FTPSavePolicy
-    if let text = invocation.value("save") {
-        guard let policy = FTPSavePolicy(rawValue: text.lowercased()) else {
-            throw usageError("--save must be yes, no or ask (not '\(text)')")
-        }
-        save = policy
-    } else {
-        save = .ask
-    }
-    var timeout = 15
-    if let text = invocation.value("timeout") {
-        guard let seconds = Int(text), (1...600).contains(seconds) else {
-            throw usageError("--timeout must be a number of seconds from 1 to 600 (not '\(text)')")
-        }
-        timeout = seconds
-    }
-    let caFile = invocation.value("cafile")
+    let save = flags.save, timeout = flags.timeout
+    let caFile = flags.caFile
     if let caFile, access(caFile, R_OK) != 0 {
         throw usageError("cannot read the --cafile '\(caFile)': \(Errno.current)")
     }
     if caFile != nil && target.security == .plain {
         context.warn("--cafile has no effect on plain ftp://")
     }
-    let user = invocation.value("user")
+    let user = flags.user
     if user == "" { throw usageError("--user needs a non-empty name") }
 
     var stdinPassword: SecureBytes?
-    if invocation.flag("password-stdin") {
+    if flags.passwordStdin {
         stdinPassword = try SecretSource.descriptor(.standardInput, what: "the password from standard input").read(context)
     }
 
     let options = FTPLoginOptions(
         target: target, user: user, save: save, stdinPassword: stdinPassword,
-        connection: FTPConnectionOptions(caFile: caFile, insecure: invocation.flag("insecure"), timeout: timeout))
+        connection: FTPConnectionOptions(caFile: caFile, insecure: flags.insecure, timeout: timeout))
     // Before the first slow step (libcurl loaded, the connection, TLS, then the vault opened): at a
     // terminal only, as kc's progress lines; a script's standard error stays as it was.
     if context.errors.isTerminal {

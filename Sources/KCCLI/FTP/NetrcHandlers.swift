@@ -14,20 +14,12 @@ import KCSession
 /// kc refuses (errSecParam) when one server's items span several protocols or ports, before
 /// printing anything. Among several items of one protocol and port, the most recently modified
 /// one is printed, with a warning.
-func runNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    if context.output.isTerminal && !invocation.flag("force") {
+func runNetrc(_ options: NetrcOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    if context.output.isTerminal && !options.force {
         throw usageError("kc netrc prints passwords, and standard output is a terminal",
                          hint: "read it through a pipe, e.g. curl --netrc-file <(kc netrc -s HOST) URL, or add --force")
     }
-    var filters: [Attribute: String] = [:]
-    filters[.server] = invocation.value("server")
-    filters[.protocol] = try invocation.value("protocol").map { value throws(CLIError) in
-        try ItemOptions.checked(value, .protocol, written: "--protocol")
-    }
-    filters[.port] = try invocation.value("port").map { value throws(CLIError) in
-        try ItemOptions.checked(value, .port, written: "--port")
-    }
-    filters[.account] = invocation.value("account")
+    let filters = options.filters
     let items = try served { () throws(SessionError) in
         try context.session().find(anyOf: [Query(itemClass: .internet, filters: filters, ignoreCase: true, matchAll: true)], revealing: true)
     }
@@ -91,9 +83,8 @@ private func netrcRefusalText(_ refusal: NetrcRefusal) -> String {
 }
 
 /// `kc import netrc FILE`: each `machine` entry becomes an internet password item.
-func runImportNetrc(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runImportNetrc(_ proto: String, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = invocation.arguments[0]
-    let proto = try ItemOptions.checked(invocation.value("protocol") ?? "ftp", .protocol, written: "--protocol")
     let contents = try readImportFile(path, context)
     let (entries, problems) = Netrc.parse(contents)
 

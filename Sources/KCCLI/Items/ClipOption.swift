@@ -10,8 +10,8 @@ import KCKeychain
 
 /// The options that copy a secret instead of printing it.
 let clipOptions: [OptionSpec] = [
-    .flag("clip", help: "Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty."),
-    .value("clip-timeout", valueName: "SECONDS",
+    .flag(ClipOptions.clip, help: "Copy the secret to the clipboard instead of printing it (wl-copy, xclip or xsel); standard output stays empty."),
+    .value(ClipOptions.timeout, valueName: "SECONDS",
            help: "With --clip: clear the clipboard after SECONDS if it still holds the secret (default \(ClipRequest.defaultTimeout); 0: never)."),
 ]
 
@@ -29,6 +29,26 @@ let clipHelp = """
     with a hint naming the Debian package.
     """
 
+/// --clip and --clip-timeout as given.
+struct ClipOptions {
+    static let clip = Option.flag("clip")
+    static let timeout = Option.parsed("clip-timeout") { text throws(ParseError) in
+        guard let value = Int(text), text.allSatisfy(\.isASCII), ClipRequest.timeoutRange.contains(value) else {
+            throw ParseError("--clip-timeout must be a whole number of seconds from \(ClipRequest.timeoutRange.lowerBound) "
+                             + "to \(ClipRequest.timeoutRange.upperBound), not '\(text)'")
+        }
+        return value
+    }
+
+    let clip: Bool
+    let timeout: Int?
+
+    init(_ values: OptionValues) {
+        clip = values[Self.clip]
+        timeout = values[Self.timeout]
+    }
+}
+
 /// A checked --clip: the clipboard to copy to and when to clear it.
 struct ClipRequest {
     static let defaultTimeout = 45
@@ -43,18 +63,10 @@ struct ClipRequest {
     let clipboard: Clipboard
     let timeout: Int
 
-    /// The request of `invocation`, or nil without --clip; checked, and its clipboard found,
-    /// before the vault is opened.
-    static func parse(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> ClipRequest? {
-        guard invocation.flag("clip") else { return nil }
-        var timeout = defaultTimeout
-        if let text = invocation.value("clip-timeout") {
-            guard let value = Int(text), text.allSatisfy(\.isASCII), timeoutRange.contains(value) else {
-                throw usageError("--clip-timeout must be a whole number of seconds from \(timeoutRange.lowerBound) to \(timeoutRange.upperBound), not '\(text)'")
-            }
-            timeout = value
-        }
-        return ClipRequest(clipboard: try Clipboard.find(environment: context.childEnvironment), timeout: timeout)
+    /// The request of `options`, or nil without --clip; its clipboard found before the vault is opened.
+    static func parse(_ options: ClipOptions, _ context: Context) throws(CLIError) -> ClipRequest? {
+        guard options.clip else { return nil }
+        return ClipRequest(clipboard: try Clipboard.find(environment: context.childEnvironment), timeout: options.timeout ?? defaultTimeout)
     }
 
     /// Copies `secret` (`what`, in the notice) and arranges for it to be cleared. The clearing

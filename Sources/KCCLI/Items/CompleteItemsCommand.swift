@@ -20,24 +20,41 @@ public enum CompletedAttribute: String, CaseIterable, Sendable {
 let completeItemsCommand = CommandSpec(
     "__complete-items", abstract: "Print item attribute values for the shell completions, from the unlocked agent only.",
     options: [
-        .value("class", valueName: "CLASS", help: "Only generic or only internet items.",
+        .value(CompleteItemsOptions.itemClass, valueName: "CLASS", help: "Only generic or only internet items.",
                completion: .choices(ItemClass.allCases.map(\.rawValue))),
-        .value("attribute", valueName: "ATTRIBUTE", help: "service, server, account or name.",
+        .value(CompleteItemsOptions.attribute, valueName: "ATTRIBUTE", help: "service, server, account or name.",
                completion: .choices(CompletedAttribute.allCases.map(\.rawValue))),
-        .value("named", valueName: "NAME", help: "With --attribute account: only the accounts of the items NAME names (as kc get NAME)."),
+        .value(CompleteItemsOptions.named, valueName: "NAME", help: "With --attribute account: only the accounts of the items NAME names (as kc get NAME)."),
     ],
     hidden: true,
-    handler: runCompleteItems)
+    reading: CompleteItemsOptions.init, handler: runCompleteItems)
+
+/// The options of `kc __complete-items`. A value it does not know reads as not given: the
+/// completions never fail.
+struct CompleteItemsOptions {
+    static let itemClass = Option.text("class")
+    static let attribute = Option.text("attribute")
+    static let named = Option.text("named")
+
+    let itemClass: ItemClass?
+    let attribute: CompletedAttribute
+    let named: String?
+
+    init(_ values: OptionValues) {
+        itemClass = values[Self.itemClass].flatMap(ItemClass.init(rawValue:))
+        attribute = values[Self.attribute].flatMap(CompletedAttribute.init(rawValue:)) ?? .service
+        named = values[Self.named].flatMap { $0.isEmpty ? nil : $0 }
+    }
+}
 
 /// The options of `kc __complete-items` for `completion` ("--class generic --attribute service").
 func completeItemsArguments(_ itemClass: ItemClass?, _ attribute: CompletedAttribute) -> String {
     (itemClass.map { "--class \($0.rawValue) " } ?? "") + "--attribute \(attribute.rawValue)"
 }
 
-func runCompleteItems(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let itemClass = invocation.value("class").flatMap(ItemClass.init(rawValue:))
-    let attribute = invocation.value("attribute").flatMap(CompletedAttribute.init(rawValue:)) ?? .service
-    let named = attribute == .account ? invocation.value("named").flatMap { $0.isEmpty ? nil : $0 } : nil
+func runCompleteItems(_ options: CompleteItemsOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let itemClass = options.itemClass, attribute = options.attribute
+    let named = attribute == .account ? options.named : nil
     for value in agentItemValues(context, itemClass, attribute, named: named) { context.output.writeLine(value) }
     return 0
 }

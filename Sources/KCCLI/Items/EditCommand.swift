@@ -43,18 +43,29 @@ private func editCommand(_ itemClass: ItemClass?) -> CommandSpec {
         examples: (itemClass == nil ? ["kc edit github.com", "kc edit github.com work@corp.example"] : [])
                   + ["kc edit \(itemClass.map { $0.rawValue + " " } ?? "")\(example)",
                    "EDITOR=nano kc edit \(itemClass.map { $0.rawValue + " " } ?? "")\(example)"],
-        handler: { invocation, context throws(CLIError) in try runEdit(invocation, context, itemClass) })
+        reading: { values in itemClass.map { .selected(Selection(values, $0, all: false)) } ?? .named(LookupOptions(values)) },
+        handler: { options, invocation, context throws(CLIError) in try runEdit(options, invocation, context) })
+}
+
+/// The options of `kc edit`: a lookup by name, or the attribute flags of a class.
+enum EditOptions {
+    case named(LookupOptions)
+    case selected(Selection)
 }
 
 /// `kc edit [NAME [ACCOUNT]]`: the item the name resolves to (`resolveItem`: a picker at a terminal);
 /// `kc edit CLASS FLAGS`: the one item the flags select; then `editItem`.
-func runEdit(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
-    guard let itemClass else {
-        let lookup = try nameLookup(invocation, command: "edit")
+func runEdit(_ options: EditOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let selection: Selection
+    switch options {
+    case .named(let lookupOptions):
+        let lookup = try nameLookup(lookupOptions, invocation.arguments, command: "edit")
         let store = try served(context.session())
         return try editItem(try resolveItem(lookup, in: store, context, command: "edit"), store: store, context)
+    case .selected(let flags):
+        selection = flags
     }
-    let queries = try editQueries(invocation, itemClass)
+    let queries = try editQueries(selection)
     let store = try served(context.session(for: .matchingAny(queries)))
     let matches = try served(store.find(anyOf: queries, revealing: false))
     if matches.isEmpty { throw CLIError.keychain(KeychainError(.itemNotFound)) }
@@ -111,11 +122,11 @@ private func editProblem(_ problem: EditText.Problem) -> CLIError {
 
 /// The query of `kc edit CLASS`'s flags: every match is wanted (to tell one from several); no
 /// flag at all is errSecParam.
-private func editQueries(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Query] {
-    let filters = try ItemOptions.attributes(invocation, itemClass)
+private func editQueries(_ selection: Selection) throws(CLIError) -> [Query] {
+    let filters = selection.attributes, itemClass = selection.itemClass ?? .generic
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item",
                          hint: "name the item, e.g. kc edit NAME, or kc edit \(itemClass.rawValue) -s \(itemClass == .internet ? "HOST" : "SERVICE") -a ACCOUNT")
     }
-    return [Query(itemClass: itemClass, filters: filters, ignoreCase: invocation.flag("ignore-case"), matchAll: true)]
+    return [Query(itemClass: itemClass, filters: filters, ignoreCase: selection.ignoreCase, matchAll: true)]
 }

@@ -35,11 +35,11 @@ let generateCommand = CommandSpec(
     arguments: [ArgumentSpec("LENGTH", help: "Number of characters, as --length gives it ('kc generate 30', as pass generate 30).",
                              optional: true)],
     options: [
-        .value("length", valueName: "N", help: "Number of characters (default \(PasswordRecipe.defaultLength))."),
-        .value("charset", valueName: "SET", help: "Characters to draw from, e.g. 'a-zA-Z0-9' or '[:alnum:]_-' (default '[:print:]')."),
-        .flag("no-symbols", help: "Letters and digits only: drop punctuation from the set."),
-        .value("words", valueName: "N", help: "A passphrase of N words of the EFF large list instead (\(PasswordRecipe.defaultWordCount) gives 77 bits)."),
-        .value("separator", valueName: "S", help: "With --words: what goes between words (default '\(PasswordRecipe.defaultSeparator)')."),
+        .value(GenerateOptions.length, valueName: "N", help: "Number of characters (default \(PasswordRecipe.defaultLength))."),
+        .value(GenerateOptions.charset, valueName: "SET", help: "Characters to draw from, e.g. 'a-zA-Z0-9' or '[:alnum:]_-' (default '[:print:]')."),
+        .flag(GenerateOptions.noSymbols, help: "Letters and digits only: drop punctuation from the set."),
+        .value(GenerateOptions.words, valueName: "N", help: "A passphrase of N words of the EFF large list instead (\(PasswordRecipe.defaultWordCount) gives 77 bits)."),
+        .value(GenerateOptions.separator, valueName: "S", help: "With --words: what goes between words (default '\(PasswordRecipe.defaultSeparator)')."),
     ] + clipOptions,
     rules: [
         .exclusive(["words", "length"]), .exclusive(["words", "charset"]), .exclusive(["words", "no-symbols"]),
@@ -47,18 +47,36 @@ let generateCommand = CommandSpec(
     ] + clipRules,
     examples: ["kc generate 24", "kc generate --length 24", "kc generate --charset 'a-z0-9' --length 30", "kc generate --words 6 --separator ' '",
                "kc generate --clip"],
-    handler: runGenerate)
+    reading: GenerateOptions.init, handler: runGenerate)
 
-func runGenerate(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    var settings: [String: String] = [:]
-    for name in GenerateSettings.names where invocation.flag(name) { settings[name] = invocation.value(name) }
+/// The options of `kc generate`: the generator settings, by the names a SPEC gives them
+/// (`GenerateSettings`), and --clip.
+struct GenerateOptions {
+    static let length = Option.text("length"), charset = Option.text("charset"), words = Option.text("words")
+    static let separator = Option.text("separator"), noSymbols = Option.flag("no-symbols")
+
+    /// The settings given, by name ("no-symbols" with an empty value).
+    let settings: [String: String]
+    let clip: ClipOptions
+
+    init(_ values: OptionValues) {
+        var settings: [String: String] = [:]
+        for key in [Self.length, Self.charset, Self.words, Self.separator] { settings[key.long] = values[key] }
+        if values[Self.noSymbols] { settings[Self.noSymbols.long] = "" }
+        self.settings = settings
+        clip = ClipOptions(values)
+    }
+}
+
+func runGenerate(_ options: GenerateOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    var settings = options.settings
     let lengthWord = invocation.arguments.first
     if let lengthWord {
         guard settings["length"] == nil else { throw usageError("the length is given twice: as a word and with --length") }
         settings["length"] = lengthWord
     }
     let recipe = try GenerateSettings.recipe(settings, written: { $0 == "length" && lengthWord != nil ? "the length" : "--\($0)" })
-    let clip = try ClipRequest.parse(invocation, context)
+    let clip = try ClipRequest.parse(options.clip, context)
     let password = PasswordGenerator.generate(recipe)
     if let clip {
         try clip.copy(password, what: "the password", context)

@@ -18,7 +18,7 @@ private func primaryKeyText(_ itemClass: ItemClass) -> String {
         : "server, protocol, port, path, security domain, authentication type and account"
 }
 
-let ignoreCaseOption = OptionSpec.flag("ignore-case", short: "i", help: "Match attribute values case-insensitively.")
+let ignoreCaseOption = OptionSpec.flag(SharedOptions.ignoreCase, short: "i", help: "Match attribute values case-insensitively.")
 
 let initCommand = CommandSpec(
     "init", abstract: "Create a new, empty vault.",
@@ -38,7 +38,7 @@ let initCommand = CommandSpec(
     """,
     options: kdfOptions(defaultOps: "3", defaultMemory: "256M") + [allowWeakPasswordOption],
     examples: ["kc init", "kc --vault ~/work.kc init"],
-    handler: runInit)
+    reading: InitOptions.init, handler: runInit)
 
 private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
     CommandSpec(
@@ -59,12 +59,12 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
         \(generateSpecHelp)
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
-            .flag("update-existing", short: "U", help: "Update the item if one with the same primary key exists."),
-            .flag("require-password", help: "Mark the item: its secret is revealed only after the master password is typed again."),
-            .flag("this-device-only", help: "Mark the item: it stays on this machine and is never synced."),
-            .flag("password-stdin", help: "Read the secret from standard input (to the end; one trailing newline dropped)."),
-            .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
-            .flag("password", short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
+            .flag(AddOptions.updateExisting, short: "U", help: "Update the item if one with the same primary key exists."),
+            .flag(AddOptions.requirePassword, help: "Mark the item: its secret is revealed only after the master password is typed again."),
+            .flag(AddOptions.thisDeviceOnly, help: "Mark the item: it stays on this machine and is never synced."),
+            .flag(SecretOptions.passwordStdin, help: "Read the secret from standard input (to the end; one trailing newline dropped)."),
+            .flag(SecretOptions.binary, help: "With --password-stdin: keep every byte, trailing newline included."),
+            .flag(SharedOptions.password, short: "w", help: "Ask for the secret at a prompt (the default); a value after it is refused.",
                   refusesSecretValue: true),
         ] + generateOptions,
         rules: secretRules,
@@ -72,7 +72,8 @@ private func addCommand(_ itemClass: ItemClass) -> CommandSpec {
             ? ["printf %s \"$PW\" | kc add generic -s github.com -a me@example.com -l GitHub --password-stdin"]
             : ["kc add internet -s ftp.example.com -r ftp -P 21 -a deploy"]
             + ["kc add \(itemClass.rawValue) -s newsite.example -a me --generate=length=24,no-symbols --print"],
-        handler: { invocation, context throws(CLIError) in try runAdd(invocation, context, itemClass) })
+        reading: { AddOptions($0, itemClass) },
+        handler: { options, invocation, context throws(CLIError) in try runAdd(options, invocation, context, itemClass) })
 }
 
 let findAnyCommand = CommandSpec(
@@ -88,13 +89,14 @@ let findAnyCommand = CommandSpec(
     options: eitherClassOptions + findFlags,
     rules: findRules,
     examples: ["kc find --all --json", "kc find -s github.com"],
-    handler: { invocation, context throws(CLIError) in try runFind(invocation, context, nil) })
+    reading: { FindOptions($0, nil) },
+    handler: { options, _, context throws(CLIError) in try runFind(options, context) })
 
 private let findFlags: [OptionSpec] = [
     ignoreCaseOption,
-    .flag("all", help: "Show every match (match limit all), not just the first."),
-    .flag("password", short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
-    .flag("json", help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
+    .flag(SharedOptions.all, help: "Show every match (match limit all), not just the first."),
+    .flag(SharedOptions.password, short: "w", help: "Print only the secret: its raw bytes and a newline (with --json: add it to each object)."),
+    .flag(SharedOptions.json, help: "Print a JSON array of items ([] and exit 44 when nothing matches)."),
 ] + shortClipOptions
 
 /// --clip copies the one secret it selects (as -w would print it).
@@ -129,7 +131,8 @@ private func findCommand(_ itemClass: ItemClass) -> CommandSpec {
         rules: findRules,
         examples: itemClass == .generic ? ["kc find generic -s github.com -w", "kc find generic -s github.com -w --clip"]
             : ["kc find internet -s FTP.example.com -i"],
-        handler: { invocation, context throws(CLIError) in try runFind(invocation, context, itemClass) })
+        reading: { FindOptions($0, itemClass) },
+        handler: { options, _, context throws(CLIError) in try runFind(options, context) })
 }
 
 let searchCommand = CommandSpec(
@@ -143,12 +146,12 @@ let searchCommand = CommandSpec(
     """,
     arguments: [ArgumentSpec("TERM", help: "Text to look for; every term must occur.", repeatable: true)],
     options: [
-        .value("class", valueName: "CLASS", help: "Only generic or only internet items.",
+        .value(SharedOptions.itemClass, valueName: "CLASS", help: "Only generic or only internet items.",
                completion: .choices(ItemClass.allCases.map(\.rawValue))),
-        .flag("json", help: "Print a JSON array of items, as find --json ([] and exit 44 when nothing matches)."),
+        .flag(SharedOptions.json, help: "Print a JSON array of items, as find --json ([] and exit 44 when nothing matches)."),
     ],
     examples: ["kc search git", "kc search github me@example --class generic --json"],
-    handler: runSearch)
+    reading: SearchOptions.init, handler: runSearch)
 
 private func updateCommand(_ itemClass: ItemClass?) -> CommandSpec {
     let name = itemClass.map { "update \($0.rawValue)" } ?? "update"
@@ -172,19 +175,20 @@ private func updateCommand(_ itemClass: ItemClass?) -> CommandSpec {
         \(generateSpecHelp)
         """,
         options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [ignoreCaseOption,
-            .flag("all", help: "Change every matching item (at a terminal, after a question)."), yesOption,
+            .flag(SharedOptions.all, help: "Change every matching item (at a terminal, after a question)."), yesOption,
         ] + ItemOptions.setOptions(for: itemClass) + [
-            .value("set-require-password", valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
+            .value(UpdateOptions.setRequirePassword, valueName: "yes|no", help: "Set (yes) or remove (no) the require-password mark.",
                    completion: .choices(["yes", "no"])),
-            .value("set-this-device-only", valueName: "yes|no", help: "Set (yes) or remove (no) the this-device-only mark.",
+            .value(UpdateOptions.setThisDeviceOnly, valueName: "yes|no", help: "Set (yes) or remove (no) the this-device-only mark.",
                    completion: .choices(["yes", "no"])),
-            .flag("password-stdin", help: "Read the new secret from standard input (one trailing newline dropped)."),
-            .flag("binary", help: "With --password-stdin: keep every byte, trailing newline included."),
-            .flag("password", short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
+            .flag(SecretOptions.passwordStdin, help: "Read the new secret from standard input (one trailing newline dropped)."),
+            .flag(SecretOptions.binary, help: "With --password-stdin: keep every byte, trailing newline included."),
+            .flag(SharedOptions.password, short: "w", help: "Ask for the new secret at a prompt, twice without echo.", refusesSecretValue: true),
         ] + generateOptions,
         rules: secretRules,
         examples: ["kc \(name) -s \(host) -a me --password-stdin", "kc \(name) -s \(host) --set-label \"Work\""],
-        handler: { invocation, context throws(CLIError) in try runUpdate(invocation, context, itemClass) })
+        reading: { UpdateOptions($0, itemClass) },
+        handler: { options, invocation, context throws(CLIError) in try runUpdate(options, invocation, context, itemClass) })
 }
 
 private func deleteCommand(_ itemClass: ItemClass?) -> CommandSpec {
@@ -202,11 +206,12 @@ private func deleteCommand(_ itemClass: ItemClass?) -> CommandSpec {
         listed ('kc history --deleted') and brought back ('kc restore') until 'kc compact' drops its versions.
         """,
         options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [ignoreCaseOption,
-            .flag("all", help: "Delete every matching item."), yesOption,
+            .flag(SharedOptions.all, help: "Delete every matching item."), yesOption,
         ],
         examples: itemClass == nil ? ["kc delete -s old.example -a me", "kc delete -s old.example --all --yes"]
             : ["kc \(name) -s \(itemClass == .generic ? "github.com -a me@example.com" : "ftp.example.com -a deploy")"],
-        handler: { invocation, context throws(CLIError) in try runDelete(invocation, context, itemClass) })
+        reading: { DeleteOptions($0, itemClass) },
+        handler: { options, _, context throws(CLIError) in try runDelete(options, context, itemClass) })
 }
 
 /// What update, delete, history and restore without a class do (after "as for find").
@@ -237,8 +242,8 @@ private let thisDeviceOnlyHelp = """
 
 /// --generate[=SPEC] and --print of add and update.
 private let generateOptions: [OptionSpec] = [
-    .optionalValue("generate", valueName: "SPEC", help: "Store a newly generated secret (as 'kc generate'; SPEC below)."),
-    .flag("print", help: "With --generate: print the generated secret and a newline on standard output."),
+    .optionalValue(SecretOptions.generate, valueName: "SPEC", help: "Store a newly generated secret (as 'kc generate'; SPEC below)."),
+    .flag(SecretOptions.print, help: "With --generate: print the generated secret and a newline on standard output."),
 ]
 
 private let generateSpecHelp = """
@@ -256,6 +261,6 @@ let listCommand = CommandSpec(
     and, when any item has the require-password or the this-device-only mark, a column REQUIRE-PASSWORD or \
     THIS-DEVICE-ONLY (yes or -).
     """,
-    options: [.flag("json", help: "Print a JSON array of items instead.")],
+    options: [.flag(SharedOptions.json, help: "Print a JSON array of items instead.")],
     examples: ["kc list", "kc list --json"],
-    handler: runList)
+    reading: { $0[SharedOptions.json] }, handler: runList)

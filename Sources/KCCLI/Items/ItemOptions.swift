@@ -3,42 +3,92 @@ import KCKeychain
 /// The attribute flags of each item class (letters as macOS `security`), and their mapping
 /// between parsed options, attributes and `--set-ATTR` changes.
 enum ItemOptions {
-    /// An attribute flag: its option and the attribute it sets or filters.
+    /// An attribute flag: its key, the attribute it sets or filters, and its spec.
     struct AttributeFlag {
         let attribute: Attribute
+        let key: Option<String?>
         let option: OptionSpec
+
+        init(_ attribute: Attribute, short: Character?, valueName: String, help: String, completion: ValueCompletion = .none) {
+            self.attribute = attribute
+            self.key = ItemOptions.key(attribute)
+            self.option = .value(key, short: short, valueName: valueName, help: help, completion: completion)
+        }
     }
 
     static func flags(for itemClass: ItemClass) -> [AttributeFlag] {
         switch itemClass {
         case .generic:
             return [
-                AttributeFlag(attribute: .service, option: .value("service", short: "s", valueName: "NAME", help: "Service name (primary key, with the account).")),
-                AttributeFlag(attribute: .account, option: .value("account", short: "a", valueName: "NAME", help: "Account name (primary key, with the service).")),
+                AttributeFlag(.service, short: "s", valueName: "NAME", help: "Service name (primary key, with the account)."),
+                AttributeFlag(.account, short: "a", valueName: "NAME", help: "Account name (primary key, with the service)."),
             ] + common
-                + [AttributeFlag(attribute: .generic, option: .value("generic", short: "G", valueName: "VALUE", help: "Generic attribute: free text for your own use."))]
+                + [AttributeFlag(.generic, short: "G", valueName: "VALUE", help: "Generic attribute: free text for your own use.")]
         case .internet:
             return [
-                AttributeFlag(attribute: .server, option: .value("server", short: "s", valueName: "HOST", help: "Server name, e.g. ftp.example.com.")),
-                AttributeFlag(attribute: .account, option: .value("account", short: "a", valueName: "NAME", help: "Account (user) name.")),
-                AttributeFlag(attribute: .protocol, option: .value("protocol", short: "r", valueName: "PROTOCOL",
+                AttributeFlag(.server, short: "s", valueName: "HOST", help: "Server name, e.g. ftp.example.com."),
+                AttributeFlag(.account, short: "a", valueName: "NAME", help: "Account (user) name."),
+                AttributeFlag(.protocol, short: "r", valueName: "PROTOCOL",
                     help: "Protocol: ftp, ftps, http, https, ssh, smtp, imap, imaps, pop3, ldap, ...",
-                    completion: .choices(knownProtocols))),
-                AttributeFlag(attribute: .port, option: .value("port", short: "P", valueName: "PORT", help: "Port number, 1 to 65535.")),
-                AttributeFlag(attribute: .path, option: .value("path", short: "p", valueName: "PATH", help: "Path on the server.")),
-                AttributeFlag(attribute: .securityDomain, option: .value("security-domain", short: "d", valueName: "DOMAIN", help: "Security domain (realm).")),
-                AttributeFlag(attribute: .authenticationType, option: .value("auth-type", short: "t", valueName: "TYPE",
+                    completion: .choices(knownProtocols)),
+                AttributeFlag(.port, short: "P", valueName: "PORT", help: "Port number, 1 to 65535."),
+                AttributeFlag(.path, short: "p", valueName: "PATH", help: "Path on the server."),
+                AttributeFlag(.securityDomain, short: "d", valueName: "DOMAIN", help: "Security domain (realm)."),
+                AttributeFlag(.authenticationType, short: "t", valueName: "TYPE",
                     help: "Authentication type: default, ntlm, msn, dpa, rpa, httpbasic, httpdigest, htmlform (add stores 'default' when not given).",
-                    completion: .choices(authenticationTypes))),
+                    completion: .choices(authenticationTypes)),
             ] + common
         }
     }
 
     private static let common: [AttributeFlag] = [
-        AttributeFlag(attribute: .label, option: .value("label", short: "l", valueName: "TEXT", help: "Label: the name people see.")),
-        AttributeFlag(attribute: .description, option: .value("description", short: "D", valueName: "TEXT", help: "Description (kind), e.g. \"deploy key\".")),
-        AttributeFlag(attribute: .comment, option: .value("comment", short: "j", valueName: "TEXT", help: "Comment.")),
+        AttributeFlag(.label, short: "l", valueName: "TEXT", help: "Label: the name people see."),
+        AttributeFlag(.description, short: "D", valueName: "TEXT", help: "Description (kind), e.g. \"deploy key\"."),
+        AttributeFlag(.comment, short: "j", valueName: "TEXT", help: "Comment."),
     ]
+
+    // The keys of the attribute flags: each value as the attribute stores it (`Attribute.checked`,
+    // so a port is a number from 1 to 65535), checked when the line is parsed.
+    static let service = attributeKey("service", .service), server = attributeKey("server", .server)
+    static let account = attributeKey("account", .account), label = attributeKey("label", .label)
+    static let description = attributeKey("description", .description), comment = attributeKey("comment", .comment)
+    static let generic = attributeKey("generic", .generic), `protocol` = attributeKey("protocol", .protocol)
+    static let port = attributeKey("port", .port), path = attributeKey("path", .path)
+    static let securityDomain = attributeKey("security-domain", .securityDomain)
+    static let authenticationType = attributeKey("auth-type", .authenticationType)
+
+    /// The key of `attribute`'s flag.
+    static func key(_ attribute: Attribute) -> Option<String?> {
+        switch attribute {
+        case .service: return service
+        case .server: return server
+        case .account: return account
+        case .label: return label
+        case .description: return description
+        case .comment: return comment
+        case .generic: return generic
+        case .protocol: return `protocol`
+        case .port: return port
+        case .path: return path
+        case .securityDomain: return securityDomain
+        case .authenticationType: return authenticationType
+        }
+    }
+
+    /// The key of `--set-ATTR` for `attribute`: "" (remove it) or its value as stored.
+    static func setKey(_ attribute: Attribute) -> Option<String?> {
+        attributeKey("set-" + key(attribute).long, attribute, allowingEmpty: true)
+    }
+
+    private static func attributeKey(_ long: String, _ attribute: Attribute, allowingEmpty: Bool = false) -> Option<String?> {
+        .parsed(long) { value throws(ParseError) in
+            if allowingEmpty && value.isEmpty { return value }
+            guard let checked = attribute.checked(value) else {
+                throw ParseError(FailureWording.invalid(attribute, value, written: "--\(long)"))
+            }
+            return checked
+        }
+    }
 
     static let knownProtocols = ["ftp", "ftps", "http", "https", "ssh", "sftp", "smtp", "smtps", "imap", "imaps",
                                  "pop3", "pop3s", "ldap", "ldaps", "telnet", "socks", "afp", "smb", "webdav", "irc"]
@@ -65,35 +115,38 @@ enum ItemOptions {
         }
     }
 
-    /// The `--set-ATTR VALUE` options of `update` for a class; without one, those of the
-    /// attributes both classes have (account, label, description, comment).
-    static func setOptions(for itemClass: ItemClass?) -> [OptionSpec] {
+    /// The attributes `update` changes with `--set-ATTR` for a class; without one, those both
+    /// classes have (account, label, description, comment).
+    static func settable(for itemClass: ItemClass?) -> [AttributeFlag] {
         let shared: Set<Attribute> = [.account, .label, .description, .comment]
-        return flags(for: itemClass ?? .generic).filter { itemClass != nil || shared.contains($0.attribute) }.map { flag in
-            .value("set-\(flag.option.long)", valueName: flag.option.valueName ?? "VALUE",
+        return flags(for: itemClass ?? .generic).filter { itemClass != nil || shared.contains($0.attribute) }
+    }
+
+    /// The `--set-ATTR VALUE` options of `update` (`settable`).
+    static func setOptions(for itemClass: ItemClass?) -> [OptionSpec] {
+        settable(for: itemClass).map { flag in
+            .value(setKey(flag.attribute), valueName: flag.option.valueName ?? "VALUE",
                    help: "New \(flag.option.long.replacingHyphens()) (an empty value removes it).",
                    completion: flag.option.completion)
         }
     }
 
-    /// The attribute values given with the class's attribute flags, checked.
-    static func attributes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Attribute: String] {
+    /// The attribute values given with the class's attribute flags.
+    static func attributes(_ values: OptionValues, _ itemClass: ItemClass) -> [Attribute: String] {
         var result: [Attribute: String] = [:]
         for flag in flags(for: itemClass) {
-            guard let value = invocation.value(flag.option.long) else { continue }
-            result[flag.attribute] = try checked(value, flag.attribute, written: "--\(flag.option.long)")
+            if let value = values[flag.key] { result[flag.attribute] = value }
         }
         return result
     }
 
-    /// The `--set-ATTR` changes: a value, or nil (remove) for an empty value. Only the options the
-    /// command has are read (`update` without a class has those of the attributes of both classes).
-    static func changes(_ invocation: ParsedInvocation, _ itemClass: ItemClass) throws(CLIError) -> [Attribute: String?] {
+    /// The `--set-ATTR` changes of `update` (with or without a class): a value, or nil (remove)
+    /// for an empty value.
+    static func changes(_ values: OptionValues, _ itemClass: ItemClass?) -> [Attribute: String?] {
         var result: [Attribute: String?] = [:]
-        for flag in flags(for: itemClass) {
-            let long = "set-\(flag.option.long)"
-            guard invocation.command.option(long: long) != nil, let value = invocation.value(long) else { continue }
-            result[flag.attribute] = value.isEmpty ? .some(nil) : .some(try checked(value, flag.attribute, written: "--\(long)"))
+        for flag in settable(for: itemClass) {
+            guard let value = values[setKey(flag.attribute)] else { continue }
+            result[flag.attribute] = value.isEmpty ? .some(nil) : .some(value)
         }
         return result
     }

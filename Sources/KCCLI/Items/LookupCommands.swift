@@ -35,13 +35,12 @@ let findMatchLimitHelp = """
 
 /// The attribute flags of both classes, for the commands that look items up by name.
 let lookupAttributeOptions: [OptionSpec] = {
-    var options: [OptionSpec] = [.value("class", valueName: "CLASS", help: "Only generic or only internet items.",
+    var options: [OptionSpec] = [.value(SharedOptions.itemClass, valueName: "CLASS", help: "Only generic or only internet items.",
                                         completion: .choices(ItemClass.allCases.map(\.rawValue)))]
-    var seen = Set<String>()
-    for flag in ItemOptions.flags(for: .generic) + ItemOptions.flags(for: .internet) where seen.insert(flag.option.long).inserted {
+    for flag in LookupOptions.flags {
         var option = flag.option
-        if option.long == "service" { option = .value("service", short: "s", valueName: "NAME", help: "Service (generic) or server (internet).") }
-        if option.long == "server" { option = .value("server", valueName: "HOST", help: "Server (internet items only).") }
+        if flag.attribute == .service { option = .value(ItemOptions.service, short: "s", valueName: "NAME", help: "Service (generic) or server (internet).") }
+        if flag.attribute == .server { option = .value(ItemOptions.server, valueName: "HOST", help: "Server (internet items only).") }
         options.append(option)
     }
     return ItemOptions.completingItemNames(options, nil) + [ignoreCaseOption]
@@ -78,13 +77,13 @@ let getCommand = CommandSpec(
     """,
     arguments: nameArguments,
     options: lookupAttributeOptions + [
-        .value("field", valueName: "FIELD", help: "Print this attribute instead of the secret (account, url, comment, ...).",
+        .value(GetOptions.field, valueName: "FIELD", help: "Print this attribute instead of the secret (account, url, comment, ...).",
                completion: .choices(LookupField.names)),
     ] + shortClipOptions,
     rules: clipRules,
     examples: ["kc get github.com", "kc get github.com me@example.com", "kc get web/github --field account",
                "kc get -c github.com work@corp.example"],
-    handler: runGet)
+    reading: GetOptions.init, handler: runGet)
 
 let showCommand = CommandSpec(
     "show", abstract: "Print the attributes of the item NAME names (the secret only with -w).",
@@ -100,12 +99,12 @@ let showCommand = CommandSpec(
     """,
     arguments: nameArguments,
     options: lookupAttributeOptions + [
-        .flag("password", short: "w", help: "Show the secret too."),
-        .flag("json", help: "Print a JSON array holding the item, as find --json."),
+        .flag(SharedOptions.password, short: "w", help: "Show the secret too."),
+        .flag(SharedOptions.json, help: "Print a JSON array holding the item, as find --json."),
     ] + shortClipOptions,
     rules: clipRules + [.exclusive(["clip", "json"])],
     examples: ["kc show github.com", "kc show web/github -w"],
-    handler: runShow)
+    reading: ShowOptions.init, handler: runShow)
 
 let lsCommand = CommandSpec(
     "ls", abstract: "Show the items as a tree, as 'pass ls' does (never the secrets).",
@@ -117,6 +116,9 @@ let lsCommand = CommandSpec(
     starts with it, ignoring case. --flat prints the table 'kc list' prints instead.
     """,
     arguments: [ArgumentSpec("PREFIX", help: "Only the items under this path.", optional: true)],
-    options: [.flag("flat", help: "Print the table of 'kc list' instead of a tree.")],
+    options: [.flag(flatOption, help: "Print the table of 'kc list' instead of a tree.")],
     examples: ["kc ls", "kc ls web", "kc ls --flat"],
-    handler: runLs)
+    reading: { $0[flatOption] }, handler: runLs)
+
+/// --flat of `kc ls`.
+private let flatOption = Option.flag("flat")

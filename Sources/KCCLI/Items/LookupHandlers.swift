@@ -5,10 +5,25 @@ import KCSession
 
 // Handlers of get and show, and the one name resolution of the commands that take a NAME.
 
-func runGet(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let lookup = try nameLookup(invocation, command: "get")
-    let field = try invocation.value("field").map { (name) throws(CLIError) in try LookupField.parse(name) }
-    let clip = try ClipRequest.parse(invocation, context)
+/// The options of `kc get`.
+struct GetOptions {
+    static let field = Option.parsed("field") { name throws(ParseError) in try LookupField.parse(name) }
+
+    let lookup: LookupOptions
+    let field: LookupField?
+    let clip: ClipOptions
+
+    init(_ values: OptionValues) {
+        lookup = LookupOptions(values)
+        field = values[Self.field]
+        clip = ClipOptions(values)
+    }
+}
+
+func runGet(_ options: GetOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let lookup = try nameLookup(options.lookup, invocation.arguments, command: "get")
+    let field = options.field
+    let clip = try ClipRequest.parse(options.clip, context)
     let store = try served(context.session())
     let item = try resolveItem(lookup, in: store, context, command: "get")
     let value: SecureBytes
@@ -32,14 +47,28 @@ func runGet(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError)
     return 0
 }
 
-func runShow(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let lookup = try nameLookup(invocation, command: "show")
-    let clip = try ClipRequest.parse(invocation, context)
-    let withSecret = invocation.flag("password")
+/// The options of `kc show`.
+struct ShowOptions {
+    let lookup: LookupOptions
+    let password, json: Bool
+    let clip: ClipOptions
+
+    init(_ values: OptionValues) {
+        lookup = LookupOptions(values)
+        password = values[SharedOptions.password]
+        json = values[SharedOptions.json]
+        clip = ClipOptions(values)
+    }
+}
+
+func runShow(_ options: ShowOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    let lookup = try nameLookup(options.lookup, invocation.arguments, command: "show")
+    let clip = try ClipRequest.parse(options.clip, context)
+    let withSecret = options.password
     let store = try served(context.session())
     var item = try resolveItem(lookup, in: store, context, command: "show")
     if withSecret || clip != nil { item = try revealed(item, in: store) }
-    if invocation.flag("json") {
+    if options.json {
         ItemPrinter.writeJSON([item], withSecrets: withSecret, to: context.output)
     } else {
         ItemPrinter.writeHuman([item], to: context.output)
@@ -78,15 +107,36 @@ func revealed(_ item: Item, in store: any ItemStore<SessionError>) throws(CLIErr
     return found[0]
 }
 
-/// The lookup of a command taking NAME [ACCOUNT]: the name, the account (the argument or -a),
-/// --class and the attribute flags of both classes (-s: a service or a server, as find's).
-func nameLookup(_ invocation: ParsedInvocation, command: String) throws(CLIError) -> NameLookup {
-    let arguments = invocation.arguments
+/// The options of a lookup by name (get, show, edit): --class, the attribute flags of both
+/// classes (`lookupAttributeOptions`) and -i.
+struct LookupOptions {
+    /// The attribute flags of both classes, each once (-s, -a, ... of generic items first).
+    static let flags: [ItemOptions.AttributeFlag] = {
+        var seen = Set<Attribute>()
+        return (ItemOptions.flags(for: .generic) + ItemOptions.flags(for: .internet)).filter { seen.insert($0.attribute).inserted }
+    }()
+
+    let itemClass: ItemClass?
+    let attributes: [Attribute: String]
+    let ignoreCase: Bool
+
+    init(_ values: OptionValues) {
+        itemClass = values[SharedOptions.itemClass]
+        var given: [Attribute: String] = [:]
+        for flag in Self.flags { given[flag.attribute] = values[flag.key] }
+        attributes = given
+        ignoreCase = values[SharedOptions.ignoreCase]
+    }
+}
+
+/// The lookup of a command taking NAME [ACCOUNT] (`arguments`): the name, the account (the
+/// argument or -a), --class and the attribute flags of both classes (-s: a service or a server, as find's).
+func nameLookup(_ options: LookupOptions, _ arguments: [String], command: String) throws(CLIError) -> NameLookup {
     let name = arguments.first
     if name == "" { throw usageError("NAME is empty", hint: "e.g. 'kc \(command) github.com'") }
     var common: [Attribute: String] = [:]
     for attribute in [Attribute.account, .label, .description, .comment] {
-        if let value = invocation.value(attribute.rawValue) { common[attribute] = value }
+        if let value = options.attributes[attribute] { common[attribute] = value }
     }
     if arguments.count > 1 {
         if let given = common[.account], given != arguments[1] {
@@ -94,18 +144,17 @@ func nameLookup(_ invocation: ParsedInvocation, command: String) throws(CLIError
         }
         common[.account] = arguments[1]
     }
-    let ignoreCase = invocation.flag("ignore-case")
-    let classes = try lookupClasses(invocation)
-    let place = invocation.value("service") ?? invocation.value("server")
+    let ignoreCase = options.ignoreCase
+    let classes = try lookupClasses(options)
+    let place = options.attributes[.service] ?? options.attributes[.server]
     var queries: [Query] = []
     if classes.count > 1 && place == nil {
         if !common.isEmpty { queries = [Query(filters: common, ignoreCase: ignoreCase)] }
     } else {
         for itemClass in classes {
             var filters = common
-            for flag in ItemOptions.flags(for: itemClass) where !commonFlags.contains(flag.option.long) {
-                guard let value = invocation.value(flag.option.long) else { continue }
-                filters[flag.attribute] = try ItemOptions.checked(value, flag.attribute, written: "--\(flag.option.long)")
+            for flag in ItemOptions.flags(for: itemClass) where !commonAttributes.contains(flag.attribute) {
+                if let value = options.attributes[flag.attribute] { filters[flag.attribute] = value }
             }
             if let place { filters[NameLookup.nameAttribute(of: itemClass)] = place }
             queries.append(Query(itemClass: itemClass, filters: filters, ignoreCase: ignoreCase))
@@ -117,23 +166,20 @@ func nameLookup(_ invocation: ParsedInvocation, command: String) throws(CLIError
     return NameLookup(name: name, filters: queries)
 }
 
-/// The flags both classes have, read into every query of a lookup.
-private let commonFlags: Set<String> = ["service", "server", "account", "label", "description", "comment"]
+/// The attributes both classes have a flag for, read into every query of a lookup.
+private let commonAttributes: Set<Attribute> = [.service, .server, .account, .label, .description, .comment]
 
 /// The classes a lookup may find: --class, else the one the class-specific flags imply, else both.
-private func lookupClasses(_ invocation: ParsedInvocation) throws(CLIError) -> [ItemClass] {
+private func lookupClasses(_ options: LookupOptions) throws(CLIError) -> [ItemClass] {
     var implied = Set<ItemClass>()
-    if invocation.value("generic") != nil { implied.insert(.generic) }
-    for long in ["server", "protocol", "port", "path", "security-domain", "auth-type"] where invocation.value(long) != nil {
+    if options.attributes[.generic] != nil { implied.insert(.generic) }
+    for attribute in [Attribute.server, .protocol, .port, .path, .securityDomain, .authenticationType] where options.attributes[attribute] != nil {
         implied.insert(.internet)
     }
-    if invocation.value("service") != nil && invocation.value("server") != nil {
+    if options.attributes[.service] != nil && options.attributes[.server] != nil {
         throw usageError("give -s/--service or --server, not both (they mean the same here)")
     }
-    if let text = invocation.value("class") {
-        guard let wanted = ItemClass(rawValue: text) else {
-            throw usageError("unknown item class '\(Printable.text(text))' for --class", hint: "choose generic or internet")
-        }
+    if let wanted = options.itemClass {
         if let other = implied.first(where: { $0 != wanted }) {
             throw usageError("--class \(wanted.rawValue) and a flag of \(other.rawValue) items exclude each other")
         }
@@ -165,11 +211,11 @@ enum LookupField: String, CaseIterable {
     static var names: [String] { allCases.map(\.rawValue) }
 
     /// The field a name names (the flag spellings security-domain and auth-type too).
-    static func parse(_ name: String) throws(CLIError) -> LookupField {
+    static func parse(_ name: String) throws(ParseError) -> LookupField {
         let spelled = ["security-domain": "securityDomain", "auth-type": "authenticationType", "user": "account",
                        "username": "account", "secret": "password"][name] ?? name
         guard let field = LookupField(rawValue: spelled) else {
-            throw usageError("unknown field '\(Printable.text(name))' for --field", hint: "choose one of \(names.joined(separator: ", "))")
+            throw ParseError("unknown field '\(Printable.text(name))' for --field", hint: "choose one of \(names.joined(separator: ", "))")
         }
         return field
     }

@@ -3,7 +3,7 @@ import KCKeychain
 import KCSession
 
 /// `kc ls [PREFIX]`: the items as a tree, as `pass ls` draws a store.
-func runLs(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runLs(_ flat: Bool, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let items = try served(context.session().allItems(revealing: false))
     let prefix = invocation.arguments.first
     let shown = prefix.map { prefix in items.filter {
@@ -14,7 +14,7 @@ func runLs(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) 
         context.notice("the vault has no items")
         return 0
     }
-    if invocation.flag("flat") {
+    if flat {
         ItemPrinter.writeTable(SearchQuery.orderedByLabel(shown), to: context.output)   // as kc list orders it
     } else {
         for line in NameTree(shown).lines() { context.output.writeLine(line) }

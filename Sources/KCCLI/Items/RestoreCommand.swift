@@ -22,14 +22,15 @@ private func restoreCommand(_ itemClass: ItemClass?) -> CommandSpec {
         """,
         options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [
             ignoreCaseOption,
-            .flag("all", help: "Bring back every deleted item that matches."),
+            .flag(SharedOptions.all, help: "Bring back every deleted item that matches."),
         ],
         examples: ["kc \(name) -s old.example -a me", "kc history --deleted"],
-        handler: { invocation, context throws(CLIError) in try runRestore(invocation, context, itemClass) })
+        reading: { Selection($0, itemClass, all: $0[SharedOptions.all]) },
+        handler: { selection, _, context throws(CLIError) in try runRestore(selection, context) })
 }
 
-func runRestore(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
-    let queries = try selectionQueries(invocation, itemClass, command: "restore", all: invocation.flag("all"))
+func runRestore(_ selection: Selection, _ context: Context) throws(CLIError) -> Int32 {
+    let queries = try selectionQueries(selection, command: "restore")
     let restored: [Item]
     do throws(CLIError) { restored = try served(context.session().restore(anyOf: queries)) } catch where error.status == .duplicateItem {
         throw CLIError(.duplicateItem, "an item with the same primary key was added since the delete; nothing was restored",

@@ -1,7 +1,7 @@
 import KCKeychain
 
 /// What a command's handler is: it reads its parsed invocation, does its work through the
-/// context, and returns an exit status (0 on success). Failures are thrown as `KeychainError`.
+/// context, and returns an exit status (0 on success). Failures are thrown as `CLIError`.
 public typealias CommandHandler = @Sendable (ParsedInvocation, Context) throws(CLIError) -> Int32
 
 /// How the shell completions may complete a value.
@@ -28,7 +28,7 @@ public struct OptionSpec: Sendable {
         case optionalValue(valueName: String)
     }
 
-    /// The long name without dashes ("service"). Also the key in `ParsedInvocation`.
+    /// The long name without dashes ("service"): its key's (`Option`).
     public var long: String
     public var short: Character?
     public var kind: Kind
@@ -43,26 +43,48 @@ public struct OptionSpec: Sendable {
     public var refusesSecretValue: Bool
     public var completion: ValueCompletion
 
-    /// A switch.
-    public static func flag(_ long: String, short: Character? = nil, help: @autoclosure @escaping @Sendable () -> String,
-                            refusesSecretValue: Bool = false) -> OptionSpec {
-        OptionSpec(long: long, short: short, kind: .flag, writeHelp: help, isRepeatable: false,
-                   refusesSecretValue: refusesSecretValue, completion: .none)
+    /// Decodes one written value (the key's `decode`); what it throws is the usage error.
+    let decode: @Sendable (String) throws(ParseError) -> any Sendable
+    /// The type a reader of this option gets (its key's `Value`).
+    let valueType: ObjectIdentifier
+
+    private init<Value>(_ key: Option<Value>, short: Character?, kind: Kind, help: @escaping @Sendable () -> String,
+                        repeatable: Bool = false, refusesSecretValue: Bool = false, completion: ValueCompletion = .none) {
+        self.long = key.long
+        self.short = short
+        self.kind = kind
+        self.writeHelp = help
+        self.isRepeatable = repeatable
+        self.refusesSecretValue = refusesSecretValue
+        self.completion = completion
+        self.decode = key.decode
+        self.valueType = key.valueType
     }
 
-    /// An option taking a value.
-    public static func value(_ long: String, short: Character? = nil, valueName: String,
-                             help: @autoclosure @escaping @Sendable () -> String,
-                             repeatable: Bool = false, completion: ValueCompletion = .none) -> OptionSpec {
-        OptionSpec(long: long, short: short, kind: .value(valueName: valueName), writeHelp: help,
-                   isRepeatable: repeatable, refusesSecretValue: false, completion: completion)
+    /// A switch.
+    public static func flag(_ key: Option<Bool>, short: Character? = nil, help: @autoclosure @escaping @Sendable () -> String,
+                            refusesSecretValue: Bool = false) -> OptionSpec {
+        OptionSpec(key, short: short, kind: .flag, help: help, refusesSecretValue: refusesSecretValue)
+    }
+
+    /// An option taking one value (given twice: a usage error).
+    public static func value<Value>(_ key: Option<Value?>, short: Character? = nil, valueName: String,
+                                    help: @autoclosure @escaping @Sendable () -> String,
+                                    completion: ValueCompletion = .none) -> OptionSpec {
+        OptionSpec(key, short: short, kind: .value(valueName: valueName), help: help, completion: completion)
+    }
+
+    /// An option taking a value, given any number of times.
+    public static func values<Value>(_ key: Option<[Value]>, short: Character? = nil, valueName: String,
+                                     help: @autoclosure @escaping @Sendable () -> String,
+                                     completion: ValueCompletion = .none) -> OptionSpec {
+        OptionSpec(key, short: short, kind: .value(valueName: valueName), help: help, repeatable: true, completion: completion)
     }
 
     /// An option with an optional value (`--generate[=SPEC]`).
-    public static func optionalValue(_ long: String, valueName: String,
+    public static func optionalValue(_ key: Option<String?>, valueName: String,
                                      help: @autoclosure @escaping @Sendable () -> String) -> OptionSpec {
-        OptionSpec(long: long, short: nil, kind: .optionalValue(valueName: valueName), writeHelp: help,
-                   isRepeatable: false, refusesSecretValue: false, completion: .none)
+        OptionSpec(key, short: nil, kind: .optionalValue(valueName: valueName), help: help)
     }
 
     /// True when the option needs a value (the next word, or after `=`).
@@ -148,12 +170,32 @@ public struct CommandSpec: Sendable {
     /// The exit status of a usage error once the command is named, for a command whose caller
     /// reads only its own statuses (git's merge driver: 1); nil is errSecParam's.
     public var usageErrorStatus: Int32?
-    public var handler: CommandHandler
+    /// Runs the command: its options read by its reader, then its handler.
+    public let handler: CommandHandler
+    /// Runs the command's options reader alone (`OptionReadTests` runs it over recording values).
+    let readOptions: @Sendable (OptionValues) -> Void
 
+    /// A command whose handler reads no option (so it declares none: `OptionReadTests` fails for
+    /// an option no reader reads).
     public init(_ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
                 arguments: [ArgumentSpec] = [],
                 options: [OptionSpec] = [], rules: [OptionRule] = [], examples: [String] = [], hidden: Bool = false,
                 passesArgumentsThrough: Bool = false, usageErrorStatus: Int32? = nil, handler: @escaping CommandHandler) {
+        self.init(name, abstract: abstract, discussion: discussion(), arguments: arguments, options: options, rules: rules,
+                  examples: examples, hidden: hidden, passesArgumentsThrough: passesArgumentsThrough,
+                  usageErrorStatus: usageErrorStatus, reading: { _ in () },
+                  handler: { (_: Void, invocation, context) throws(CLIError) in try handler(invocation, context) })
+    }
+
+    /// A command whose options `reading` reads through their keys (`values[key]`) into the
+    /// `Options` its handler gets. The handler's invocation carries no option values: the reader
+    /// is the one place that reads them, and `OptionReadTests` runs it for every command.
+    public init<Options>(_ name: String, abstract: String, discussion: @autoclosure @escaping @Sendable () -> String = "",
+                         arguments: [ArgumentSpec] = [],
+                         options: [OptionSpec] = [], rules: [OptionRule] = [], examples: [String] = [], hidden: Bool = false,
+                         passesArgumentsThrough: Bool = false, usageErrorStatus: Int32? = nil,
+                         reading: @escaping @Sendable (OptionValues) -> Options,
+                         handler: @escaping @Sendable (Options, ParsedInvocation, Context) throws(CLIError) -> Int32) {
         self.name = name
         self.abstract = abstract
         self.writeDiscussion = discussion
@@ -164,7 +206,10 @@ public struct CommandSpec: Sendable {
         self.isHidden = hidden
         self.passesArgumentsThrough = passesArgumentsThrough
         self.usageErrorStatus = usageErrorStatus
-        self.handler = handler
+        self.readOptions = { _ = reading($0) }
+        self.handler = { invocation, context throws(CLIError) in
+            try handler(reading(invocation.options), invocation.withoutOptions, context)
+        }
     }
 
     public var words: [String] { name.split(separator: " ").map(String.init) }

@@ -19,20 +19,20 @@ public struct GlobalOptions: Sendable, Equatable {
 
     /// The specs, for parsing, help, the man page and completions.
     public static let specs: [OptionSpec] = [
-        .value("vault", valueName: "PATH",
+        .value(Option.text("vault"), valueName: "PATH",
                help: "Use the vault at PATH (default: --keychain, else $KC_VAULT, else the default keychain).",
                completion: .file),
-        .value("keychain", valueName: "NAME",
+        .value(Option.text("keychain"), valueName: "NAME",
                help: "Use the keychain NAME, $XDG_DATA_HOME/kc/NAME.kc (default: $KC_VAULT, else 'kc keychain default', else login).",
                completion: .keychains),
-        .value("master-password-fd", valueName: "N",
+        .value(Option.text("master-password-fd"), valueName: "N",
                help: "Read the master password from file descriptor N (never standard input)."),
-        .value("lock-timeout", valueName: "SECONDS",
+        .value(Option.text("lock-timeout"), valueName: "SECONDS",
                help: "Wait at most SECONDS for the vault lock (default 10)."),
-        .flag("accept-rollback", help: "Allow writes to a vault older than a copy this machine has seen (a restored backup)."),
-        .flag("quiet", short: "q", help: "Print no status line (kc: added 1 item, ...); warnings and errors are still printed."),
-        .flag("version", help: "Print the version and exit."),
-        .flag("help", short: "h", help: "Show help for kc or for the command."),
+        .flag(Option.flag("accept-rollback"), help: "Allow writes to a vault older than a copy this machine has seen (a restored backup)."),
+        .flag(Option.flag("quiet"), short: "q", help: "Print no status line (kc: added 1 item, ...); warnings and errors are still printed."),
+        .flag(Option.flag("version"), help: "Print the version and exit."),
+        .flag(Option.flag("help"), short: "h", help: "Show help for kc or for the command."),
     ]
 
     public static func spec(long: String) -> OptionSpec? { specs.first { $0.long == long } }

@@ -50,7 +50,20 @@ public struct Parser: Sendable {
             if let violation = rule.violation(given: { state.values[$0] != nil }) { throw violation }
         }
         return .run(ParsedInvocation(command: command, globals: state.globals,
-                                     optionValues: state.values, arguments: state.arguments))
+                                     options: try decoded(state.values, command), arguments: state.arguments))
+    }
+
+    /// The values of the options given, each decoded by its option's key (after the rules: a value
+    /// is refused only on a line that is otherwise whole).
+    private func decoded(_ written: [String: [String]], _ command: CommandSpec) throws(ParseError) -> OptionValues {
+        var values: [String: [any Sendable]] = [:]
+        for spec in command.options {
+            guard let texts = written[spec.long] else { continue }
+            var decoded: [any Sendable] = []
+            for text in texts { decoded.append(try spec.decode(text)) }
+            values[spec.long] = decoded
+        }
+        return OptionValues(values)
     }
 
     /// The first one-word command a token names: the command meant when the line fails before

@@ -24,9 +24,9 @@ let conflictsCommand = CommandSpec(
     'kc conflicts resolve'. With no conflict, standard output stays empty and 'kc: no conflicts' is said \
     on standard error.
     """,
-    options: [.flag("password", short: "w", help: "Show each version's secret too.")],
+    options: [.flag(SharedOptions.password, short: "w", help: "Show each version's secret too.")],
     examples: ["kc conflicts"],
-    handler: runConflicts)
+    reading: { $0[SharedOptions.password] }, handler: runConflicts)
 
 private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
     CommandSpec(
@@ -39,15 +39,33 @@ private func resolveCommand(_ itemClass: ItemClass) -> CommandSpec {
         shows the item and the version it keeps and asks first; --yes does not ask, nor does kc without a terminal.
         """,
         options: ItemOptions.flags(for: itemClass).map(\.option) + [
-            .value("keep", valueName: "winner|other", help: "The version to keep (required).", completion: .choices(["winner", "other"])),
+            .value(ResolveOptions.keep, valueName: "winner|other", help: "The version to keep (required).", completion: .choices(["winner", "other"])),
             yesOption,
         ],
         examples: ["kc conflicts resolve \(itemClass.rawValue) -s \(itemClass == .generic ? "github.com" : "ftp.example.com") --keep other"],
-        handler: { invocation, context throws(CLIError) in try runResolve(invocation, context, itemClass) })
+        reading: { ResolveOptions($0, itemClass) },
+        handler: { options, _, context throws(CLIError) in try runResolve(options, context, itemClass) })
 }
 
-func runConflicts(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let showingSecrets = invocation.flag("password")
+/// The options of `kc conflicts resolve CLASS`.
+struct ResolveOptions {
+    /// The version --keep keeps.
+    enum Keep: String, CaseIterable, Sendable { case winner, other }
+
+    static let keep = Option.choice("keep", Keep.self) { _ in ParseError("'kc conflicts resolve' needs --keep winner or --keep other") }
+
+    let filters: [Attribute: String]
+    let keep: Keep?
+    let yes: Bool
+
+    init(_ values: OptionValues, _ itemClass: ItemClass) {
+        filters = ItemOptions.attributes(values, itemClass)
+        keep = values[Self.keep]
+        yes = values[SharedOptions.yes]
+    }
+}
+
+func runConflicts(_ showingSecrets: Bool, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let session = try served(context.session())
     let conflicts = try served(session.conflicts(of: nil, revealing: showingSecrets))
     guard !conflicts.isEmpty else {
@@ -91,21 +109,21 @@ private func writeVersion(_ label: String, _ version: ItemConflict.Version, name
 /// resolving keeps (the device that wrote it by its name when it has one, as `kc conflicts`
 /// lists it), and the question.
 private func confirmResolve(_ item: Item, keeping kept: String, _ version: ItemConflict.Version, _ store: some KeychainSession,
-                            _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) {
-    guard asksToConfirm(invocation) else { return }
+                            yes: Bool, _ context: Context) throws(CLIError) {
+    guard asksToConfirm(yes: yes) else { return }
     let written = ISO8601.string(millisecondsSince1970: version.written)
     let name = (try? store.liveSummary().names)?[version.device]
     let device = ItemPrinter.device(version.device, named: name)
     try confirmChange(of: [item], "Keep the \(kept) version (written \(written) by \(device)) of this item? [y/N] ",
-                      invocation, context)
+                      yes: yes, context)
 }
 
-func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
-    let filters = try ItemOptions.attributes(invocation, itemClass)
+func runResolve(_ options: ResolveOptions, _ context: Context, _ itemClass: ItemClass) throws(CLIError) -> Int32 {
+    let filters = options.filters
     guard !filters.isEmpty else {
         throw usageError("no attribute flag selects an item", hint: "name the item, e.g. -s \(itemClass == .generic ? "SERVICE" : "HOST") -a ACCOUNT")
     }
-    guard let keep = invocation.value("keep"), keep == "winner" || keep == "other" else {
+    guard let keep = options.keep else {
         throw usageError("'kc conflicts resolve' needs --keep winner or --keep other")
     }
     let store = try served(context.session())
@@ -114,18 +132,18 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
     guard matches.count == 1, let item = matches.first else {
         throw .keychain(matches.isEmpty ? KeychainError(.itemNotFound) : KeychainError(.param, .ambiguousMatch(matches, count: matches.count)))
     }
-    guard let conflict = try served(store.conflicts(of: item.id, revealing: keep == "other").first) else {
+    guard let conflict = try served(store.conflicts(of: item.id, revealing: keep == .other).first) else {
         throw CLIError(.itemNotFound, "the item is not in conflict; nothing was changed", hint: "see 'kc conflicts'")
     }
-    if keep == "winner" {
-        try confirmResolve(item, keeping: "current", conflict.winner, store, invocation, context)
+    if keep == .winner {
+        try confirmResolve(item, keeping: "current", conflict.winner, store, yes: options.yes, context)
         _ = try served(store.update(query, changes: [:], secret: nil))
     } else {
         guard conflict.others.count == 1, let version = conflict.others.first?.item else {
             throw usageError("the item has \(conflict.others.count) other versions, or the other is a deletion; nothing was changed",
                              hint: "edit the item with 'kc update', or delete it with 'kc delete'")
         }
-        try confirmResolve(item, keeping: "other", conflict.others[0], store, invocation, context)
+        try confirmResolve(item, keeping: "other", conflict.others[0], store, yes: options.yes, context)
         var changes: [Attribute: String?] = [:]
         for attribute in Attribute.all(for: itemClass) { changes.updateValue(version.attributes[attribute], forKey: attribute) }
         // The mark is set or removed only when the versions differ (which asks for the master password again).
@@ -135,6 +153,6 @@ func runResolve(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
                              thisDeviceOnly: version.attributes.thisDeviceOnly)
         }
     }
-    context.notice("the conflict is resolved: the \(keep == "winner" ? "current" : "other") version is kept")
+    context.notice("the conflict is resolved: the \(keep == .winner ? "current" : "other") version is kept")
     return 0
 }

@@ -9,16 +9,17 @@ import KCKeychain
 /// only by `VaultKeys.adopt`, once the header asks for no costlier derivation than the vault's own;
 /// the key is kept only when the copy it opens holds one of the vault's keys (rule 8).
 final class RotatedKey {
-    private let invocation: ParsedInvocation?
+    private let otherPassword: NewPassword?
     private let context: Context
     private var given: SecureBytes?
     /// Why the key could not be had (no password set on the other machine, a wrong one): the
     /// error the sync reports rather than the merge's.
     private(set) var failure: CLIError?
 
-    /// Without `invocation` (a sync started by `sync clone`), only the master password is tried.
-    init(_ invocation: ParsedInvocation?, _ context: Context) {
-        self.invocation = invocation
+    /// Without `otherPassword` (--new-password-fd/--new-password-file; nil for a sync started by
+    /// `sync clone`), only the master password is tried.
+    init(_ otherPassword: NewPassword?, _ context: Context) {
+        self.otherPassword = otherPassword
         self.context = context
     }
 
@@ -27,10 +28,10 @@ final class RotatedKey {
     /// or asked once on the terminal. Nil (and `failure` set) when neither unwraps it.
     func key(for header: VaultHeader, password: SecureBytes) -> SecureBytes? {
         if let key = try? VaultImage.unwrapKey(header, password: password) { return key }
-        guard let invocation else { return nil }
+        guard let otherPassword else { return nil }
         let other: SecureBytes
         if let given { other = given } else {
-            do { other = try NewPassword.obtain(invocation, context, prompt: "Master password set on another machine: ", confirm: nil) } catch {
+            do { other = try otherPassword.obtain(context, prompt: "Master password set on another machine: ", confirm: nil) } catch {
                 failure = error
                 return nil
             }

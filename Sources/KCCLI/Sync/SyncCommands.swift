@@ -66,14 +66,44 @@ let syncCommand = CommandSpec(
     \(syncFolderText)
     """,
     options: [
-        .flag("continue", help: "Finish a merge git stopped in the sync copy, then sync."),
+        .flag(SyncOptions.continuing, help: "Finish a merge git stopped in the sync copy, then sync."),
         deviceNameOption,
-        .value("new-password-fd", valueName: "N", help: "Read the master password set on another machine from descriptor N."),
-        .value("new-password-file", valueName: "PATH", help: "Read the master password set on another machine from PATH (mode 0600).",
+        .value(NewPassword.fd, valueName: "N", help: "Read the master password set on another machine from descriptor N."),
+        .value(NewPassword.file, valueName: "PATH", help: "Read the master password set on another machine from PATH (mode 0600).",
                completion: .file),
     ],
     examples: ["kc sync", "kc sync --continue", "kc sync --device-name laptop"],
-    handler: runSync)
+    reading: SyncOptions.init, handler: runSync)
+
+/// The options of `kc sync`.
+struct SyncOptions {
+    static let continuing = Option.flag("continue")
+
+    let continuing: Bool
+    let deviceName: String?
+    /// The master password set on another machine (a rotated key), when asked.
+    let otherPassword: NewPassword
+
+    init(_ values: OptionValues) {
+        continuing = values[Self.continuing]
+        deviceName = values[deviceNameKey]
+        otherPassword = NewPassword(values)
+    }
+}
+
+/// The options of `kc sync init`.
+struct SyncInitOptions {
+    static let remote = Option.text("remote"), repair = Option.flag("repair")
+
+    let remote, deviceName: String?
+    let repair: Bool
+
+    init(_ values: OptionValues) {
+        remote = values[Self.remote]
+        repair = values[Self.repair]
+        deviceName = values[deviceNameKey]
+    }
+}
 
 let syncInitCommand = CommandSpec(
     "sync init", abstract: "Make the vault's sync copy, commit it and push it to a remote.",
@@ -90,12 +120,12 @@ let syncInitCommand = CommandSpec(
     \(deviceNameHelp) \(defaultDeviceNameHelp)
     """,
     options: [
-        .value("remote", valueName: "URL", help: "The git remote to push to (required unless --repair)."),
-        .flag("repair", help: "Only write the driver's settings again in the existing sync copy (after kc moved)."),
+        .value(SyncInitOptions.remote, valueName: "URL", help: "The git remote to push to (required unless --repair)."),
+        .flag(SyncInitOptions.repair, help: "Only write the driver's settings again in the existing sync copy (after kc moved)."),
         deviceNameOption,
     ],
     examples: ["kc sync init --remote git@example.com:me/vault.git"],
-    handler: runSyncInit)
+    reading: SyncInitOptions.init, handler: runSyncInit)
 
 let syncCloneCommand = CommandSpec(
     "sync clone", abstract: "Fetch a synced vault and make it this machine's vault.",
@@ -113,24 +143,24 @@ let syncCloneCommand = CommandSpec(
     arguments: [ArgumentSpec("URL", help: "The git remote holding the vault.")],
     options: [deviceNameOption],
     examples: ["kc sync clone git@example.com:me/vault.git"],
-    handler: runSyncClone)
+    reading: { $0[deviceNameKey] }, handler: runSyncClone)
 
-func runSyncInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runSyncInit(_ options: SyncInitOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
-    if invocation.flag("repair") {
+    if options.repair {
         try setup.requireSyncCopy()
         let driver = try setup.driver()
         try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage).configureDriver(driver) }
         context.notice("the merge driver of \(setup.folder) is now \(driver)")
         return 0
     }
-    guard let remote = invocation.value("remote") else { throw usageError("'kc sync init' needs --remote URL") }
+    guard let remote = options.remote else { throw usageError("'kc sync init' needs --remote URL") }
     let git = try setup.git(folder: setup.folder)
     let create = { (vault: [UInt8]) throws(CLIError) in
         _ = try setup.showingGit { try SyncCopy.create(git: git, fileName: setup.name + ".kc", commitMessage: SyncSetup.commitMessage, remote: remote, vault: vault,
                                 driver: setup.driver(), identity: setup.identity()) }
     }
-    let name = try deviceName(invocation) ?? defaultDeviceName()
+    let name = options.deviceName ?? defaultDeviceName()
     let session = try served(context.session(use: .sync))
     do throws(CLIError) {
         try SyncSetup.worded { try session.withLiveVault { (vault) throws in try create(vault) } }
@@ -161,10 +191,9 @@ private func withRepositoryHint(_ error: CLIError, remote: String) -> CLIError {
     return CLIError(.io, message, hint: "create the repository first: git init --bare \(path)")
 }
 
-func runSyncClone(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runSyncClone(_ name: String?, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let remote = invocation.arguments[0]
     let setup = try SyncSetup(context)
-    let name = try deviceName(invocation)
     let copy = try setup.showingGit { try SyncCopy.clone(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage, remote: remote, driver: setup.driver()) }
     do throws(CLIError) {
         return try install(copy, remote: remote, naming: name, setup, context)
@@ -220,20 +249,20 @@ private func sendDeviceName(_ setup: SyncSetup, _ context: Context) {
     }
 }
 
-func runSync(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runSync(_ options: SyncOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let setup = try SyncSetup(context)
-    if let name = try deviceName(invocation) {
+    if let name = options.deviceName {
         try setup.requireSyncCopy()
         try nameThisDevice(name, context)
     }
-    return try syncRound(setup, context, invocation: invocation)
+    return try syncRound(setup, context, options: options)
 }
 
 /// One `kc sync` of the vault `setup` names, reporting what came and went: served by the vault's
 /// unlocked agent when there is one (no master password), else with the master password.
-/// `invocation` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
-private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> Int32 {
-    let report = try runRound(setup, context, invocation: invocation)
+/// `options` gives --continue and the password set on another machine (nil: neither, as for `sync clone`).
+private func syncRound(_ setup: SyncSetup, _ context: Context, options: SyncOptions? = nil) throws(CLIError) -> Int32 {
+    let report = try runRound(setup, context, options: options)
     for device in report.missingOnRemote {
         context.warn("the remote was missing records of device \(device.hexString) that this machine had seen; they were pushed again")
     }
@@ -247,13 +276,13 @@ private func syncRound(_ setup: SyncSetup, _ context: Context, invocation: Parse
 }
 
 /// The round of `syncRound`, without its report printed (`sync init` sends the device name with it).
-private func runRound(_ setup: SyncSetup, _ context: Context, invocation: ParsedInvocation? = nil) throws(CLIError) -> SyncRound.Report {
-    let continuing = invocation?.flag("continue") ?? false
+private func runRound(_ setup: SyncSetup, _ context: Context, options: SyncOptions? = nil) throws(CLIError) -> SyncRound.Report {
+    let continuing = options?.continuing ?? false
     try setup.requireSyncCopy()
     let copy = try SyncSetup.worded { try SyncCopy.open(git: try setup.git(folder: setup.folder), commitMessage: SyncSetup.commitMessage) }
     try setup.refreshDriver(of: copy)
     let identity = try setup.identity()
-    let unlock = RotatedKey(invocation, context)
+    let unlock = RotatedKey(options?.otherPassword, context)
     let report: SyncRound.Report
     do {
         report = try context.session(use: .sync).sync({ (_) throws -> SyncRound in

@@ -9,7 +9,7 @@ import KCKeychain
 // Device names (`--device-name` of sync init and clone) and `kc sync reset-device`.
 
 /// `--device-name NAME` of sync init, sync clone and sync reset-device.
-let deviceNameOption = OptionSpec.value("device-name", valueName: "NAME",
+let deviceNameOption = OptionSpec.value(deviceNameKey, valueName: "NAME",
                                         help: "Name this machine in the vault (1 to 64 bytes); kc sync status shows it.")
 
 let deviceNameHelp = """
@@ -25,11 +25,10 @@ empty or not valid writes no name, without an error), also when an unlocked agen
 none is written when 'kc sync clone' finds the same vault already here.
 """
 
-/// The checked `--device-name` value, or nil without the flag.
-func deviceName(_ invocation: ParsedInvocation) throws(CLIError) -> String? {
-    guard let value = invocation.value("device-name") else { return nil }
+/// The key of `--device-name`: the name as checked (`DeviceNames.checked`).
+let deviceNameKey = Option.parsed("device-name") { value throws(ParseError) in
     guard let name = DeviceNames.checked(value) else {
-        throw usageError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
+        throw ParseError("--device-name takes 1 to \(DeviceNames.maximumLength) bytes without control characters, not '\(Printable.text(value))'")
     }
     return name
 }
@@ -56,10 +55,9 @@ let syncResetDeviceCommand = CommandSpec(
     """,
     options: [deviceNameOption],
     examples: ["kc sync reset-device --device-name laptop"],
-    handler: runSyncResetDevice)
+    reading: { $0[deviceNameKey] }, handler: runSyncResetDevice)
 
-func runSyncResetDevice(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let name = try deviceName(invocation)
+func runSyncResetDevice(_ name: String?, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     // The vault's agent read the device id when it opened the vault: it would go on writing as the
     // old device. It is locked first (it wipes the key and exits), as after 'kc passwd --rotate-key'.
     if let path = try? context.vaultPath, try context.lockAgent() {

@@ -3,15 +3,26 @@ import KCFormat
 import KCKeychain
 import KCSystem
 
-/// `kc init`: a new vault with a new master password, at the chosen vault path.
-func runInit(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    try createVault(at: context.vaultPath, invocation, context)
+/// The options of `kc init` and `kc keychain create`.
+struct InitOptions {
+    let kdf: KDFOptions
+    let allowWeak: Bool
+
+    init(_ values: OptionValues) {
+        kdf = KDFOptions(values)
+        allowWeak = values[MasterPasswordStrength.allowWeak]
+    }
 }
 
-/// Creates a vault at `path` with the KDF options of `invocation` and a new master password
+/// `kc init`: a new vault with a new master password, at the chosen vault path.
+func runInit(_ options: InitOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+    try createVault(at: context.vaultPath, options, context)
+}
+
+/// Creates a vault at `path` with the KDF options of `options` and a new master password
 /// (the one way `init` and `keychain create` make a vault).
-func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let kdf = try kdfParameters(invocation)
+func createVault(at path: String, _ options: InitOptions, _ context: Context) throws(CLIError) -> Int32 {
+    let kdf = options.kdf.applied()
     try refuseUnwritableFolder(of: path)
     if !kdf.isAtLeastInteractive {
         context.warn("Argon2id with \(kdf.opsLimit) pass\(kdf.opsLimit == 1 ? "" : "es") and \(ByteSize.describe(kdf.memoryLimit)) "
@@ -22,7 +33,7 @@ func createVault(at path: String, _ invocation: ParsedInvocation, _ context: Con
             try context.bridged { () throws(CLIError) in
                 let password = try MasterPassword.obtainNew(context, prompt: "New master password for \(path): ",
                                                             confirmPrompt: "Retype the new master password: ")
-                try MasterPasswordStrength.check(password, invocation, context)
+                try MasterPasswordStrength.check(password, allowingWeak: options.allowWeak, context)
                 return password
             }
         }

@@ -27,7 +27,7 @@ let keychainCreateCommand = CommandSpec(
     arguments: [ArgumentSpec("NAME", help: "The new keychain's name.")],
     options: kdfOptions(defaultOps: "3", defaultMemory: "256M") + [allowWeakPasswordOption],
     examples: ["kc keychain create work", "kc --keychain work add generic -s intranet -a me"],
-    handler: runKeychainCreate)
+    reading: InitOptions.init, handler: runKeychainCreate)
 
 let keychainListCommand = CommandSpec(
     "keychain list", abstract: "List the named keychains, marking the default.",
@@ -37,11 +37,14 @@ let keychainListCommand = CommandSpec(
     --names prints only the names, one a line (the shell completions use it).
     """,
     options: [
-        .flag("json", help: "Print a JSON array of {name, path, default} objects."),
-        .flag("names", help: "Print only the names, one a line."),
+        .flag(SharedOptions.json, help: "Print a JSON array of {name, path, default} objects."),
+        .flag(namesOption, help: "Print only the names, one a line."),
     ],
     examples: ["kc keychain list", "kc keychain list --json"],
-    handler: runKeychainList)
+    reading: { (json: $0[SharedOptions.json], names: $0[namesOption]) }, handler: runKeychainList)
+
+/// --names of `kc keychain list`.
+private let namesOption = Option.flag("names")
 
 let keychainDefaultCommand = CommandSpec(
     "keychain default", abstract: "Print or set the default keychain.",
@@ -66,29 +69,29 @@ let keychainDeleteCommand = CommandSpec(
     A kc process writing to the keychain at that moment finishes its write into the renamed file.
     """,
     arguments: [ArgumentSpec("NAME", help: "The keychain to delete.", completion: .keychains)],
-    options: [.flag("yes", short: "y", help: "Do not ask for confirmation.")],
+    options: [.flag(SharedOptions.yes, short: "y", help: "Do not ask for confirmation.")],
     examples: ["kc keychain delete old", "kc keychain delete old --yes"],
-    handler: runKeychainDelete)
+    reading: { $0[SharedOptions.yes] }, handler: runKeychainDelete)
 
-func runKeychainCreate(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runKeychainCreate(_ options: InitOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = invocation.arguments[0]
     let path = try VaultLocation.path(ofKeychain: name, context.environment)
     if FileSystem.exists(path) {
         throw CLIError(.duplicateKeychain, "a keychain named \(name) already exists (\(path)); it was left untouched",
                             hint: "choose another name, or see 'kc keychain list'")
     }
-    return try createVault(at: path, invocation, context)
+    return try createVault(at: path, options, context)
 }
 
-func runKeychainList(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runKeychainList(_ options: (json: Bool, names: Bool), _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let names = VaultLocation.keychainNames(context.environment)
-    if invocation.flag("names") {
+    if options.names {
         for name in names { context.output.writeLine(name) }
         return 0
     }
     let defaultName = try VaultLocation.defaultName(context.environment)
     let folder = VaultLocation.keychainFolder(context.environment)
-    if invocation.flag("json") {
+    if options.json {
         let objects = names.map { name in
             "{\"name\": \(JSON.quoted(name)), \"path\": \(JSON.quoted(folder + "/" + name + ".kc")), \"default\": \(name == defaultName)}"
         }
@@ -116,14 +119,14 @@ func runKeychainDefault(_ invocation: ParsedInvocation, _ context: Context) thro
     return 0
 }
 
-func runKeychainDelete(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runKeychainDelete(_ yes: Bool, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let name = invocation.arguments[0]
     let path = try existingKeychain(name, context)
     if name == (try VaultLocation.defaultName(context.environment)) {
         throw CLIError(.param, "\(name) is the default keychain; it was not deleted",
                             hint: "make another keychain the default first with 'kc keychain default NAME'")
     }
-    try confirm(invocation, context, "Delete the keychain \(name) (\(path))? [y/N] ")
+    try confirm(yes: yes, context, "Delete the keychain \(name) (\(path))? [y/N] ")
     let aside = path + ".deleted-" + ISO8601.string(millisecondsSince1970: Int64(time(nil)) * 1000, basic: true)
     do {
         try FileSystem.link(path, to: aside)   // never replaces a file already there

@@ -11,7 +11,7 @@ let weakMasterPasswordBits = PasswordStrength.recommendedMasterBits
 
 /// --allow-weak-password, of init, keychain create and passwd.
 let allowWeakPasswordOption = OptionSpec.flag(
-    "allow-weak-password",
+    MasterPasswordStrength.allowWeak,
     help: "Accept a new master password zxcvbn estimates below \(PasswordStrength.recommendedMasterBits) bits without asking (refused without a terminal otherwise).")
 
 /// The help text that init, keychain create and passwd share about the strength check.
@@ -24,17 +24,20 @@ is refused (errSecParam, exit 2) unless --allow-weak-password is given. Five ran
 """
 
 enum MasterPasswordStrength {
+    /// --allow-weak-password.
+    static let allowWeak = Option.flag("allow-weak-password")
+
     /// Shows the strength of `password`, the new master password, and applies the weak rule:
     /// nothing more above the threshold; below it a warning, then with --allow-weak-password
     /// nothing more, else a [y/N] on the terminal (no: errSecUserCanceled), and without a
-    /// terminal errSecParam.
-    static func check(_ password: SecureBytes, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) {
+    /// terminal errSecParam. `allowingWeak`: --allow-weak-password.
+    static func check(_ password: SecureBytes, allowingWeak: Bool, _ context: Context) throws(CLIError) {
         let bits = PasswordStrength.estimatedBits(of: password)
         context.notice("strength: \(bits) bits (zxcvbn's estimate)")
         guard PasswordStrength.isWeak(bits: bits) else { return }
         let minimum = PasswordStrength.recommendedMasterBits
         let weak = "the new master password is weak (about \(bits) bits; kc asks for at least \(minimum))"
-        if invocation.flag("allow-weak-password") {
+        if allowingWeak {
             context.warn("\(weak); accepted (--allow-weak-password)")
             return
         }

@@ -5,7 +5,7 @@ import KCKeychain
 
 /// `kc repair --salvage`: shows what the rebuilt vault keeps and may lose, item by item, asks,
 /// then rebuilds it only if the vault still has exactly those consequences.
-func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: SecureBytes) throws(CLIError) -> Int32 {
+func runSalvage(yes: Bool, _ context: Context, password: SecureBytes) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let plan = try domain(Keychain.planSalvage(at: path, options: context.openOptions) { password })
     if plan.isWhole {
@@ -16,7 +16,7 @@ func runSalvage(_ invocation: ParsedInvocation, _ context: Context, password: Se
     }
     for line in SalvageWording.lines(plan, path: path) { context.notice(line) }
     context.errors.flush()   // the report comes before the question
-    try confirm(invocation, context, "Rebuild \(path) as listed above? [y/N] ")
+    try confirm(yes: yes, context, "Rebuild \(path) as listed above? [y/N] ")
     let result = try domain(Keychain.salvage(at: path, options: context.openOptions, confirmed: plan) { password })
     context.notice("salvaged \(result.report.keptRecords) record(s) into \(path); the damaged file is kept as \(result.keptAs)")
     if !result.anchorStored {

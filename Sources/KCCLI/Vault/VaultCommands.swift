@@ -32,11 +32,14 @@ let repairCommand = CommandSpec(
     when they are the vault's only problem, --salvage fails as check does (errSecDecode, exit 93).
     """,
     options: [
-        .flag("salvage", help: "Rebuild the vault from the records that still authenticate, in order."),
-        .flag("yes", short: "y", help: "Do not ask for confirmation."),
+        .flag(salvageOption, help: "Rebuild the vault from the records that still authenticate, in order."),
+        .flag(SharedOptions.yes, short: "y", help: "Do not ask for confirmation."),
     ],
     examples: ["kc repair", "kc repair --salvage"],
-    handler: runRepair)
+    reading: { (salvage: $0[salvageOption], yes: $0[SharedOptions.yes]) }, handler: runRepair)
+
+/// --salvage of `kc repair`.
+private let salvageOption = Option.flag("salvage")
 
 let compactCommand = CommandSpec(
     "compact", abstract: "Rewrite the vault with only the current version of each item.",
@@ -67,13 +70,13 @@ let passwdCommand = CommandSpec(
     \(masterPasswordStrengthText)
     """,
     options: [
-        .flag("rotate-key", help: "Also replace the vault key and re-seal every record."),
-        .value("new-password-fd", valueName: "N", help: "Read the new master password from descriptor N."),
-        .value("new-password-file", valueName: "PATH", help: "Read the new master password from PATH (mode 0600).", completion: .file),
+        .flag(PasswdOptions.rotateKey, help: "Also replace the vault key and re-seal every record."),
+        .value(NewPassword.fd, valueName: "N", help: "Read the new master password from descriptor N."),
+        .value(NewPassword.file, valueName: "PATH", help: "Read the new master password from PATH (mode 0600).", completion: .file),
         allowWeakPasswordOption,
     ] + kdfOptions(defaultOps: "the vault's", defaultMemory: "the vault's"),
     examples: ["kc passwd", "kc passwd --rotate-key"],
-    handler: runPasswd)
+    reading: PasswdOptions.init, handler: runPasswd)
 
 private func historyCommand(_ itemClass: ItemClass?) -> CommandSpec {
     let name = itemClass.map { "history \($0.rawValue)" } ?? "history"
@@ -89,11 +92,12 @@ private func historyCommand(_ itemClass: ItemClass?) -> CommandSpec {
         """,
         options: (itemClass.map { ItemOptions.selectingOptions(for: $0) } ?? eitherClassOptions) + [
             ignoreCaseOption,
-            .flag("password", short: "w", help: "Show each version's secret too."),
-            .flag("deleted", help: "List the deleted items that can still be restored (never their secrets)."),
+            .flag(SharedOptions.password, short: "w", help: "Show each version's secret too."),
+            .flag(HistoryOptions.deleted, help: "List the deleted items that can still be restored (never their secrets)."),
         ],
         rules: [.exclusive(["deleted", "password"], reason: "deleted items are listed without their secrets")],
         examples: itemClass == nil ? ["kc history -s github.com -a me@example.com", "kc history --deleted"]
             : ["kc \(name) -s \(itemClass == .generic ? "github.com" : "ftp.example.com")"],
-        handler: { invocation, context throws(CLIError) in try runHistory(invocation, context, itemClass) })
+        reading: { HistoryOptions($0, itemClass) },
+        handler: { options, _, context throws(CLIError) in try runHistory(options, context) })
 }

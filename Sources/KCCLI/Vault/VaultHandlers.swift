@@ -60,20 +60,20 @@ func notItems(_ count: Int) -> CLIError {
                   hint: "another program wrote them: only a fix in that program, or an older copy of the vault, recovers the items")
 }
 
-func runRepair(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
+func runRepair(_ options: (salvage: Bool, yes: Bool), _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let path = try context.vaultPath
     let askPassword = { () throws(CLIError) -> SecureBytes in
         try MasterPassword.obtain(context, prompt: "Master password for \(path): ")
     }
-    if invocation.flag("salvage") {
-        return try runSalvage(invocation, context, password: try askPassword())
+    if options.salvage {
+        return try runSalvage(yes: options.yes, context, password: try askPassword())
     }
     let vault = try served(context.session())
     guard let torn = try served(vault.tornTail(removing: false)) else {
         context.notice("no torn tail to remove")
         return 0
     }
-    try confirm(invocation, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
+    try confirm(yes: options.yes, context, "Remove the incomplete final record (\(torn.length) bytes at offset \(torn.offset))? [y/N] ")
     let removed = try served(vault.tornTail(removing: true)?.length ?? 0)
     context.notice("removed \(removed) bytes of torn tail")
     return 0
@@ -91,28 +91,55 @@ func runCompact(_ invocation: ParsedInvocation, _ context: Context) throws(CLIEr
     return 0
 }
 
-func runPasswd(_ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
-    let requested = try kdfParameters(invocation)   // checks the flags before any prompt
+/// The options of `kc passwd`.
+struct PasswdOptions {
+    static let rotateKey = Option.flag("rotate-key")
+
+    let kdf: KDFOptions
+    let newPassword: NewPassword
+    let rotateKey, allowWeak: Bool
+
+    init(_ values: OptionValues) {
+        kdf = KDFOptions(values)
+        newPassword = NewPassword(values)
+        rotateKey = values[Self.rotateKey]
+        allowWeak = values[MasterPasswordStrength.allowWeak]
+    }
+}
+
+func runPasswd(_ options: PasswdOptions, _ invocation: ParsedInvocation, _ context: Context) throws(CLIError) -> Int32 {
     let keychain = try domain(context.openKeychain())
-    var kdf = keychain.kdf
-    if invocation.value("kdf-ops") != nil { kdf.opsLimit = requested.opsLimit }
-    if invocation.value("kdf-memory") != nil { kdf.memoryLimit = requested.memoryLimit }
-    if invocation.hasAny(["kdf-ops", "kdf-memory"]) && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
-    let newPassword = try NewPassword.obtain(invocation, context)
-    try MasterPasswordStrength.check(newPassword, invocation, context)
-    try domain(keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: invocation.flag("rotate-key")))
-    context.notice(invocation.flag("rotate-key")
+    let kdf = options.kdf.applied(to: keychain.kdf)
+    if options.kdf.isGiven && !kdf.isAtLeastInteractive { context.warn("the new Argon2id cost is below libsodium's INTERACTIVE preset: a stolen vault is cheap to attack") }
+    let newPassword = try options.newPassword.obtain(context)
+    try MasterPasswordStrength.check(newPassword, allowingWeak: options.allowWeak, context)
+    try domain(keychain.changePassword(to: newPassword, kdf: kdf, rotateKey: options.rotateKey))
+    context.notice(options.rotateKey
         ? "changed the master password and replaced the vault key"
         : "changed the master password")
     return 0
 }
 
-func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
-    if invocation.flag("deleted") { return try runDeletedHistory(invocation, context, itemClass) }
-    _ = try selectionQueries(invocation, itemClass, command: "history", all: false)   // before any prompt
+/// The options of `kc history [CLASS]`.
+struct HistoryOptions {
+    static let deleted = Option.flag("deleted")
+
+    let selection: Selection
+    let password, deleted: Bool
+
+    init(_ values: OptionValues, _ itemClass: ItemClass?) {
+        selection = Selection(values, itemClass, all: false)
+        password = values[SharedOptions.password]
+        deleted = values[Self.deleted]
+    }
+}
+
+func runHistory(_ options: HistoryOptions, _ context: Context) throws(CLIError) -> Int32 {
+    if options.deleted { return try runDeletedHistory(options.selection, context) }
+    _ = try selectionQueries(options.selection, command: "history")   // before any prompt
     let store = try served(context.session())
-    let query = try changeQuery(invocation, itemClass, store, command: "history", allowsAll: false, context)
-    let versions = try served(store.history(query, revealing: invocation.flag("password")))
+    let query = try changeQuery(options.selection, store, command: "history", context)
+    let versions = try served(store.history(query, revealing: options.password))
     for (index, version) in versions.enumerated() {
         if index > 0 { context.output.writeLine() }
         context.output.writeLine("version: \(index + 1)\(version.isCurrent ? " (current)" : "")")
@@ -120,7 +147,7 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
         for (name, value) in ItemPrinter.fields(version.item) where name != "id" && name != "class" {
             ItemPrinter.writeField(name, value, to: context.output)
         }
-        if invocation.flag("password") {
+        if options.password {
             context.output.write("password: ")
             context.output.write(secret: version.item.secret)
             context.output.writeLine()
@@ -131,8 +158,8 @@ func runHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass:
 
 /// `kc history --deleted`: the deleted items the flags match (all without one); none is a notice,
 /// none of those the flags name errSecItemNotFound.
-private func runDeletedHistory(_ invocation: ParsedInvocation, _ context: Context, _ itemClass: ItemClass?) throws(CLIError) -> Int32 {
-    let queries = try findQueries(invocation, itemClass)
+private func runDeletedHistory(_ selection: Selection, _ context: Context) throws(CLIError) -> Int32 {
+    let queries = try findQueries(selection)
     let session = try served(context.session())
     let items = try served(session.deletedItems(matchingAny: queries))
     if items.isEmpty {
@@ -145,24 +172,38 @@ private func runDeletedHistory(_ invocation: ParsedInvocation, _ context: Contex
     return 0
 }
 
-/// Asks `question` on the terminal unless --yes; no means errSecUserCanceled.
-func confirm(_ invocation: ParsedInvocation, _ context: Context, _ question: String) throws(CLIError) {
-    if invocation.flag("yes") { return }
+/// Asks `question` on the terminal unless --yes (`yes`); no means errSecUserCanceled.
+func confirm(yes: Bool, _ context: Context, _ question: String) throws(CLIError) {
+    if yes { return }
     let terminal = try context.terminal(hint: "pass --yes to confirm without a terminal")
     guard try terminal.confirm(prompt: question) else { throw CLIError(.userCanceled, "nothing was changed") }
 }
 
-/// The new master password of `passwd`: a descriptor, a file, or twice on the terminal.
-enum NewPassword {
+/// The new master password of `passwd` (and the one set on another machine, of `sync`): a
+/// descriptor (--new-password-fd), a file (--new-password-file), or twice on the terminal.
+struct NewPassword {
+    static let fd = Option.parsed("new-password-fd") { text throws(ParseError) in
+        guard let fd = Int32(text), fd > 0 else { throw ParseError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
+        return fd
+    }
+    static let file = Option.text("new-password-file")
+
+    let fd: Int32?
+    let file: String?
+
+    init(_ values: OptionValues) {
+        fd = values[Self.fd]
+        file = values[Self.file]
+    }
+
     /// The password of --new-password-fd N or --new-password-file PATH, else asked on the
     /// terminal with `prompt` (and `confirm`, when given, to type it again).
-    static func obtain(_ invocation: ParsedInvocation, _ context: Context, prompt: String = "New master password: ",
-                       confirm: String? = "Retype the new master password: ") throws(CLIError) -> SecureBytes {
+    func obtain(_ context: Context, prompt: String = "New master password: ",
+                confirm: String? = "Retype the new master password: ") throws(CLIError) -> SecureBytes {
         let source: SecretSource
-        if let text = invocation.value("new-password-fd") {
-            guard let fd = Int32(text), fd > 0 else { throw usageError("--new-password-fd needs a descriptor number above 0, not '\(text)'") }
+        if let fd {
             source = .descriptor(FileDescriptor(rawValue: fd), what: "the new master password from descriptor \(fd)")
-        } else if let path = invocation.value("new-password-file") {
+        } else if let path = file {
             source = .file(path: path, what: "the new master password file")
         } else {
             source = .terminal(prompt: prompt, confirm: confirm,
