@@ -22,7 +22,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
-BUILD_PACKAGES = libsodium-dev libzxcvbn-dev libcurl4-openssl-dev pkg-config
+BUILD_PACKAGES = libsodium-dev libzxcvbn-dev libcurl4-openssl-dev libssl-dev pkg-config
 TEST_PACKAGES = dpkg-dev lintian curl openssl git git-filter-repo procps util-linux strace zsh fish man-db mandoc python3-venv xvfb xclip xsel wl-clipboard sway keepassxc faketime
 # The benchmark's tools and the peers it measures kc beside (make test runs it once on a tiny vault).
 BENCH_PACKAGES = hyperfine time gnuplot-nox pass gnupg libsecret-tools gnome-keyring dbus python3-dbus

@@ -22,10 +22,13 @@ let package = Package(
         // libcurl, loaded with dlopen on first use (not linked: kc starts faster); builds against the
         // libcurl4-openssl-dev headers (`make deps`).
         .target(name: "CCurl", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
+        // OpenSSL's libcrypto (HMAC-SHA-1/2, SHA-1: what libsodium lacks), loaded with dlopen on first
+        // use as libcurl is; builds against the libssl-dev headers (`make deps`).
+        .target(name: "CLibCrypto", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
 
         // Layers, bottom up. Each imports only layers below it.
         .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: strict + faultSeam),
-        .target(name: "KCCrypto", dependencies: ["CSodium"], swiftSettings: strict),
+        .target(name: "KCCrypto", dependencies: ["CSodium", "CLibCrypto"], swiftSettings: strict),
         .target(name: "KCFormat", swiftSettings: strict),
         // The EFF word list file, embedded into the binary as it is (C23 #embed).
         .target(name: "CWordList"),

@@ -4,8 +4,8 @@
 # git-credential-kc, the `security` link in /usr/lib/kc/security-compat (off PATH), the man page,
 # the completions, the agent's systemd user unit, and /usr/share/doc/kc (copyright, changelog).
 # Depends is computed: dpkg-shlibdeps from the binary's NEEDED libraries (a library kc starts to
-# link follows by itself), plus libcurl4, which kc loads with dlopen (Sources/CCurl) and no tool
-# can see. VERSION is what `kc --version` prints; packaging/debian/changelog must start with it.
+# link follows by itself), plus libcurl4 and libssl3 (libcrypto), which kc loads with dlopen
+# (Sources/CCurl, Sources/CLibCrypto) and no tool can see. VERSION is what `kc --version` prints; packaging/debian/changelog must start with it.
 set -euo pipefail
 umask 022
 binary=${1:?usage: deb.sh BINARY OUTDIR}
@@ -14,8 +14,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 binary=$(realpath "$binary")
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 repo=$(dirname "$here")
-# Libraries kc opens with dlopen, as Debian packages (the soname in Sources/CCurl/kc_curl.c).
-DLOPEN_DEPENDS="libcurl4"
+# Libraries kc opens with dlopen, as Debian packages (the sonames in Sources/CCurl/kc_curl.c and
+# Sources/CLibCrypto/kc_libcrypto.c).
+DLOPEN_DEPENDS="libcurl4, libssl3"
 
 for tool in dpkg-deb dpkg-shlibdeps strip gzip; do
     command -v "$tool" >/dev/null || { echo "deb: $tool is missing: run make test-deps (dpkg-dev, binutils)" >&2; exit 1; }

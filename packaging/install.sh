@@ -3,8 +3,9 @@
 #   ./install.sh                      # into /usr/local (PREFIX), as root
 #   PREFIX=$HOME/.local ./install.sh  # for one user
 #   DESTDIR=/tmp/stage ./install.sh   # into a staging folder (packagers)
-# kc needs libsodium 1.0.18 or later (Debian, Ubuntu: apt install libsodium23) and, for FTP only,
-# libcurl (libcurl4); it needs no Swift toolchain (the Swift runtime is linked in).
+# kc needs libsodium 1.0.18 or later (Debian, Ubuntu: apt install libsodium23), libzxcvbn0, libcrypto
+# (libssl3) and, for FTP only, libcurl (libcurl4); it needs no Swift toolchain (the Swift runtime
+# is linked in).
 set -eu
 PREFIX=${PREFIX:-/usr/local}
 DESTDIR=${DESTDIR:-}

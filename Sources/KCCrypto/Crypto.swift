@@ -114,6 +114,38 @@ public enum Crypto {
         return result
     }
 
+    /// Length of `rotationProof`'s result.
+    public static let rotationProofLength = 32
+    /// `crypto_kdf` context of the key a rotation proof is made with (Docs/FORMAT.md, "Rotation proofs").
+    public static let rotationProofContext = "kcrotate"
+
+    /// A rotation proof (Docs/FORMAT.md, "Rotation proofs"): BLAKE2b (`crypto_generichash`, 32
+    /// bytes) of `header` keyed with subkey 1 of `earlierKey` (`crypto_kdf_derive_from_key`,
+    /// context "kcrotate"). Shows that whoever wrote `header` held `earlierKey`, and gives neither
+    /// `earlierKey` nor the key `header` wraps away.
+    public static func rotationProof(of header: [UInt8], earlierKey: SecureBytes) -> [UInt8] {
+        ensureInitialized()
+        precondition(earlierKey.count == Int(crypto_kdf_KEYBYTES))
+        let subkey = SecureBytes(count: hashLength)
+        subkey.withUnsafeMutableBytes { s in
+            earlierKey.withUnsafeBytes { k in
+                _ = crypto_kdf_derive_from_key(s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count, 1,
+                                               rotationProofContext, k.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+        }
+        var proof = [UInt8](repeating: 0, count: rotationProofLength)
+        subkey.withUnsafeBytes { s in
+            _ = crypto_generichash(&proof, proof.count, header, UInt64(header.count),
+                                   s.baseAddress!.assumingMemoryBound(to: UInt8.self), s.count)
+        }
+        return proof
+    }
+
+    /// Constant-time comparison of two byte strings (`sodium_memcmp`); false when their lengths differ.
+    public static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        a.count == b.count && (a.isEmpty || sodium_memcmp(a, b, a.count) == 0)
+    }
+
     /// XChaCha20-Poly1305 encryption; returns ciphertext followed by the 16-byte tag.
     public static func seal(_ plaintext: UnsafeRawBufferPointer, key: SecureBytes, nonce: [UInt8], associatedData: [UInt8]) -> [UInt8] {
         ensureInitialized()

@@ -40,8 +40,11 @@ public struct VaultHeader: Equatable, Sendable {
     /// The format version kc writes when it creates or rewrites a vault (Docs/FORMAT.md,
     /// "Format versions"). Appends keep the file's version.
     public static let currentVersion: UInt16 = 2
+    /// The format version of a header followed by rotation proofs (Docs/FORMAT.md, "Rotation
+    /// proofs"): what kc writes for a header of a vault that has earlier keys.
+    public static let proofVersion: UInt16 = 3
     /// The format versions kc reads.
-    public static let readableVersions: ClosedRange<UInt16> = 1...2
+    public static let readableVersions: ClosedRange<UInt16> = 1...3
     public static let kdfArgon2id13: UInt8 = 1
     /// Header size in bytes, checksum included.
     public static let length = 140
@@ -51,6 +54,9 @@ public struct VaultHeader: Equatable, Sendable {
     public static let vaultIDLength = 16
     public static let saltLength = 16
     public static let nonceLength = 24
+    /// Length of one rotation proof, and the most a header announces (its count is one byte).
+    public static let proofLength = 32
+    public static let maximumProofs = 255
 
     public var version: UInt16
     public var vaultID: [UInt8]
@@ -58,9 +64,11 @@ public struct VaultHeader: Equatable, Sendable {
     public var salt: [UInt8]
     public var keyNonce: [UInt8]
     public var wrappedKey: [UInt8]
+    /// How many rotation proofs follow the header (byte 29; version 3 only, else 0).
+    public var proofCount: UInt8
 
     public init(version: UInt16 = currentVersion, vaultID: [UInt8], kdf: KDFParameters, salt: [UInt8], keyNonce: [UInt8],
-                wrappedKey: [UInt8]) {
+                wrappedKey: [UInt8], proofCount: UInt8 = 0) {
         precondition(vaultID.count == Self.vaultIDLength && salt.count == Self.saltLength
                      && keyNonce.count == Self.nonceLength && wrappedKey.count == Self.wrappedKeyLength)
         self.version = version
@@ -69,6 +77,17 @@ public struct VaultHeader: Equatable, Sendable {
         self.salt = salt
         self.keyNonce = keyNonce
         self.wrappedKey = wrappedKey
+        self.proofCount = proofCount
+    }
+
+    /// Where the records start: after the header and its rotation proofs.
+    public var recordsOffset: Int { Self.length + Int(proofCount) * Self.proofLength }
+
+    /// The rotation proofs of the file `bytes` that starts with this header (`truncated` when it
+    /// ends before them): `proofCount` 32-byte values, in clear.
+    public func proofs(in bytes: [UInt8]) throws(FormatError) -> [[UInt8]] {
+        guard bytes.count >= recordsOffset else { throw .truncated }
+        return (0..<Int(proofCount)).map { Array(bytes[(Self.length + $0 * Self.proofLength)..<(Self.length + ($0 + 1) * Self.proofLength)]) }
     }
 
     /// Bytes 0..<88: what the wrapped key authenticates (everything before it).
@@ -79,13 +98,16 @@ public struct VaultHeader: Equatable, Sendable {
         w.u16(UInt16(Self.length))
         w.raw(vaultID)
         w.u8(Self.kdfArgon2id13)
-        w.raw([0, 0, 0])
+        w.raw([proofCount, 0, 0])
         w.u64(kdf.opsLimit)
         w.u64(kdf.memoryLimit)
         w.raw(salt)
         w.raw(keyNonce)
         return w.bytes
     }
+
+    /// True when rotation proofs may follow the header (format version 3).
+    public var allowsProofs: Bool { version >= Self.proofVersion }
 
     /// True when the file may hold what only version 2 allows: page frames and record kinds 4-6.
     public var allowsVersion2Content: Bool { version >= 2 }
@@ -123,10 +145,13 @@ public struct VaultHeader: Equatable, Sendable {
             let salt = try r.bytes(saltLength)
             let nonce = try r.bytes(nonceLength)
             let wrapped = try r.bytes(wrappedKeyLength)
-            guard reserved == [0, 0, 0] else { throw .reservedNotZero }
+            // Version 3 gives byte 29 to the rotation proof count; the rest stays reserved.
+            let proofCount = version >= proofVersion ? reserved[0] : 0
+            guard reserved == [proofCount, 0, 0] else { throw .reservedNotZero }
             guard algorithm == kdfArgon2id13 else { throw .unsupportedKDF(algorithm) }
             guard kdf.isWithinBounds else { throw .kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit) }
-            return VaultHeader(version: version, vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce, wrappedKey: wrapped)
+            return VaultHeader(version: version, vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce, wrappedKey: wrapped,
+                               proofCount: proofCount)
         } }
         return try result.get()
     }

@@ -22,9 +22,11 @@ public enum MergeError: Error, Sendable {
     /// was replaced (`passwd --rotate-key`) on another machine. The key `header` wraps, once
     /// unwrapped with its master password and added to the keys, opens it.
     case keyNotKnown(MergeSide, VaultHeader)
-    /// No known key opens the copy, and the key its header wraps does, but the copy holds no
-    /// earlier-key record with a key this machine has: it is not a rotation of this vault but a
-    /// copy sealed under someone else's key and given this vault's id. The key is not kept.
+    /// No known key opens the copy, and it carries no rotation proof made with a key this machine
+    /// has (refused before any password is asked or key derived), or the key its header wraps
+    /// opens it but it holds no earlier-key record with a key this machine has: it is not a
+    /// rotation of this vault but a foreign vault, sealed under someone else's key and given this
+    /// vault's id (or a rotation written by a kc without rotation proofs). No key is kept.
     case notLinked(MergeSide, VaultHeader)
     /// No known key opens the copy, and its header asks for a costlier key derivation (`asked`)
     /// than this vault's own header (`allowed`, pass for pass and byte for byte): nothing was derived.

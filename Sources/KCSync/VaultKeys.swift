@@ -81,7 +81,7 @@ public final class VaultKeys {
     /// elsewhere); else what reading it with the first key found.
     private func failure(_ bytes: [UInt8], side: MergeSide) -> MergeError {
         do { _ = try VaultImage(bytes: bytes, key: first) } catch {
-            if case .damaged(let offset) = error, offset == VaultHeader.length, let header = try? VaultImage.header(of: bytes),
+            if case .damaged(let offset) = error, let header = try? VaultImage.header(of: bytes), offset == header.recordsOffset,
                !knownHeaders.isEmpty, !knownHeaders.contains(header) {
                 return .keyNotKnown(side, header)
             }
@@ -120,16 +120,18 @@ public final class VaultKeys {
     /// opens), for that of a key rotation made on another machine (Docs/SYNC.md, rule 8), only
     /// when the copy proves it descends from this vault; the one place a key not derived from
     /// this vault's own keys is let in. In order:
-    /// 1. its KDF cost is at most this vault's own header's (the first known), pass for pass and
-    ///    byte for byte, else `keyDerivationTooCostly` and `unlock` is not asked: the copy's writer
-    ///    does not choose what a sync derives;
-    /// 2. `unlock` gives its key, else `keyNotKnown`;
-    /// 3. the copy reads whole with it, else `unreadable`;
-    /// 4. it holds an earlier-key record (kind 5, sealed under that key) with a key this machine
-    ///    has (the caller's, or an earlier key of its copies), else `notLinked`: a copy someone
-    ///    sealed under a key of their own and gave this vault's id, which only a password of
-    ///    theirs opens. Chained rotations keep every key they replaced, and each of two concurrent
-    ///    rotations keeps the common one, so every honest rotation passes.
+    /// 1. one of its rotation proofs (Docs/FORMAT.md, "Rotation proofs": clear values after a
+    ///    version-3 header) verifies under a key this machine has (the caller's, or an earlier key
+    ///    of its copies), else `notLinked`, before `unlock` is asked and before anything is
+    ///    derived: a copy someone made under a key of their own and gave this vault's id (a
+    ///    foreign vault) carries none, and neither does a rotation written by a kc without them;
+    /// 2. its KDF cost is at most this vault's own header's (the first known), pass for pass and
+    ///    byte for byte, else `keyDerivationTooCostly` and `unlock` is not asked;
+    /// 3. `unlock` gives its key, else `keyNotKnown`;
+    /// 4. the copy reads whole with it, else `unreadable`;
+    /// 5. it holds an earlier-key record (kind 5, sealed under that key) with a key this machine
+    ///    has, else `notLinked`. Chained rotations keep every key they replaced, and each of two
+    ///    concurrent rotations keeps the common one, so every honest rotation passes 1 and 5.
     /// Only then is the key added (with the copy's earlier keys). A header refused is refused
     /// again, for either side, without asking.
     func adopt(_ header: VaultHeader, of bytes: [UInt8], side: MergeSide) throws(MergeError) -> VaultImage {
@@ -149,13 +151,14 @@ public final class VaultKeys {
     /// `adopt`'s checks: the copy read with the key of `header`, and that key.
     private func linkedCopy(_ header: VaultHeader, of bytes: [UInt8], side: MergeSide) throws(MergeError) -> Opened {
         guard let own = knownHeaders.first?.kdf else { throw .keyNotKnown(side, header) }
+        while learnNextSource() {}   // every earlier key this machine has
+        guard provesRotation(bytes) else { throw .notLinked(side, header) }
         guard header.kdf.opsLimit <= own.opsLimit, header.kdf.memoryLimit <= own.memoryLimit else {
             throw .keyDerivationTooCostly(side, asked: header.kdf, allowed: own)
         }
         guard let key = unlock(header) else { throw .keyNotKnown(side, header) }
         let image: VaultImage
         do { image = try VaultImage(bytes: bytes, key: key) } catch { throw .unreadable(side, error) }
-        while learnNextSource() {}   // every earlier key this machine has
         let linked = image.records.contains { record in
             guard record.payload.kind == .earlierKey, let earlier = record.secureField(.earlierKey) else { return false }
             return all.contains { $0.isEqual(to: earlier) }
@@ -181,6 +184,17 @@ extension VaultMerge {
 }
 
 extension VaultKeys {
+    /// True when one of the rotation proofs of `bytes` was made with one of the known keys over
+    /// its header (Docs/FORMAT.md, "Rotation proofs"): read in clear, nothing derived.
+    func provesRotation(_ bytes: [UInt8]) -> Bool {
+        guard let (header, proofs) = try? VaultImage.rotationProofs(of: bytes), !proofs.isEmpty else { return false }
+        let encoded = header.encoded()
+        return all.contains { key in
+            let expected = Crypto.rotationProof(of: encoded, earlierKey: key)
+            return proofs.contains { Crypto.constantTimeEqual($0, expected) }
+        }
+    }
+
     /// Counts `header` among those whose key is known.
     func remember(_ header: VaultHeader) {
         if !knownHeaders.contains(header) { knownHeaders.append(header) }

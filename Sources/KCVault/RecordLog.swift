@@ -17,8 +17,9 @@ struct RecordLog {
     private(set) var generation = 0
     /// The highest clock value among the log's records.
     private(set) var latestTimestamp: UInt64 = 0
-    /// End of the last complete record.
-    private(set) var endOffset = VaultHeader.length
+    /// End of the last complete record (where the records start, after the header and its
+    /// rotation proofs, while there is none).
+    private(set) var endOffset: Int
     private(set) var lastTag = RecordFrame.noPreviousTag
     /// Set when the file ends in an incomplete record (never acknowledged; the next write removes it).
     var tornTail: (offset: Int, length: Int)?
@@ -48,13 +49,18 @@ struct RecordLog {
         return records.reduce(0) { $1.payload.timestamp <= limit ? max($0, $1.payload.timestamp) : $0 }
     }
 
-    /// Forgets every record, before reading a file again from the start.
-    mutating func reset() {
-        self = RecordLog(generation: generation + 1)
+    /// Forgets every record, before reading a file again from `start` (`VaultHeader.recordsOffset`).
+    mutating func reset(start: Int) {
+        self = RecordLog(start: start, generation: generation + 1)
     }
 
-    private init(generation: Int) { self.generation = generation }
-    init() {}
+    private init(start: Int, generation: Int) {
+        endOffset = start
+        self.generation = generation
+    }
+
+    /// An empty log of a file whose records start at `start`.
+    init(start: Int = VaultHeader.length) { endOffset = start }
 }
 
 /// What the records of one append add to the log's count, version vector and clock, gathered

@@ -83,9 +83,9 @@ struct RecordSeal {
     }
 
     /// The previous tag of a record whose frame starts at `offset` of `file`: the 16 bytes before
-    /// it, or zeros for the first record.
-    static func storedPreviousTag(of file: UnsafeRawBufferPointer, frameAt offset: Int) -> [UInt8] {
-        offset == VaultHeader.length ? RecordFrame.noPreviousTag : tag(of: file, endingAt: offset)
+    /// it, or zeros for the first record (at `start`, where the records start).
+    static func storedPreviousTag(of file: UnsafeRawBufferPointer, frameAt offset: Int, start: Int) -> [UInt8] {
+        offset == start ? RecordFrame.noPreviousTag : tag(of: file, endingAt: offset)
     }
 }
 

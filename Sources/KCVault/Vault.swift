@@ -44,6 +44,7 @@ public final class Vault {
         self.key = key
         self.file = file
         self.anchors = anchors
+        log = RecordLog(start: header.recordsOffset)
     }
 
     public var path: String { file.path }
@@ -183,7 +184,7 @@ public final class Vault {
     /// Forgets every record read (and what the fold made of them), to read the file from the start.
     func resetLog() {
         willForgetRecords?()
-        log.reset()
+        log.reset(start: header.recordsOffset)
         fold?.reset()
     }
 

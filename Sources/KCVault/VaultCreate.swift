@@ -48,16 +48,19 @@ extension Vault {
         return try open(at: path, lockTimeout: lockTimeout, stateDirectory: stateDirectory) { password }
     }
 
-    /// A header wrapping `key` under a key derived from `password` with a fresh salt and nonce.
-    static func makeHeader(vaultID: [UInt8], key: SecureBytes, password: SecureBytes, kdf: KDFParameters) throws(VaultError) -> VaultHeader {
+    /// A header wrapping `key` under a key derived from `password` with a fresh salt and nonce;
+    /// with `proofCount`, a format version 3 header announcing that many rotation proofs.
+    static func makeHeader(vaultID: [UInt8], key: SecureBytes, password: SecureBytes, kdf: KDFParameters,
+                           proofCount: UInt8 = 0) throws(VaultError) -> VaultHeader {
         let salt = Crypto.randomBytes(VaultHeader.saltLength)
         let nonce = Crypto.randomBytes(VaultHeader.nonceLength)
         let passwordKey: SecureBytes
         do {
             passwordKey = try Crypto.deriveKey(password: password, salt: salt, opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit)
         } catch { throw VaultError.keyDerivationFailed }
-        var header = VaultHeader(vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce,
-                                 wrappedKey: [UInt8](repeating: 0, count: VaultHeader.wrappedKeyLength))
+        var header = VaultHeader(version: proofCount > 0 ? VaultHeader.proofVersion : VaultHeader.currentVersion,
+                                 vaultID: vaultID, kdf: kdf, salt: salt, keyNonce: nonce,
+                                 wrappedKey: [UInt8](repeating: 0, count: VaultHeader.wrappedKeyLength), proofCount: proofCount)
         header.wrappedKey = Crypto.seal(key, key: passwordKey, nonce: nonce, associatedData: header.authenticatedPrefix)
         return header
     }

@@ -111,6 +111,7 @@ final class VaultFile {
         // The header first: a file that is not a vault (`--vault /huge/file`) is never read whole.
         let header: VaultHeader
         do { header = try VaultHeader.decode(headerBytes) } catch { throw VaultError.corrupt(error) }
+        guard identity.size >= header.recordsOffset else { throw VaultError.corrupt(.truncated) }   // inside its rotation proofs
         let bytes: [UInt8]
         do throws(Errno) {
             if let limit { bytes = try descriptor.read(count: min(limit, identity.size), at: 0) } else { bytes = try descriptor.readToEnd(from: 0) }

@@ -21,7 +21,7 @@ extension Vault {
     /// does not unwrap the current key is `wrongPassword`.
     @discardableResult
     public func convertToCurrentFormat(password given: SecureBytes? = nil) throws(VaultError) -> Bool {
-        if header.version == VaultHeader.currentVersion { return true }
+        if header.version >= VaultHeader.currentVersion { return true }
         guard let secret = given ?? password else { return false }
         try exclusively { (records) throws(VaultError) in
             if given != nil, try !verifies(password: secret) { throw VaultError.wrongPassword }
@@ -41,7 +41,7 @@ extension Vault {
     /// `header` at the current version, wrapping `key` under `password` (a fresh salt and key
     /// nonce, its KDF parameters); `header` itself when it is current already.
     static func currentVersion(of header: VaultHeader, key: SecureBytes, password: SecureBytes) throws(VaultError) -> VaultHeader {
-        if header.version == VaultHeader.currentVersion { return header }
+        if header.version >= VaultHeader.currentVersion { return header }
         return try makeHeader(vaultID: header.vaultID, key: key, password: password, kdf: header.kdf)
     }
 }

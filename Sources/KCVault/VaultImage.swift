@@ -23,7 +23,16 @@ public struct VaultImage {
 
     /// The header of `bytes`, checked without a key.
     public static func header(of bytes: [UInt8]) throws(Problem) -> VaultHeader {
-        do { return try VaultHeader.decode(bytes) } catch { throw .header(error) }
+        let header: VaultHeader
+        do { header = try VaultHeader.decode(bytes) } catch { throw .header(error) }
+        guard bytes.count >= header.recordsOffset else { throw .header(.truncated) }   // inside its rotation proofs
+        return header
+    }
+
+    /// The rotation proofs of `bytes` (Docs/FORMAT.md, "Rotation proofs"), read without a key.
+    public static func rotationProofs(of bytes: [UInt8]) throws(Problem) -> (header: VaultHeader, proofs: [[UInt8]]) {
+        let header = try header(of: bytes)
+        do { return (header, try header.proofs(in: bytes)) } catch { throw .header(error) }
     }
 
     /// The vault key `header` wraps under `password` (`VaultError.wrongPassword` when it does not).

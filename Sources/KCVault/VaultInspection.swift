@@ -112,7 +112,7 @@ public struct VaultInspection {
     public var losses: [Loss] {
         var losses: [Loss] = []
         var next: UInt64 = 1
-        var start = VaultHeader.length - 1
+        var start = header.recordsOffset - 1
         for record in goodRecords {
             if record.sequence > next {
                 let found = notKept(after: start, before: record.offset, claiming: next..<record.sequence)
@@ -281,7 +281,11 @@ extension Vault {
         let allowsPages = header.allowsVersion2Content
         var order = LogOrder()
         bytes.withUnsafeBytes { raw in
-            var offset = VaultHeader.length
+            var offset = header.recordsOffset
+            if offset > raw.count {   // it ends inside the rotation proofs
+                result.problems.append(.init(offset: VaultHeader.length, kind: .badFrame(.truncated)))
+                return
+            }
             while offset < raw.count {
                 let scan: FrameScan
                 do throws(FormatError) { scan = try RecordFrame.scan(raw, at: offset, expectedSequence: nil, allowsPages: allowsPages) } catch {
@@ -302,7 +306,7 @@ extension Vault {
                     result.tornTail = (offset, raw.count - offset)
                     return
                 case .record(let frame, let body):
-                    let previousTag = RecordSeal.storedPreviousTag(of: raw, frameAt: offset)
+                    let previousTag = RecordSeal.storedPreviousTag(of: raw, frameAt: offset, start: header.recordsOffset)
                     do throws(RecordSeal.Failure) {
                         // A page is kept or left out whole, as its first record decides.
                         let records = try seal.openRecords(raw, frame: frame, offset: offset, body: body, previousTag: previousTag)

@@ -9,14 +9,21 @@ extension Vault {
     /// `rotateKey` a new vault key is made and every record sealed again under it, and the old
     /// key is kept in an earlier-key record. Either way the file ends with a password-change
     /// record holding the new header, which carries the change to the other copies of the vault
-    /// (Docs/FORMAT.md, "Password changes and earlier keys"); the file is of format version 2.
+    /// (Docs/FORMAT.md, "Password changes and earlier keys"). The file is of format version 2, or
+    /// 3 when it holds earlier keys: then its header is followed by a rotation proof made with
+    /// each of them (Docs/FORMAT.md, "Rotation proofs"), by which the other copies of the vault
+    /// know it for a change of their own vault before anything is derived.
     public func changePassword(to newPassword: SecureBytes, kdf: KDFParameters? = nil, rotateKey: Bool = false) throws(VaultError) {
         if let kdf, !kdf.isWithinBounds {
             throw VaultError.corrupt(.kdfOutOfBounds(opsLimit: kdf.opsLimit, memoryLimit: kdf.memoryLimit))
         }
         try exclusively { (records) throws(VaultError) in
             let newKey = rotateKey ? SecureBytes.random(count: Crypto.keyLength) : key
-            let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf)
+            let kept = records.map { $0.plaintextWithoutBatchMarker() }
+            var earlier = Vault.earlierKeys(in: kept)
+            if rotateKey && !earlier.contains(where: { $0.isEqual(to: key) }) { earlier.append(key) }
+            let newHeader = try Vault.makeHeader(vaultID: header.vaultID, key: newKey, password: newPassword, kdf: kdf ?? header.kdf,
+                                                 proofCount: UInt8(min(earlier.count, VaultHeader.maximumProofs)))
             let device = try anchors.state.deviceID()
             var counter = max(versionVector[device], anchorVector[device])
             var clock = HybridLogicalClock(after: log.clockStart(now: HybridLogicalClock.wallMilliseconds()))
@@ -27,7 +34,7 @@ extension Vault {
                 counter += 1
                 return record.encode(recordID: RecordID(device: device, counter: counter), timestamp: clock.next())
             }
-            return (newHeader, newKey, records.map { $0.plaintextWithoutBatchMarker() } + payloads)
+            return (newHeader, newKey, kept + payloads)
         }
     }
 

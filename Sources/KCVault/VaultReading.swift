@@ -203,7 +203,7 @@ extension Vault {
             let size = try descriptor.status().size
             if size < end { return true }
             if try descriptor.read(count: VaultHeader.length, at: 0) != header.encoded() { return true }
-            if end > VaultHeader.length {
+            if end > header.recordsOffset {
                 return try descriptor.read(count: RecordFrame.tagLength, at: end - RecordFrame.tagLength) != log.lastTag
             }
             return false

@@ -139,7 +139,7 @@ extension Vault {
         let records = header.allowsVersion2Content
             ? seal.sealPages(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag, progress: progress)
             : seal.sealChain(payloads, firstSequence: 1, previousTag: RecordFrame.noPreviousTag, progress: progress)
-        return header.encoded() + records
+        return header.encoded() + rotationProofs(header, payloads: payloads) + records
     }
 
     /// Safe replacement of the file at `path` (the caller holds the current file's exclusive

@@ -55,6 +55,7 @@ build() {
         -Xcc -fmodule-map-file=Sources/CSodium/module.modulemap -Xcc -fmodule-map-file=Sources/CSystemShim/module.modulemap \
         -Xcc -fmodule-map-file=Sources/CZxcvbn/module.modulemap \
         -Xcc -fmodule-map-file="$bin/CCurl.build/module.modulemap" -Xcc -fmodule-map-file="$bin/CWordList.build/module.modulemap" \
+        -Xcc -fmodule-map-file="$bin/CLibCrypto.build/module.modulemap" \
         Tests/Fuzz/cli_parser_fuzz.swift "${objects[@]}" -lsodium -lzxcvbn -ldl -o "$OUT/cli_parser" ;;
   esac
 }

@@ -83,7 +83,7 @@ final class HeaderTests: XCTestCase {
         assertRejects(Array("PK\u{3}\u{4}".utf8), .badMagic)
         assertRejects(patched { $0[0] = UInt8(ascii: "k") }, .badMagic)
         assertRejects(patched { $0[7] = 1 }, .badMagic)
-        assertRejects(patched { $0[8] = 3 }, .unsupportedVersion(3))
+        assertRejects(patched { $0[8] = 4 }, .unsupportedVersion(4))
         assertRejects(patched { $0[8] = 0 }, .unsupportedVersion(0))
         assertRejects(patched { $0[9] = 1 }, .unsupportedVersion(258))
         assertRejects(patched { $0[10] = 141 }, .badHeaderLength(141))
@@ -91,8 +91,21 @@ final class HeaderTests: XCTestCase {
         assertRejects(patched({ $0[20] ^= 1 }, fixChecksum: false), .badHeaderChecksum)
         assertRejects(patched({ $0[137] ^= 0x80 }, fixChecksum: false), .badHeaderChecksum)
         for i in 29..<32 { assertRejects(patched { $0[i] = 0x40 }, .reservedNotZero) }
+        // Version 3 gives byte 29 to the rotation proof count; 30 and 31 stay reserved.
+        for i in 30..<32 { assertRejects(patched { $0[8] = 3; $0[i] = 1 }, .reservedNotZero) }
         assertRejects(patched { $0[28] = 0 }, .unsupportedKDF(0))
         assertRejects(patched { $0[28] = 2 }, .unsupportedKDF(2))
+    }
+
+    func testAVersion3HeaderCountsTheRotationProofsAfterIt() throws {
+        let header = try VaultHeader.decode(patched { $0[8] = 3; $0[29] = 2 })
+        XCTAssertEqual(header.proofCount, 2)
+        XCTAssertEqual(header.recordsOffset, VaultHeader.length + 64)
+        XCTAssertEqual(header.encoded()[29], 2, "the count is part of the authenticated prefix")
+        let proofs = (0..<64).map { UInt8($0) }
+        XCTAssertEqual(try header.proofs(in: header.encoded() + proofs), [Array(proofs[0..<32]), Array(proofs[32..<64])])
+        XCTAssertThrowsError(try header.proofs(in: header.encoded() + proofs.prefix(63)))
+        XCTAssertEqual(try VaultHeader.decode(patched { $0[8] = 2 }).recordsOffset, VaultHeader.length)
     }
 
     func testRuleOrder() {
@@ -104,7 +117,7 @@ final class HeaderTests: XCTestCase {
         assertRejects(patched { $0[28] = 7; $0[29] = 1 }, .reservedNotZero)
         assertRejects(patched { $0[28] = 7; $0.replaceSubrange(32..<40, with: le64(99)) }, .unsupportedKDF(7))
         // A truncated header with a foreign version is still "unsupported", once bytes 8..<12 are present.
-        assertRejects(Array(patched { $0[8] = 3 }.prefix(12)), .unsupportedVersion(3))
+        assertRejects(Array(patched { $0[8] = 4 }.prefix(12)), .unsupportedVersion(4))
     }
 
     func testKDFBounds() throws {

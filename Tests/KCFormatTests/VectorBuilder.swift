@@ -136,6 +136,8 @@ struct VectorVault {
     var records: [[UInt8]] = []
     /// Records held by pages beyond one each: `records.count + pageExtra` records in all.
     var pageExtra = 0
+    /// The rotation proofs after the header (format version 3: `header.proofCount` of 32 bytes).
+    var proofs: [UInt8] = []
 
     /// The fast KDF every vector uses (libsodium's minimums), so tests stay quick.
     static let fastKDF = KDFParameters(opsLimit: 1, memoryLimit: 8 << 10)
@@ -144,7 +146,7 @@ struct VectorVault {
     /// others that must derive the same key (memlimit counts in whole KiB).
     /// `version`: the header's format version (1 for every vector from before version 2).
     init(label: String, password: String = "correct horse battery staple", kdf: KDFParameters = fastKDF,
-         derivedWith: KDFParameters? = nil, version: UInt16 = 1) throws {
+         derivedWith: KDFParameters? = nil, version: UInt16 = 1, proofCount: UInt8 = 0) throws {
         self.label = label
         self.password = password
         self.kdf = kdf
@@ -152,7 +154,7 @@ struct VectorVault {
         vaultKey = SecureBytes(copying: FixedBytes.make("\(label)/vault-key", count: 32))
         header = VaultHeader(version: version, vaultID: vaultID, kdf: kdf, salt: FixedBytes.make("\(label)/salt", count: 16),
                              keyNonce: FixedBytes.make("\(label)/key-nonce", count: 24),
-                             wrappedKey: [UInt8](repeating: 0, count: 48))
+                             wrappedKey: [UInt8](repeating: 0, count: 48), proofCount: proofCount)
         let derivation = derivedWith ?? kdf
         let passwordKey = try Crypto.deriveKey(password: SecureBytes(copying: Array(password.utf8)), salt: header.salt,
                                                opsLimit: derivation.opsLimit, memoryLimit: derivation.memoryLimit)
@@ -200,11 +202,11 @@ struct VectorVault {
     }
 
     var headerBytes: [UInt8] { header.encoded() }
-    var bytes: [UInt8] { headerBytes + records.flatMap { $0 } }
+    var bytes: [UInt8] { headerBytes + proofs + records.flatMap { $0 } }
 
     /// File offset of record `index` (0-based).
     func offset(ofRecord index: Int) -> Int {
-        VaultHeader.length + records[..<index].reduce(0) { $0 + $1.count }
+        VaultHeader.length + proofs.count + records[..<index].reduce(0) { $0 + $1.count }
     }
 }
 

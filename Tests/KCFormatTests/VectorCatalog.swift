@@ -211,7 +211,7 @@ enum VectorCatalog {
             TestVector(name: "header-truncated", comment: "the first 100 bytes of a header", expect: .headerFailure,
                        error: "truncated", bytes: Array(std.headerBytes.prefix(100))),
             try fail("header-bad-magic", "magic KCVAULT\\0 changed to KCVAULX\\0", "bad-magic", { $0[6] = UInt8(ascii: "X") }),
-            try fail("header-unsupported-version", "format version 3", "unsupported-version 3", { $0[8] = 3 }),
+            try fail("header-unsupported-version", "format version 4", "unsupported-version 4", { $0[8] = 4 }),
             try fail("header-bad-length", "header length field 141", "bad-header-length 141", { $0[10] = 141 }),
             try fail("header-checksum", "one bit of the vault id flipped, checksum left as it was", "bad-header-checksum",
                      { $0[20] ^= 0x04 }, fixChecksum: false),

@@ -29,11 +29,26 @@ extension VectorCatalog {
             return TestVector(name: name, comment: comment, expect: .recordFailure, error: "bad-payload offset=\(v.offset(ofRecord: 1))",
                               bytes: v.bytes)
         }
+        // A version-3 vault after two rotations: its header announces two rotation proofs (byte 29),
+        // each the keyed BLAKE2b of the header under a crypto_kdf subkey (context "kcrotate", id 1)
+        // of one earlier key, in the order of their records.
+        let olderKey = FixedBytes.make("rotation-proof/older-vault-key", count: 32)
+        var proven = try VectorVault(label: "rotation-proof", version: VaultHeader.proofVersion, proofCount: 2)
+        proven.proofs = [olderKey, oldKey].flatMap { Crypto.rotationProof(of: proven.headerBytes, earlierKey: SecureBytes(copying: $0)) }
+        for payload in [put(github, counter: 1), vaultRecord(earlier, counter: 2, [field(.earlierKey, bytes: olderKey)]),
+                        vaultRecord(earlier, counter: 3, [field(.earlierKey, bytes: oldKey)]),
+                        vaultRecord(change, counter: 4, [headerField(proven), keyIDField(proven)])] { proven.append(payload) }
         let changed = try vault("password-change") { v in [put(ftp, counter: 2), vaultRecord(change, counter: 3, [headerField(v), keyIDField(v)])] }
         let rotated = try vault("earlier-key") { v in
             [vaultRecord(earlier, counter: 2, [field(.earlierKey, bytes: oldKey)]), vaultRecord(change, counter: 3, [headerField(v), keyIDField(v)])]
         }
         return [
+            TestVector(name: "valid-rotation-proof",
+                       comment: "a version-3 vault after two rotations: two rotation proofs after the header (one per earlier key, in record order), then a put, two earlier keys and a password change",
+                       expect: .success, records: 4, items: [github], bytes: proven.bytes),
+            TestVector(name: "header-rotation-proofs-truncated",
+                       comment: "a version-3 header announcing two rotation proofs, and the file ends inside the second",
+                       expect: .headerFailure, error: "truncated", bytes: Array(proven.bytes.prefix(VaultHeader.length + 40))),
             TestVector(name: "valid-password-change",
                        comment: "a version-2 vault whose last record is a password change (kind 4) holding its own header: it changes no item",
                        expect: .success, records: 3, items: [github, ftp], bytes: changed.bytes),

@@ -21,8 +21,13 @@ final class HeaderChangeTests: VaultFolderTestCase {
         let fd = Glibc.open(path, O_WRONLY)
         XCTAssertEqual(swapped.withUnsafeBytes { pwrite(fd, $0.baseAddress, VaultHeader.length, 0) }, VaultHeader.length)
         close(fd)
+        // The rotated file's records start after its rotation proofs; the old header has none, so
+        // read with it the proofs are a damaged first frame: refused either way, nothing written.
         XCTAssertThrowsError(try vault.compact()) { error in
-            guard case VaultError.replacedByAnotherVault? = error as? VaultError else { return XCTFail("\(error)") }
+            switch error as? VaultError {
+            case .replacedByAnotherVault?, .corrupt(.badFrameChecksum(offset: VaultHeader.length))?: break
+            default: XCTFail("\(error)")
+            }
         }
         XCTAssertTrue(fileBytes() == swapped, "the rewrite wrote a file no password opens")
     }

@@ -10,7 +10,7 @@ final class PageTests: VaultFolderTestCase {
     /// The frames of a vault file, in order: offset and frame (its checksum is not checked here).
     func frames(_ bytes: [UInt8]) -> [(offset: Int, frame: RecordFrame)] {
         var out: [(Int, RecordFrame)] = []
-        var offset = VaultHeader.length
+        var offset = (try? VaultHeader.decode(bytes).recordsOffset) ?? VaultHeader.length   // after any rotation proofs
         while offset + RecordFrame.length <= bytes.count {
             let field = bytes[offset..<(offset + 4)].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
             let sequence = bytes[(offset + 4)..<(offset + 12)].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

@@ -21,7 +21,9 @@ VECTORS = REPO / "Docs" / "vectors"
 HEADER_LENGTH = 140
 HEADER_CHECKSUM_OFFSET = 136
 FRAME_LENGTH = 16
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
+PROOF_VERSION = 3            # a header followed by rotation proofs (their count in byte 29)
+PROOF_LENGTH = 32
 PAGE_FLAG = 1 << 31          # bit 31 of a frame's length field: a page (format version 2 only)
 PAGE_MAX_BODY = 64 << 10
 
@@ -71,7 +73,8 @@ class Frame:
 def frames(data: bytes) -> list[Frame]:
     """The complete records of an intact vault, in order (stops at the first incomplete one)."""
     out = []
-    offset = HEADER_LENGTH
+    offset = records_offset(data)
+    assert offset <= len(data), "the file ends inside its rotation proofs"
     while offset + FRAME_LENGTH <= len(data):
         field, sequence, crc = struct.unpack_from("<IQI", data, offset)
         assert crc == crc32c(data[offset:offset + 12]), f"bad frame checksum at {offset}"
@@ -111,6 +114,36 @@ def patch_header(data: bytes, *, ops: int | None = None, memory: int | None = No
 def header_version(data: bytes) -> int:
     """The header's format version (u16 LE at 8)."""
     return struct.unpack_from("<H", data, 8)[0]
+
+
+def proof_count(data: bytes) -> int:
+    """How many rotation proofs follow the header: byte 29 of a version-3 header, else none."""
+    return data[29] if header_version(data) >= PROOF_VERSION else 0
+
+
+def records_offset(data: bytes) -> int:
+    """Where the records start: after the header and its rotation proofs."""
+    return HEADER_LENGTH + PROOF_LENGTH * proof_count(data)
+
+
+def rotation_proofs(data: bytes) -> list[bytes]:
+    """The rotation proofs after the header, in clear (32 bytes each)."""
+    return [data[HEADER_LENGTH + i * PROOF_LENGTH:HEADER_LENGTH + (i + 1) * PROOF_LENGTH] for i in range(proof_count(data))]
+
+
+def rotation_proof(header: bytes, earlier_key: bytes) -> bytes:
+    """A rotation proof: BLAKE2b-256 of the 140 header bytes keyed with subkey 1 of `earlier_key` by
+    crypto_kdf (context "kcrotate"), i.e. BLAKE2b-256 of nothing keyed with the key, salt the subkey id
+    (u64 LE) padded to 16 bytes, personalization "kcrotate" padded to 16 bytes."""
+    subkey = hashlib.blake2b(b"", digest_size=32, key=earlier_key, salt=struct.pack("<Q", 1) + bytes(8),
+                             person=b"kcrotate" + bytes(8)).digest()
+    return hashlib.blake2b(header[:HEADER_LENGTH], digest_size=32, key=subkey).digest()
+
+
+def proves_rotation(data: bytes, keys: list[bytes]) -> bool:
+    """True when one of the file's rotation proofs was made with one of `keys` over its header."""
+    expected = {rotation_proof(data[:HEADER_LENGTH], key) for key in keys}
+    return any(proof in expected for proof in rotation_proofs(data))
 
 
 def header_kdf(data: bytes) -> tuple[int, int]:

@@ -84,3 +84,21 @@ def test_the_device_name_vectors_are_among_them():
     names = device_names(named.data, named.fields["password"].encode())
     assert sorted(names.values()) == ["desk", "laptop two"], "the newest record of each device names it"
     assert {"payload-device-name-in-version-1", "payload-device-name-with-item-id"} <= {v.name for v in ALL}
+
+
+def test_the_rotation_proofs_verify_under_each_earlier_key_and_no_other():
+    """Docs/FORMAT.md, "Rotation proofs": computed here with hashlib's BLAKE2b alone (crypto_kdf's
+    subkey spelled out), independently of libsodium and of kc's writer."""
+    from kcformat import (EARLIER_KEY, TAG_EARLIER_KEY, parse_payload, proves_rotation, records, records_offset,
+                          rotation_proof, rotation_proofs)
+    vector = next(v for v in ALL if v.name == "valid-rotation-proof")
+    data, password = vector.data, vector.fields["password"].encode()
+    assert data[8] == 3 and data[29] == 2 and records_offset(data) == 140 + 64
+    earlier = [p.fields[TAG_EARLIER_KEY] for p in (parse_payload(plain) for _, plain in records(data, password))
+               if p.kind == EARLIER_KEY]
+    assert len(earlier) == 2
+    assert rotation_proofs(data) == [rotation_proof(data[:140], key) for key in earlier]
+    assert proves_rotation(data, earlier[1:]) and not proves_rotation(data, [bytes(32)])
+    tampered = bytearray(data)
+    tampered[40] ^= 1   # another KDF cost: the header the proofs were made over is not this one
+    assert not proves_rotation(bytes(tampered), earlier)

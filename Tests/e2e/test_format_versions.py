@@ -1,6 +1,6 @@
 """Format versions (Docs/FORMAT.md, "Format versions") through the kc binary: `kc init` writes version 2,
 an append keeps a version-1 file at version 1, and `kc compact` converts it to version 2 with every
-item kept; the independent reader reads both and refuses version 3."""
+item kept; the independent reader reads both and refuses version 4."""
 from __future__ import annotations
 
 import pytest
@@ -52,10 +52,12 @@ def test_passwd_writes_version_2(kc):
     assert header_version(kc.vault_path.read_bytes()) == 2
 
 
-def test_reader_reads_version_2_and_refuses_version_3():
+def test_reader_reads_versions_2_and_3_and_refuses_version_4():
     v2 = read_vector(VECTORS / "valid-version-2.txt").data
     v1 = read_vector(VECTORS / "valid-items.txt").data
     assert header_version(v2) == 2
     assert items(v2, PASSWORD) == items(v1, PASSWORD)
-    with pytest.raises(AssertionError, match="unsupported version 3"):
+    v3 = read_vector(VECTORS / "valid-rotation-proof.txt").data
+    assert header_version(v3) == 3 and len(items(v3, PASSWORD)) == 1
+    with pytest.raises(AssertionError, match="unsupported version 4"):
         items(read_vector(VECTORS / "header-unsupported-version.txt").data, PASSWORD)

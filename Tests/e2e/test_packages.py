@@ -213,10 +213,10 @@ def test_deb_installs_into_a_fresh_root_and_runs_without_swift(deb, tmp_path):
 
 def test_deb_depends_names_each_library_kc_needs(deb, tmp_path):
     """Depends comes from the binary: every NEEDED library's package is named (libc6 with the
-    version the symbols need), libcurl4 (loaded with dlopen), and nothing of Swift."""
+    version the symbols need), libcurl4 and libssl3 (loaded with dlopen), and nothing of Swift."""
     depends = deb_field(deb, "Depends")
     names = {re.sub(r"\s*\(.*\)", "", group).strip() for group in depends.split(",")}
-    assert {"libc6", "libsodium23", "libcurl4"} <= names, depends
+    assert {"libc6", "libsodium23", "libcurl4", "libssl3"} <= names, depends
     assert re.search(r"libc6 \(>= 2\.\d+\)", depends), depends
     assert not any("swift" in name or name.startswith("libstdc++") for name in names), depends
     subprocess.run(["dpkg-deb", "-x", str(deb), str(tmp_path / "x")], check=True)

@@ -1,18 +1,19 @@
 """A remote's copy under a key not linked to the vault (Docs/SYNC.md, rule 8; the security review of
 December 2026, M1 and L3, and its repro-2026-12/m1-foreign-key-takeover.sh and l3-remote-kdf-cost.sh):
 someone who can push but lacks the key makes a vault of their own, gives it the victim's vault id
-(forgery.py), and pushes it. kc sync refuses it, whatever password it is given, and leaves the vault
-and the remote as they were; a copy asking for a costlier key derivation than the vault's is refused
-before anything is derived."""
+(forgery.py), and pushes it. kc sync refuses it as a foreign vault by its rotation proofs alone
+(Docs/FORMAT.md, "Rotation proofs"): before asking any password and before deriving anything, whatever
+password it is given and whatever KDF cost its header asks; the vault and the remote stay as they were."""
 import subprocess
 import sys
 from pathlib import Path
 
+import pexpect
 import pytest
 
 import forgery
 import kcformat
-from kcharness import EXIT_DECODE, EXIT_INTERACTION, EXIT_NOT_MERGED, FAST_KDF, KC, assert_failure
+from kcharness import EXIT_DECODE, EXIT_NOT_MERGED, FAST_KDF, KC, assert_failure
 from test_sync import GIT_ENV, git, machine, remote  # noqa: F401 (remote is a fixture)
 
 ATTACKER_PASSWORD = "attacker-pw-Vq7!tR2#pL"
@@ -79,11 +80,22 @@ def assert_untouched(kc: KC, vault: bytes, remote: Path, head: str) -> None:  # 
 def test_a_copy_under_a_key_not_linked_to_the_vault_is_refused_whatever_password_is_given(kc_bin, tmp_path, remote, victim):  # noqa: F811
     head = push_as_attacker(tmp_path, remote, forged_copy(kc_bin, tmp_path, victim))
     vault = victim.vault_path.read_bytes()
-    # No password set elsewhere is at hand: nothing opens the copy, nothing changes.
-    assert_failure(victim.run(["sync"]), "errSecInteractionNotAllowed", EXIT_INTERACTION)
+    # No password set elsewhere is at hand: the copy is refused as foreign all the same, not for a
+    # password it would need.
+    result = victim.run(["sync"])
+    assert_failure(result, "errSecDecode", EXIT_DECODE)
+    assert NOT_LINKED in result.stderr, result
     assert_untouched(victim, vault, remote, head)
-    # The password the attacker told opens the copy's header, but the copy holds none of the vault's
-    # keys: it is not a rotation of this vault, and it is refused as a foreign vault.
+    # On a terminal, kc asks nothing: the refusal comes before any prompt.
+    child = victim.spawn(["sync"])
+    index = child.expect_exact(["Master password set on another machine", NOT_LINKED, pexpect.EOF])
+    assert index == 1, child.before
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == EXIT_DECODE
+    assert_untouched(victim, vault, remote, head)
+    # Given the password the attacker told (it would open the copy's header), the copy is still
+    # refused before it is tried: it carries no proof made with one of the vault's keys.
     result = victim.run(["sync", "--new-password-file", told(victim)])
     assert_failure(result, "errSecDecode", EXIT_DECODE)
     assert NOT_LINKED in result.stderr, result
@@ -95,6 +107,7 @@ def test_a_copy_under_a_key_not_linked_to_the_vault_is_refused_whatever_password
 
 def test_a_copy_asking_a_costlier_key_derivation_is_refused_before_anything_is_derived(kc_bin, tmp_path, remote, victim):  # noqa: F811
     # The victim's vault derives with 8 KiB; the copy asks for 64 MiB (the review's script: up to 4 GiB).
+    # It carries no rotation proof, so it is refused as foreign before its cost is even looked at.
     heavy = 64 << 20
     head = push_as_attacker(tmp_path, remote, forged_copy(kc_bin, tmp_path, victim, kdf=(1, heavy), change_password=False))
     vault = victim.vault_path.read_bytes()
@@ -102,8 +115,7 @@ def test_a_copy_asking_a_costlier_key_derivation_is_refused_before_anything_is_d
         result = victim.run(args, wrapper=(sys.executable, "-c", PEAK))
         # Refused as it is, not asking for a password set elsewhere (which needs a derivation to try).
         assert_failure(result, "errSecDecode", EXIT_DECODE)
-        assert "costlier key derivation (Argon2id 1 pass, 64 MiB) than this vault's (Argon2id 1 pass, 8 KiB)" in result.stderr, result
-        assert "--kdf-memory 64M" in result.hint
+        assert NOT_LINKED in result.stderr, result
         peak = int(result.stderr.splitlines()[-1].split()[1])
         assert peak * 1024 < heavy // 2, f"kc's peak memory {peak} KiB: it derived with the copy's parameters"
         assert_untouched(victim, vault, remote, head)

@@ -98,7 +98,12 @@ def test_a_rotated_key_keeps_every_item_of_both_machines(pair):
     unlock(laptop)
     unlock(desktop)
     laptop_agent, desktop_agent = status(laptop)[1]["pid"], status(desktop)[1]["pid"]
+    old_key = kcformat.vault_key(laptop.vault_path.read_bytes(), OLD.encode())
     rotate(laptop)
+    # The rotated file is of version 3: its header is followed by a rotation proof made with the key it
+    # replaced (Docs/FORMAT.md, "Rotation proofs"), which the desktop checks before asking anything.
+    rotated = laptop.vault_path.read_bytes()
+    assert kcformat.header_version(rotated) == 3 and kcformat.proves_rotation(rotated, [old_key])
     # The laptop's agent held the old key: the rotation locks it (its next request finds the vault
     # under another key).
     assert laptop.run(["find", "-s", "shared", "-w"], unset=NO_SOURCE).returncode == EXIT_INTERACTION

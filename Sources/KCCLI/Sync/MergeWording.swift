@@ -52,10 +52,11 @@ extension MergeDriver {
                                  + "(asked on the terminal, or --new-password-fd N / --new-password-file PATH)")
         case .notLinked(let side, _):
             return CLIError(.decode, "\(side == .ours ? ours : theirs) is sealed under a key that is not linked to this vault: unlike "
-                                 + "the copy of a key rotation, it holds none of this vault's keys, so someone made it under a key of their own "
-                                 + "with this vault's id; its key was not kept and nothing was written",
+                                 + "the copy of a key rotation, it carries no proof made with one of this vault's keys, so it is a foreign vault "
+                                 + "someone made under a key of their own with this vault's id; its key was not kept and nothing was written",
                                  hint: "someone who can push to the remote replaced the vault there: do not use a password you were told for it; "
-                                 + "set the remote's branch back to one of your own commits, then sync again")
+                                 + "set the remote's branch back to one of your own commits, then sync again (if you rotated the key on another "
+                                 + "machine with an older kc, run 'kc passwd' there with this one first: Docs/SYNC.md, Password changes and key rotations)")
         case .keyDerivationTooCostly(let side, let asked, let allowed):
             return CLIError(.decode, "\(side == .ours ? ours : theirs) is sealed under a key this machine does not have, and its header asks for a "
                                  + "costlier key derivation (\(kdf(asked))) than this vault's (\(kdf(allowed))); no password was tried on it and nothing was written",
