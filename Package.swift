@@ -21,10 +21,12 @@ let package = Package(
         .systemLibrary(name: "CZxcvbn", providers: [.apt(["libzxcvbn-dev"])]),
         // libcurl, loaded with dlopen on first use (not linked: kc starts faster); builds against the
         // libcurl4-openssl-dev headers (`make deps`).
-        .target(name: "CCurl", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
+        // The one loader of libraries opened on first use (dlopen and dlsym, with a reason on failure).
+        .target(name: "CLibraryLoader", linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"], swiftSettings: strict),
         // OpenSSL's libcrypto (HMAC-SHA-1/2, SHA-1: what libsodium lacks), loaded with dlopen on first
         // use as libcurl is; builds against the libssl-dev headers (`make deps`).
-        .target(name: "CLibCrypto", swiftSettings: strict, linkerSettings: [.linkedLibrary("dl")]),
+        .target(name: "CLibCrypto", dependencies: ["CLibraryLoader"], swiftSettings: strict),
 
         // Layers, bottom up. Each imports only layers below it.
         .target(name: "KCSystem", dependencies: ["CSystemShim"], swiftSettings: strict + faultSeam),

@@ -1,5 +1,5 @@
 #include "kc_curl.h"
-#include <dlfcn.h>
+#include "kc_library_loader.h"
 #include <pthread.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -27,18 +27,7 @@ static char load_error[512] = "not loaded";
 
 static void load(void) {
     static const char *const libraries[] = {"libcurl.so.4", "libcurl.so"};
-    void *library = NULL;
-    char first_error[sizeof load_error] = "";
-    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0] && library == NULL; i++) {
-        library = dlopen(libraries[i], RTLD_NOW | RTLD_LOCAL);
-        const char *why = library == NULL ? dlerror() : NULL;
-        if (i == 0 && why != NULL) snprintf(first_error, sizeof first_error, "%s", why);
-    }
-    if (library == NULL) {
-        snprintf(load_error, sizeof load_error, "%s", first_error[0] ? first_error : "not found");
-        return;
-    }
-    const struct { const char *name; void **slot; } symbols[] = {
+    const kc_library_symbol symbols[] = {
         {"curl_global_init", (void **)&api.global_init},
         {"curl_easy_init", (void **)&api.easy_init},
         {"curl_easy_cleanup", (void **)&api.easy_cleanup},
@@ -49,13 +38,8 @@ static void load(void) {
         {"curl_easy_setopt", (void **)&api.easy_setopt},
         {"curl_easy_getinfo", (void **)&api.easy_getinfo},
     };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(library, symbols[i].name);
-        if (*symbols[i].slot == NULL) {
-            snprintf(load_error, sizeof load_error, "the library has no function %s", symbols[i].name);
-            return;
-        }
-    }
+    if (kc_library_open(libraries, sizeof libraries / sizeof libraries[0], symbols,
+                        sizeof symbols / sizeof symbols[0], load_error, sizeof load_error) != 0) return;
     /* libcurl (like OpenSSL's users) appends every TLS session's keys to the file named by
        SSLKEYLOGFILE, read once here: with it, a capture of the FTPS traffic reveals PASS. */
     unsetenv("SSLKEYLOGFILE");

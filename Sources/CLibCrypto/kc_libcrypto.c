@@ -1,5 +1,5 @@
 #include "kc_libcrypto.h"
-#include <dlfcn.h>
+#include "kc_library_loader.h"
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <pthread.h>
@@ -21,31 +21,15 @@ static char load_error[512] = "not loaded";
 
 static void load(void) {
     static const char *const libraries[] = {"libcrypto.so.3", "libcrypto.so"};
-    void *library = NULL;
-    char first_error[sizeof load_error] = "";
-    for (size_t i = 0; i < sizeof libraries / sizeof libraries[0] && library == NULL; i++) {
-        library = dlopen(libraries[i], RTLD_NOW | RTLD_LOCAL);
-        const char *why = library == NULL ? dlerror() : NULL;
-        if (i == 0 && why != NULL) snprintf(first_error, sizeof first_error, "%s", why);
-    }
-    if (library == NULL) {
-        snprintf(load_error, sizeof load_error, "%s", first_error[0] ? first_error : "not found");
-        return;
-    }
-    const struct { const char *name; void **slot; } symbols[] = {
+    const kc_library_symbol symbols[] = {
         {"HMAC", (void **)&api.hmac},
         {"EVP_Digest", (void **)&api.digest},
         {"EVP_sha1", (void **)&api.sha1},
         {"EVP_sha256", (void **)&api.sha256},
         {"EVP_sha512", (void **)&api.sha512},
     };
-    for (size_t i = 0; i < sizeof symbols / sizeof symbols[0]; i++) {
-        *symbols[i].slot = dlsym(library, symbols[i].name);
-        if (*symbols[i].slot == NULL) {
-            snprintf(load_error, sizeof load_error, "the library has no function %s", symbols[i].name);
-            return;
-        }
-    }
+    if (kc_library_open(libraries, sizeof libraries / sizeof libraries[0], symbols,
+                        sizeof symbols / sizeof symbols[0], load_error, sizeof load_error) != 0) return;
     load_error[0] = '\0';
 }
 
