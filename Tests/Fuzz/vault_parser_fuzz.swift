@@ -20,7 +20,7 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let header = try? VaultHeader.decode(bytes) {
         precondition(header.kdf.isWithinBounds, "header outside the KDF bounds accepted")
         precondition(header.encoded() == Array(bytes.prefix(VaultHeader.length)), "header does not re-encode to its bytes")
-        start = VaultHeader.length
+        start = header.recordsOffset   // after the rotation proofs of a version-3 header
         allowsPages = header.allowsVersion2Content
     }
     // The record area: after a valid header, else the whole input (so the scan sees arbitrary bytes).
@@ -39,7 +39,7 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             var fixedAllowsPages = true
             if let header = try? VaultHeader.decode(fixed) {
                 precondition(header.kdf.isWithinBounds && header.encoded() == Array(fixed.prefix(VaultHeader.length)))
-                fixedStart = VaultHeader.length
+                fixedStart = header.recordsOffset
                 fixedAllowsPages = header.allowsVersion2Content
             }
             scanRecords(fixedRaw, from: fixedStart, allowsPages: fixedAllowsPages)
@@ -54,7 +54,7 @@ func fixChecksums(_ bytes: inout [UInt8]) {
     if bytes.count >= VaultHeader.length && bytes.starts(with: VaultHeader.magic) {
         let crc = CRC32C.checksum(bytes[0..<136])
         for i in 0..<4 { bytes[136 + i] = UInt8(truncatingIfNeeded: crc >> (8 * i)) }
-        offset = VaultHeader.length
+        offset = (try? VaultHeader.decode(bytes))?.recordsOffset ?? VaultHeader.length
     }
     while bytes.count - offset >= RecordFrame.length {
         let crc = CRC32C.checksum(bytes[offset..<(offset + 12)])
