@@ -16,7 +16,7 @@ mkdir -p "$out" && out=$(cd "$out" && pwd)
 repo=$(dirname "$here")
 # Libraries kc opens with dlopen, as Debian packages (the sonames in Sources/CCurl/kc_curl.c and
 # Sources/CLibCrypto/kc_libcrypto.c).
-DLOPEN_DEPENDS="libcurl4, libssl3"
+DLOPEN_DEPENDS="libcurl4 libssl3"
 
 for tool in dpkg-deb dpkg-shlibdeps strip gzip; do
     command -v "$tool" >/dev/null || { echo "deb: $tool is missing: run make test-deps (dpkg-dev, binutils)" >&2; exit 1; }

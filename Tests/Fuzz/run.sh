@@ -42,7 +42,9 @@ build() {
       # and the last one wins: the modules would get no coverage instrumentation).
       local spm=(-c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link,address
                  --scratch-path "$OUT/spm")
-      swift build "${spm[@]}" --target KCCLI
+      # KCCLI, and the C loader that only C code (CCurl, CLibCrypto) includes, which building KCCLI
+      # alone leaves without an object.
+      swift build "${spm[@]}" --target KCCLI && swift build "${spm[@]}" --target CLibraryLoader
       local bin; bin=$(swift build "${spm[@]}" --show-bin-path)
       # Every library module under Sources (all but the kc executable, whose main the fuzzer replaces);
       # the system-library shims have no sources and add no objects.
