@@ -20,7 +20,7 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     if let header = try? VaultHeader.decode(bytes) {
         precondition(header.kdf.isWithinBounds, "header outside the KDF bounds accepted")
         precondition(header.encoded() == Array(bytes.prefix(VaultHeader.length)), "header does not re-encode to its bytes")
-        start = header.recordsOffset   // after the rotation proofs of a version-3 header
+        start = recordStart(header, bytes)
         allowsPages = header.allowsVersion2Content
     }
     // The record area: after a valid header, else the whole input (so the scan sees arbitrary bytes).
@@ -39,13 +39,21 @@ public func fuzzVaultParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             var fixedAllowsPages = true
             if let header = try? VaultHeader.decode(fixed) {
                 precondition(header.kdf.isWithinBounds && header.encoded() == Array(fixed.prefix(VaultHeader.length)))
-                fixedStart = header.recordsOffset
+                fixedStart = recordStart(header, fixed)
                 fixedAllowsPages = header.allowsVersion2Content
             }
             scanRecords(fixedRaw, from: fixedStart, allowsPages: fixedAllowsPages)
         }
     }
     return 0
+}
+
+/// Where the records of `bytes` start: after the rotation proofs of a version-3 header, or at the
+/// end of an input that ends inside them (which the reader must refuse as truncated).
+func recordStart(_ header: VaultHeader, _ bytes: [UInt8]) -> Int {
+    guard header.recordsOffset > bytes.count else { return header.recordsOffset }
+    precondition((try? header.proofs(in: bytes)) == nil, "rotation proofs read past the end of the input")
+    return bytes.count
 }
 
 /// Recomputes the header CRC (when the magic is there) and each frame's CRC along the chain of lengths.
